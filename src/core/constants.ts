@@ -1,0 +1,31 @@
+// Every constant of SPEC.md, in one place. Other modules import from here, never restate a value.
+
+export const CHAIN_ID = 4801360n;
+export const CHAIN_ID_HEX = '0x4944d0';
+
+export const MAX_TX_SIZE = 131072;
+export const MAX_TXS_PER_BLOCK = 1024;
+export const MAX_PENDING_GLOBAL = 8192;
+export const MAX_PENDING_PER_SENDER = 64;
+export const MAX_PENDING_PER_PRINCIPAL = 32;
+export const MAX_NONCE_WINDOW = 64;
+export const MAX_LOGS_PER_TX = 64;
+export const MAX_LOG_TOPICS = 4;
+
+export const DEFAULT_MINING_INTERVAL_MS = 2000;
+export const DEFAULT_BASE_FEE = 250_000_000_000n;
+export const DEFAULT_MIN_GAS_PRICE = 250_000_000_000n;
+export const DEFAULT_MIN_PRIORITY_FEE = 250_000_000_000n;
+export const DEFAULT_BLOCK_GAS_LIMIT = 3_000_000n;
+export const DEFAULT_INSTRUCTION_SOFT_LIMIT = 4_000_000_000n;
+export const DEFAULT_PRUNE_TIMER_INTERVAL_MS = 3_600_000;
+export const DEFAULT_PRUNE_MAX_OPS_PER_TICK = 5000;
+export const MIN_PRUNE_TIMER_INTERVAL_MS = 1000;
+export const MIN_PRUNE_MAX_OPS_PER_TICK = 1;
+
+// IC execution limits (instructions per message), enforced by the replica and by src/host.
+export const IC_QUERY_INSTRUCTION_LIMIT = 5_000_000_000n;
+export const IC_UPDATE_INSTRUCTION_LIMIT = 40_000_000_000n;
+
+// Replacement of a pending (sender, nonce) needs both fees raised by at least this percentage.
+export const REPLACEMENT_FEE_BUMP_PERCENT = 10n;

@@ -1,0 +1,58 @@
+// Errors are values with stable codes (SPEC.md "Canister error codes"). The code is the contract;
+// the message is for humans and may change. The gateway maps codes to JSON-RPC codes in one place.
+
+export const ErrorCode = {
+  AuthAnonymousForbidden: 'auth.anonymous_forbidden',
+  AuthNotController: 'auth.not_controller',
+  OpsWriteMigration: 'ops.write.migration',
+  OpsWriteCycle: 'ops.write.cycle',
+  OpsWriteCriticalCorrupt: 'ops.write.critical_corrupt',
+  PrincipalDerivationFailed: 'arg.principal_to_evm_derivation_failed',
+  ArgInvalid: 'arg.invalid',
+  ArgAddressLength: 'arg.address_length',
+  DecodeUnsupportedType: 'DecodeError::UnsupportedType',
+  DecodeWrongChainId: 'DecodeError::WrongChainId',
+  DecodeLegacyChainIdMissing: 'DecodeError::LegacyChainIdMissing',
+  DecodeMalformed: 'DecodeError::Malformed',
+  DecodeInvalidSignature: 'DecodeError::InvalidSignature',
+  SubmitTxTooLarge: 'submit.tx_too_large',
+  SubmitInvalidFee: 'submit.invalid_fee',
+  SubmitNonceTooLow: 'submit.nonce_too_low',
+  SubmitNonceGap: 'submit.nonce_gap',
+  SubmitNonceConflict: 'submit.nonce_conflict',
+  SubmitPoolFull: 'submit.pool_full',
+  SubmitSenderLimit: 'submit.sender_limit',
+  SubmitPrincipalLimit: 'submit.principal_limit',
+  SubmitInsufficientFunds: 'submit.insufficient_funds',
+  SubmitIntrinsicGas: 'submit.intrinsic_gas_too_low',
+  SubmitGasLimitExceedsBlock: 'submit.gas_limit_exceeds_block',
+  SubmitAlreadyKnown: 'submit.already_known',
+  ExecStateUnavailable: 'exec.state.unavailable',
+  ExecReverted: 'exec.reverted',
+  ExecHalt: 'exec.halt',
+  ExecHaltPrecompileError: 'exec.halt.precompile_error',
+  ExecInstructionBudget: 'exec.halt.instruction_budget',
+  InvalidBlockRangeOutOfWindow: 'invalid.block_range.out_of_window',
+  NotFound: 'not_found',
+  LogsRangeTooLarge: 'logs.range_too_large',
+  LogsTooManyResults: 'logs.too_many_results',
+  UnsupportedFilter: 'UnsupportedFilter',
+  Internal: 'internal',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface CoreError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** Extra bytes for the caller, e.g. revert data. */
+  readonly data?: Uint8Array;
+}
+
+export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: CoreError };
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const err = <T = never>(code: ErrorCode, message: string, data?: Uint8Array): Result<T> => ({
+  ok: false,
+  error: data === undefined ? { code, message } : { code, message, data },
+});
