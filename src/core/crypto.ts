@@ -1,0 +1,30 @@
+// Hashing and signature recovery used by the core (tx decode) and plugged into EthereumJS
+// (Common customCrypto). One module so the cheapest measured implementation is swapped in one place.
+
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+
+export function keccak256(data: Uint8Array): Uint8Array {
+  return keccak_256(data);
+}
+
+/** Uncompressed public key (64 bytes, no 0x04 prefix) that signed msgHash, or undefined if the signature is invalid. */
+export function recoverPublicKey(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number): Uint8Array | undefined {
+  try {
+    const sig = new secp256k1.Signature(r, s, yParity);
+    const point = sig.recoverPublicKey(msgHash);
+    return point.toBytes(false).subarray(1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The 20-byte Ethereum address of a 64-byte uncompressed public key. */
+export function publicKeyToAddress(publicKey: Uint8Array): Uint8Array {
+  return keccak256(publicKey).subarray(12);
+}
+
+export function recoverAddress(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number): Uint8Array | undefined {
+  const pub = recoverPublicKey(msgHash, r, s, yParity);
+  return pub === undefined ? undefined : publicKeyToAddress(pub);
+}
