@@ -13,6 +13,7 @@ export default defineConfig({
           hookTimeout: 300_000,
           // Each file loads a multi-megabyte wasm; two cores on CI machines.
           maxWorkers: 2,
+          globalSetup: ['tests/build-wasm.setup.ts'],
         },
       },
     ],

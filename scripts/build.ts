@@ -1,0 +1,122 @@
+// Builds the canister wasm offline with azle, into a staging folder first so that a failed build never
+// removes the last good artifacts in .azle/evm (azle deletes its output folder before building).
+// Usage: tsx scripts/build.ts [--if-stale] [--update-candid]
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const CANISTER = 'evm';
+export const OUT_DIR = join(ROOT, '.azle', CANISTER);
+export const WASM_PATH = join(OUT_DIR, `${CANISTER}.wasm`);
+export const INSTRUMENTED_WASM_PATH = join(OUT_DIR, `${CANISTER}.instrumented.wasm`);
+const STAGING_ROOT = join(ROOT, '.azle-build');
+const CANDID_PATH = join(ROOT, 'candid', `${CANISTER}.did`);
+const STAMP_PATH = join(OUT_DIR, 'source-hash');
+
+/** Everything that goes into the bundle: the canister, the core it imports, and the locked dependency tree. */
+function sourceHash(): string {
+  const h = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else {
+        h.update(relative(ROOT, p));
+        h.update(readFileSync(p));
+      }
+    }
+  };
+  walk(join(ROOT, 'src', 'canister'));
+  walk(join(ROOT, 'src', 'core'));
+  for (const f of ['package-lock.json', 'dfx.json', 'scripts/build.ts']) h.update(readFileSync(join(ROOT, f)));
+  return h.digest('hex');
+}
+
+export function isStale(): boolean {
+  if (!existsSync(WASM_PATH) || !existsSync(INSTRUMENTED_WASM_PATH) || !existsSync(STAMP_PATH)) return true;
+  return readFileSync(STAMP_PATH, 'utf8').trim() !== sourceHash();
+}
+
+function fail(message: string): never {
+  console.error(`build: ${message}`);
+  process.exit(1);
+}
+
+export interface BuildOptions {
+  readonly updateCandid?: boolean;
+  readonly quiet?: boolean;
+}
+
+export function build(options: BuildOptions = {}): void {
+  const log = (m: string) => options.quiet || console.log(`build: ${m}`);
+  const started = Date.now();
+  const hash = sourceHash();
+  const dfx = JSON.parse(readFileSync(join(ROOT, 'dfx.json'), 'utf8'));
+  const main: string = dfx.canisters[CANISTER].main;
+
+  // A staging dfx root whose dfx.json points back at the real sources.
+  rmSync(STAGING_ROOT, { recursive: true, force: true });
+  mkdirSync(STAGING_ROOT, { recursive: true });
+  const stagingMain = relative(STAGING_ROOT, join(ROOT, main));
+  writeFileSync(
+    join(STAGING_ROOT, 'dfx.json'),
+    JSON.stringify({ canisters: { [CANISTER]: { ...dfx.canisters[CANISTER], main: stagingMain } } }),
+  );
+  const emittedDid = join(STAGING_ROOT, `${CANISTER}.did`);
+  log(`bundling ${main} with azle (stable mode)...`);
+  const azle = spawnSync(join(ROOT, 'node_modules', '.bin', 'azle'), ['build', CANISTER], {
+    cwd: ROOT,
+    env: { ...process.env, AZLE_DFX_ROOT: STAGING_ROOT, CANISTER_CANDID_PATH: emittedDid },
+    encoding: 'utf8',
+  });
+  const stagedDir = join(STAGING_ROOT, '.azle', CANISTER);
+  if (azle.status !== 0 || !existsSync(join(stagedDir, `${CANISTER}.wasm`))) {
+    fail(
+      `azle build failed (exit ${azle.status}); the previous artifacts in ${relative(ROOT, OUT_DIR)} are unchanged.\n` +
+        `${azle.stdout ?? ''}${azle.stderr ?? ''}`.trim(),
+    );
+  }
+
+  const candid = readFileSync(emittedDid, 'utf8');
+  const committed = existsSync(CANDID_PATH) ? readFileSync(CANDID_PATH, 'utf8') : undefined;
+  if (committed !== candid) {
+    if (options.updateCandid === true) {
+      mkdirSync(dirname(CANDID_PATH), { recursive: true });
+      writeFileSync(CANDID_PATH, candid);
+      log(`updated ${relative(ROOT, CANDID_PATH)}`);
+    } else {
+      fail(
+        `the Candid interface the build emits differs from ${relative(ROOT, CANDID_PATH)}; the previous artifacts are unchanged.\n` +
+          `Emitted interface: ${relative(ROOT, emittedDid)}. If the change is intended, run: npm run build -- --update-candid`,
+      );
+    }
+  }
+
+  instrument(join(stagedDir, `${CANISTER}.wasm`), join(stagedDir, `${CANISTER}.instrumented.wasm`));
+  writeFileSync(join(stagedDir, 'source-hash'), `${hash}\n`);
+  writeFileSync(join(stagedDir, `${CANISTER}.did`), candid);
+
+  rmSync(OUT_DIR, { recursive: true, force: true });
+  mkdirSync(dirname(OUT_DIR), { recursive: true });
+  renameSync(stagedDir, OUT_DIR);
+  rmSync(STAGING_ROOT, { recursive: true, force: true });
+  const size = (statSync(WASM_PATH).size / 1e6).toFixed(2);
+  log(`wrote ${relative(ROOT, WASM_PATH)} (${size} MB) and ${relative(ROOT, INSTRUMENTED_WASM_PATH)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** The instruction-counting copy: placeholder until the host's instrumentation lands. */
+function instrument(input: string, output: string): void {
+  writeFileSync(output, readFileSync(input));
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = new Set(process.argv.slice(2));
+  if (args.has('--if-stale') && !isStale()) {
+    console.log('build: canister wasm is up to date');
+  } else {
+    build({ updateCandid: args.has('--update-candid') });
+  }
+}

@@ -1,0 +1,6 @@
+// vitest globalSetup for the wasm project: the tests run the real artifact, so build it when stale.
+import { build, isStale } from '../scripts/build.js';
+
+export default function setup(): void {
+  if (isStale()) build();
+}
