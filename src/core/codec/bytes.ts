@@ -1,0 +1,191 @@
+// Raw-byte building blocks for every stored value (DESIGN rule 7: no JSON on hot paths).
+// Integers are big-endian so that keys built from them sort numerically in the ordered maps.
+
+export const EMPTY = new Uint8Array(0);
+
+export function u64be(n: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, n);
+  return out;
+}
+
+export function readU64be(b: Uint8Array, off = 0): bigint {
+  return new DataView(b.buffer, b.byteOffset + off, 8).getBigUint64(0);
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Minimal big-endian bytes of a non-negative bigint (0 -> empty), the RLP integer form. */
+export function bigintToMinBytes(n: bigint): Uint8Array {
+  if (n === 0n) return EMPTY;
+  let hex = n.toString(16);
+  if (hex.length % 2) hex = '0' + hex;
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+export function bytesToBigint(b: Uint8Array): bigint {
+  if (b.length === 0) return 0n;
+  let hex = '';
+  for (let i = 0; i < b.length; i++) hex += (b[i]! < 16 ? '0' : '') + b[i]!.toString(16);
+  return BigInt('0x' + hex);
+}
+
+/** Fixed-width big-endian; the caller guarantees n < 2^(8*width). */
+export function bigintToFixed(n: bigint, width: number): Uint8Array {
+  const min = bigintToMinBytes(n);
+  if (min.length > width) throw new RangeError('integer too wide');
+  const out = new Uint8Array(width);
+  out.set(min, width - min.length);
+  return out;
+}
+
+export function toHex(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += (b[i]! < 16 ? '0' : '') + b[i]!.toString(16);
+  return s;
+}
+
+export function fromHex(hex: string): Uint8Array {
+  const h = hex.startsWith('0x') ? hex.slice(2) : hex;
+  if (h.length % 2) throw new Error('odd hex length');
+  const out = new Uint8Array(h.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(h.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Append-only writer for the stored records. */
+export class ByteWriter {
+  private buf: Uint8Array;
+  private len = 0;
+  constructor(initial = 128) {
+    this.buf = new Uint8Array(initial);
+  }
+  private ensure(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < this.len + n) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+  }
+  u8(v: number): this {
+    this.ensure(1);
+    this.buf[this.len++] = v & 0xff;
+    return this;
+  }
+  u32(v: number): this {
+    this.ensure(4);
+    new DataView(this.buf.buffer).setUint32(this.len, v >>> 0);
+    this.len += 4;
+    return this;
+  }
+  u64(v: bigint): this {
+    this.ensure(8);
+    new DataView(this.buf.buffer).setBigUint64(this.len, v);
+    this.len += 8;
+    return this;
+  }
+  /** Exactly n bytes, no length prefix (fixed-width fields: addresses, hashes, bloom). */
+  fixed(b: Uint8Array): this {
+    this.ensure(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+    return this;
+  }
+  /** u32 length prefix + bytes. */
+  bytes(b: Uint8Array): this {
+    return this.u32(b.length).fixed(b);
+  }
+  /** Unsigned big integer up to 256 bits: u8 length + minimal big-endian bytes. */
+  big(v: bigint): this {
+    const b = bigintToMinBytes(v);
+    return this.u8(b.length).fixed(b);
+  }
+  /** Short byte string (< 256 bytes): u8 length + bytes. */
+  short(b: Uint8Array): this {
+    if (b.length > 255) throw new RangeError('short bytes too long');
+    return this.u8(b.length).fixed(b);
+  }
+  str(s: string): this {
+    return this.short(enc.encode(s));
+  }
+  optFixed(b: Uint8Array | undefined): this {
+    if (b === undefined) return this.u8(0);
+    return this.u8(1).fixed(b);
+  }
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+}
+
+export class ByteReader {
+  private off = 0;
+  private readonly view: DataView;
+  constructor(private readonly b: Uint8Array) {
+    this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+  private need(n: number): void {
+    if (this.off + n > this.b.length) throw new RangeError('stored record truncated');
+  }
+  u8(): number {
+    this.need(1);
+    return this.b[this.off++]!;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.off);
+    this.off += 4;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = this.view.getBigUint64(this.off);
+    this.off += 8;
+    return v;
+  }
+  fixed(n: number): Uint8Array {
+    this.need(n);
+    const v = this.b.subarray(this.off, this.off + n);
+    this.off += n;
+    return v;
+  }
+  bytes(): Uint8Array {
+    return this.fixed(this.u32());
+  }
+  big(): bigint {
+    return bytesToBigint(this.fixed(this.u8()));
+  }
+  short(): Uint8Array {
+    return this.fixed(this.u8());
+  }
+  str(): string {
+    return dec.decode(this.short());
+  }
+  optFixed(n: number): Uint8Array | undefined {
+    return this.u8() === 0 ? undefined : this.fixed(n);
+  }
+  get done(): boolean {
+    return this.off === this.b.length;
+  }
+}
