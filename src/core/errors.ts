@@ -27,11 +27,20 @@ export const ErrorCode = {
   SubmitIntrinsicGas: 'submit.intrinsic_gas_too_low',
   SubmitGasLimitExceedsBlock: 'submit.gas_limit_exceeds_block',
   SubmitAlreadyKnown: 'submit.already_known',
+  SubmitInitcodeTooLarge: 'submit.initcode_too_large',
+  /** Dropped reason: a later submit for the same (sender, nonce) with both fees bumped replaced it. */
+  PoolReplaced: 'pool.replaced',
   ExecStateUnavailable: 'exec.state.unavailable',
   ExecReverted: 'exec.reverted',
   ExecHalt: 'exec.halt',
   ExecHaltPrecompileError: 'exec.halt.precompile_error',
   ExecInstructionBudget: 'exec.halt.instruction_budget',
+  /** The transaction's receipt would hold more than MAX_LOGS_PER_TX logs: it fails, all gas charged. */
+  ExecTooManyLogs: 'exec.halt.too_many_logs',
+  /** Execution-time rejection (not included): the sender has code that is not an EIP-7702 delegation (EIP-3607). */
+  ExecRejectedSenderNotEoa: 'exec.rejected.sender_not_eoa',
+  /** Execution-time rejection (not included) for a reason without a more specific code. */
+  ExecRejected: 'exec.rejected',
   InvalidBlockRangeOutOfWindow: 'invalid.block_range.out_of_window',
   NotFound: 'not_found',
   LogsRangeTooLarge: 'logs.range_too_large',

@@ -1,0 +1,49 @@
+// Ethereum's 2048-bit logs bloom: for the address and each topic, three bits chosen by the low 11 bits
+// of the first three byte pairs of its keccak. Hashes are memoised per block because the same contract
+// address and event signature repeat across logs (an ERC-20 Transfer burst hashes each once).
+
+import { keccak256 } from '../crypto.js';
+import type { ExecLog } from '../engine.js';
+import { toHex } from '../codec/bytes.js';
+
+export const BLOOM_BYTES = 256;
+
+export class BloomHasher {
+  private readonly memo = new Map<string, Uint8Array>();
+
+  private hash(item: Uint8Array): Uint8Array {
+    const k = toHex(item);
+    let h = this.memo.get(k);
+    if (h === undefined) {
+      h = keccak256(item);
+      this.memo.set(k, h);
+    }
+    return h;
+  }
+
+  addItem(bloom: Uint8Array, item: Uint8Array): void {
+    const h = this.hash(item);
+    for (let i = 0; i < 6; i += 2) {
+      const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
+      bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
+    }
+  }
+
+  logsBloom(logs: readonly ExecLog[]): Uint8Array {
+    const bloom = new Uint8Array(BLOOM_BYTES);
+    for (const l of logs) {
+      this.addItem(bloom, l.address);
+      for (const t of l.topics) this.addItem(bloom, t);
+    }
+    return bloom;
+  }
+}
+
+export function orInto(acc: Uint8Array, b: Uint8Array): void {
+  for (let i = 0; i < BLOOM_BYTES; i++) acc[i]! |= b[i]!;
+}
+
+export function isZero(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false;
+  return true;
+}

@@ -1,0 +1,302 @@
+// Block production (the mining timer calls this every DEFAULT_MINING_INTERVAL_MS).
+//
+// Selection: classic per-sender nonce queues + a max-heap over each sender's next executable tx, keyed
+// by effective tip (min(priority, maxFee - baseFee)) descending, ties by arrival (tx_id sequence).
+// A sender's tx is eligible only when its nonce is the sender's next nonce and maxFee >= base fee.
+// Stops at MAX_TXS_PER_BLOCK, or when the instruction counter, read before each tx, has passed the
+// soft limit (DESIGN rule 4). A tx whose gasLimit does not fit in the remaining block gas is skipped
+// for this block and blocks its sender's later nonces; everything not taken stays queued in order.
+// Pending txs with a nonce below the account nonce, and txs the engine rejects, are Dropped with the code.
+// No empty blocks: if nothing is pending, or nothing could be included, no block is made.
+
+import { MAX_TXS_PER_BLOCK } from '../constants.js';
+import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine } from '../engine.js';
+import { ErrorCode } from '../errors.js';
+import type { CoreHost, KvMap } from '../host.js';
+import { RLP } from '@ethereumjs/rlp';
+import { bigintToMinBytes, concatBytes, toHex } from '../codec/bytes.js';
+import { rlpListLength, rlpStringLength } from '../codec/rlp.js';
+import type { PendingEntry, PendingPool } from '../mempool/pool.js';
+import { decodeStoredTx, storedFields } from '../tx/stored.js';
+import { TxOrigin } from '../tx/types.js';
+import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
+import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
+import { encodeHeader, headerHash } from './header.js';
+import type { MetaStore } from './meta.js';
+import type { ChainStore, StoredLog, StoredReceipt } from './store.js';
+import { orderedTrieRoot } from './trie.js';
+
+export type ProduceResult =
+  | { readonly kind: 'NotInitialized' }
+  | { readonly kind: 'Busy' }
+  | { readonly kind: 'NoPending' }
+  /** Transactions were pending but none could be included now (nonce gaps, base fee, drops). */
+  | { readonly kind: 'NoBlock'; readonly dropped: number }
+  | {
+      readonly kind: 'Produced';
+      readonly number: bigint;
+      readonly hash: Uint8Array;
+      readonly txCount: number;
+      readonly gasUsed: bigint;
+      readonly dropped: number;
+      /** Why selection stopped: 'exhausted' (nothing eligible left), 'max_txs', 'soft_limit'. */
+      readonly stop: 'exhausted' | 'max_txs' | 'soft_limit';
+    };
+
+export interface ProducerDeps {
+  readonly host: CoreHost;
+  readonly engine: ExecutionEngine;
+  readonly pool: PendingPool;
+  readonly meta: MetaStore;
+  readonly store: ChainStore;
+  readonly txs: KvMap;
+}
+
+interface Candidate {
+  readonly entry: PendingEntry;
+  readonly tip: bigint;
+}
+
+/** Max-heap: higher tip first, then lower arrival sequence. */
+class CandidateHeap {
+  private readonly a: Candidate[] = [];
+  private static before(x: Candidate, y: Candidate): boolean {
+    return x.tip !== y.tip ? x.tip > y.tip : x.entry.seq < y.entry.seq;
+  }
+  get size(): number {
+    return this.a.length;
+  }
+  push(c: Candidate): void {
+    const a = this.a;
+    a.push(c);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!CandidateHeap.before(a[i]!, a[p]!)) break;
+      [a[i], a[p]] = [a[p]!, a[i]!];
+      i = p;
+    }
+  }
+  pop(): Candidate | undefined {
+    const a = this.a;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      a[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < a.length && CandidateHeap.before(a[l]!, a[m]!)) m = l;
+        if (r < a.length && CandidateHeap.before(a[r]!, a[m]!)) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m]!, a[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+interface Included {
+  readonly entry: PendingEntry;
+  readonly raw: Uint8Array;
+  readonly origin: TxOrigin;
+  readonly type: 0 | 1 | 2;
+  readonly receipt: StoredReceipt;
+  readonly logs: readonly ExecLog[];
+}
+
+/** Ethereum's consensus receipt encoding (the receipts-root leaves). */
+export function encodeConsensusReceipt(type: 0 | 1 | 2, status: 0 | 1, cumulativeGasUsed: bigint, bloom: Uint8Array, logs: readonly ExecLog[]): Uint8Array {
+  const body = RLP.encode([
+    status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
+    bigintToMinBytes(cumulativeGasUsed),
+    bloom,
+    logs.map((l) => [l.address, l.topics.slice(), l.data]),
+  ]);
+  return type === 0 ? body : concatBytes(Uint8Array.of(type), body);
+}
+
+let producing = false;
+
+export async function produceBlock(d: ProducerDeps): Promise<ProduceResult> {
+  // Timer callbacks can overlap in Node; one production at a time.
+  if (producing) return { kind: 'Busy' };
+  producing = true;
+  try {
+    return await produce(d);
+  } finally {
+    producing = false;
+  }
+}
+
+async function produce(d: ProducerDeps): Promise<ProduceResult> {
+  const { host, engine, pool, meta, store } = d;
+  const head = meta.getHead();
+  if (head === undefined) return { kind: 'NotInitialized' };
+  if (pool.size() === 0) return { kind: 'NoPending' };
+
+  const cfg = meta.getConfig();
+  const baseFee = meta.getNextBaseFee();
+  const nowS = host.timeNs() / 1_000_000_000n;
+  const env: BlockEnv = {
+    number: head.number + 1n,
+    timestamp: nowS > head.timestamp ? nowS : head.timestamp + 1n,
+    baseFeePerGas: baseFee,
+    gasLimit: cfg.blockGasLimit,
+    coinbase: cfg.coinbase,
+    prevRandao: head.hash,
+    parentHash: head.hash,
+  };
+
+  // Seed the heap with each sender's next executable tx; drop stale nonces on the way.
+  let dropped = 0;
+  const heap = new CandidateHeap();
+  const queues = pool.senderQueues();
+  const nextNonce = new Map<string, bigint>();
+  for (const [k, q] of [...queues.entries()]) {
+    const n = engine.getNonce(q[0]!.sender);
+    nextNonce.set(k, n);
+    for (const e of q.filter((e) => e.nonce < n)) {
+      pool.drop(e, ErrorCode.SubmitNonceTooLow);
+      dropped++;
+    }
+    const first = queues.get(k)?.[0];
+    if (first !== undefined && first.nonce === n && first.maxFeePerGas >= baseFee) {
+      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee) });
+    }
+  }
+  if (heap.size === 0) return { kind: 'NoBlock', dropped };
+
+  engine.beginBlock(env);
+  const included: Included[] = [];
+  let gasUsed = 0n;
+  let logCount = 0;
+  let stop: 'exhausted' | 'max_txs' | 'soft_limit' = 'exhausted';
+  const hasher = new BloomHasher();
+  try {
+    for (;;) {
+      if (included.length >= MAX_TXS_PER_BLOCK) {
+        stop = 'max_txs';
+        break;
+      }
+      if (host.instructionCounter() >= cfg.instructionSoftLimit) {
+        stop = 'soft_limit';
+        break;
+      }
+      const c = heap.pop();
+      if (c === undefined) break;
+      const e = c.entry;
+      if (e.gasLimit > cfg.blockGasLimit - gasUsed) continue; // waits for the next block, with its sender's later nonces
+      const stored = d.txs.get(e.txId);
+      if (stored === undefined) {
+        pool.drop(e, ErrorCode.Internal);
+        dropped++;
+        continue;
+      }
+      const tx = decodeStoredTx(stored);
+      const { fields } = storedFields(tx);
+      const exec: ExecTx = {
+        type: fields.type,
+        from: tx.from,
+        to: fields.to,
+        nonce: fields.nonce,
+        value: fields.value,
+        data: fields.data,
+        gasLimit: fields.gasLimit,
+        maxFeePerGas: fields.maxFeePerGas,
+        maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
+        accessList: fields.accessList,
+      };
+      const out = await engine.runTx(exec);
+      if (out.kind === 'rejected') {
+        pool.drop(e, out.code);
+        dropped++;
+        continue;
+      }
+      gasUsed += out.gasUsed;
+      const bloom = out.logs.length === 0 ? new Uint8Array(BLOOM_BYTES) : hasher.logsBloom(out.logs);
+      included.push({
+        entry: e,
+        raw: tx.raw,
+        origin: tx.origin,
+        type: fields.type,
+        logs: out.logs,
+        receipt: {
+          status: out.status,
+          gasUsed: out.gasUsed,
+          cumulativeGasUsed: gasUsed,
+          effectiveGasPrice: computeEffectiveGasPrice(fields.maxFeePerGas, fields.maxPriorityFeePerGas, baseFee)!,
+          contractAddress: out.contractAddress,
+          firstLogIndex: logCount,
+          logCount: out.logs.length,
+          logsBloom: bloom,
+          failureCode: out.status === 1 ? '' : (out.failure?.code ?? ErrorCode.ExecReverted),
+        },
+      });
+      logCount += out.logs.length;
+      const k = toHex(e.sender);
+      const nn = e.nonce + 1n;
+      nextNonce.set(k, nn);
+      const q = queues.get(k);
+      // The included entry is still at the head of its queue until the pool is updated after commit.
+      const next = q?.find((x) => x.nonce === nn);
+      if (next !== undefined && next.maxFeePerGas >= baseFee) {
+        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee) });
+      }
+    }
+  } catch (e) {
+    engine.abortBlock();
+    throw e;
+  }
+  if (included.length === 0) {
+    engine.abortBlock();
+    return { kind: 'NoBlock', dropped };
+  }
+  const { stateRoot } = await engine.commitBlock();
+
+  // Header, roots and bloom.
+  const blockBloom = new Uint8Array(BLOOM_BYTES);
+  const receiptLeaves: Uint8Array[] = [];
+  const logs: StoredLog[] = [];
+  let txBytes = 0;
+  included.forEach((inc, i) => {
+    orInto(blockBloom, inc.receipt.logsBloom);
+    receiptLeaves.push(encodeConsensusReceipt(inc.type, inc.receipt.status, inc.receipt.cumulativeGasUsed, inc.receipt.logsBloom, inc.logs));
+    for (const l of inc.logs) logs.push({ ...l, txIndex: i });
+    // Legacy txs embed as RLP lists; typed envelopes and IcSynthetic canonical bytes as byte strings.
+    txBytes += inc.origin === TxOrigin.EthSigned && inc.type === 0 ? inc.raw.length : rlpStringLength(inc.raw.length, inc.raw[0]);
+  });
+  const header = {
+    parentHash: head.hash,
+    coinbase: cfg.coinbase,
+    stateRoot,
+    transactionsRoot: orderedTrieRoot(included.map((x) => x.raw)),
+    receiptsRoot: orderedTrieRoot(receiptLeaves),
+    logsBloom: blockBloom,
+    number: env.number,
+    gasLimit: cfg.blockGasLimit,
+    gasUsed,
+    timestamp: env.timestamp,
+    mixHash: env.prevRandao,
+    baseFeePerGas: baseFee,
+  };
+  const encodedHeader = encodeHeader(header);
+  const hash = headerHash(encodedHeader);
+  // [header, transactions, ommers = [], withdrawals = []]
+  const size = rlpListLength(encodedHeader.length + rlpListLength(txBytes) + 1 + 1);
+
+  store.putBlock(
+    { ...header, hash, size, txs: included.map((x) => ({ txId: x.entry.txId, ethHash: x.entry.ethHash })) },
+    logs,
+  );
+  included.forEach((inc, i) => {
+    store.putReceipt(inc.entry.txId, inc.receipt);
+    pool.remove(inc.entry, { kind: 'Included', blockNumber: env.number, txIndex: i, blockHash: hash });
+  });
+  meta.setHead({ number: env.number, hash, timestamp: env.timestamp });
+  meta.setNextBaseFee(computeNextBaseFee(baseFee, gasUsed, cfg.blockGasLimit, cfg.minGasPrice));
+  return { kind: 'Produced', number: env.number, hash, txCount: included.length, gasUsed, dropped, stop };
+}

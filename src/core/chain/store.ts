@@ -1,0 +1,193 @@
+// Chain history: blocks, hash index, receipts and per-block logs. Every read is a point get.
+//
+// Blocks (20)            number u64 -> u8 version(1) || hash[32] || parent_hash[32] || timestamp u64 || gas_limit u64
+//                        || gas_used u64 || base_fee big || state_root[32] || transactions_root[32] || receipts_root[32]
+//                        || bloom[256] || coinbase[20] || mix_hash[32] || size u32 || u32 n || n * (tx_id[8] || eth_tx_hash[32])
+// BlockHashToNumber (21) hash[32] -> number u64
+// Receipts (24)          tx_id -> u8 status || gas_used u64 || cumulative_gas_used u64 || effective_gas_price big
+//                        || opt contract[20] || first_log_index u32 || log_count u32 || u8 has_bloom || bloom[256]?
+//                        || failure code (u8 len + utf8; empty on success)
+// BlockLogs (25)         number u64 -> u32 n || n * (tx_index u32 || address[20] || u8 k || k * topic[32] || u32 len || data)
+//   Logs live once, per block (eth_getLogs reads whole blocks); a receipt points at its range.
+
+import type { Address, Bytes32, ExecLog } from '../engine.js';
+import type { KvMap } from '../host.js';
+import { ByteReader, ByteWriter, readU64be, u64be } from '../codec/bytes.js';
+import { BLOOM_BYTES, isZero } from './bloom.js';
+
+export interface StoredBlock {
+  readonly number: bigint;
+  readonly hash: Bytes32;
+  readonly parentHash: Bytes32;
+  readonly timestamp: bigint;
+  readonly gasLimit: bigint;
+  readonly gasUsed: bigint;
+  readonly baseFeePerGas: bigint;
+  readonly stateRoot: Bytes32;
+  readonly transactionsRoot: Bytes32;
+  readonly receiptsRoot: Bytes32;
+  readonly logsBloom: Uint8Array;
+  readonly coinbase: Address;
+  readonly mixHash: Bytes32;
+  /** RLP size of the full block (header, transactions, no ommers, no withdrawals). */
+  readonly size: number;
+  readonly txs: readonly { readonly txId: Uint8Array; readonly ethHash: Bytes32 }[];
+}
+
+export interface StoredReceipt {
+  readonly status: 0 | 1;
+  readonly gasUsed: bigint;
+  readonly cumulativeGasUsed: bigint;
+  readonly effectiveGasPrice: bigint;
+  readonly contractAddress: Address | undefined;
+  readonly firstLogIndex: number;
+  readonly logCount: number;
+  readonly logsBloom: Uint8Array;
+  /** Error code when status is 0 (exec.reverted, exec.halt.*), '' on success. */
+  readonly failureCode: string;
+}
+
+export interface StoredLog extends ExecLog {
+  readonly txIndex: number;
+}
+
+export interface ChainMaps {
+  readonly blocks: KvMap;
+  readonly blockHashToNumber: KvMap;
+  readonly receipts: KvMap;
+  readonly blockLogs: KvMap;
+}
+
+export function encodeBlock(b: StoredBlock): Uint8Array {
+  const w = new ByteWriter(700 + b.txs.length * 40)
+    .u8(1)
+    .fixed(b.hash)
+    .fixed(b.parentHash)
+    .u64(b.timestamp)
+    .u64(b.gasLimit)
+    .u64(b.gasUsed)
+    .big(b.baseFeePerGas)
+    .fixed(b.stateRoot)
+    .fixed(b.transactionsRoot)
+    .fixed(b.receiptsRoot)
+    .fixed(b.logsBloom)
+    .fixed(b.coinbase)
+    .fixed(b.mixHash)
+    .u32(b.size)
+    .u32(b.txs.length);
+  for (const t of b.txs) w.fixed(t.txId).fixed(t.ethHash);
+  return w.finish();
+}
+
+export function decodeBlock(number: bigint, bytes: Uint8Array): StoredBlock {
+  const r = new ByteReader(bytes);
+  r.u8();
+  const hash = r.fixed(32);
+  const parentHash = r.fixed(32);
+  const timestamp = r.u64();
+  const gasLimit = r.u64();
+  const gasUsed = r.u64();
+  const baseFeePerGas = r.big();
+  const stateRoot = r.fixed(32);
+  const transactionsRoot = r.fixed(32);
+  const receiptsRoot = r.fixed(32);
+  const logsBloom = r.fixed(BLOOM_BYTES);
+  const coinbase = r.fixed(20);
+  const mixHash = r.fixed(32);
+  const size = r.u32();
+  const n = r.u32();
+  const txs: { txId: Uint8Array; ethHash: Bytes32 }[] = [];
+  for (let i = 0; i < n; i++) txs.push({ txId: r.fixed(8), ethHash: r.fixed(32) });
+  return { number, hash, parentHash, timestamp, gasLimit, gasUsed, baseFeePerGas, stateRoot, transactionsRoot, receiptsRoot, logsBloom, coinbase, mixHash, size, txs };
+}
+
+export function encodeReceipt(r: StoredReceipt): Uint8Array {
+  const w = new ByteWriter(80)
+    .u8(r.status)
+    .u64(r.gasUsed)
+    .u64(r.cumulativeGasUsed)
+    .big(r.effectiveGasPrice)
+    .optFixed(r.contractAddress)
+    .u32(r.firstLogIndex)
+    .u32(r.logCount);
+  // Most receipts have no logs: an all-zero bloom is stored as one flag byte.
+  if (isZero(r.logsBloom)) w.u8(0);
+  else w.u8(1).fixed(r.logsBloom);
+  return w.str(r.failureCode).finish();
+}
+
+export function decodeReceipt(b: Uint8Array): StoredReceipt {
+  const r = new ByteReader(b);
+  const status = r.u8() as 0 | 1;
+  const gasUsed = r.u64();
+  const cumulativeGasUsed = r.u64();
+  const effectiveGasPrice = r.big();
+  const contractAddress = r.optFixed(20);
+  const firstLogIndex = r.u32();
+  const logCount = r.u32();
+  const logsBloom = r.u8() === 0 ? new Uint8Array(BLOOM_BYTES) : r.fixed(BLOOM_BYTES);
+  const failureCode = r.str();
+  return { status, gasUsed, cumulativeGasUsed, effectiveGasPrice, contractAddress, firstLogIndex, logCount, logsBloom, failureCode };
+}
+
+export function encodeLogs(logs: readonly StoredLog[]): Uint8Array {
+  const w = new ByteWriter(4 + logs.length * 128).u32(logs.length);
+  for (const l of logs) {
+    w.u32(l.txIndex).fixed(l.address).u8(l.topics.length);
+    for (const t of l.topics) w.fixed(t);
+    w.bytes(l.data);
+  }
+  return w.finish();
+}
+
+export function decodeLogs(b: Uint8Array): StoredLog[] {
+  const r = new ByteReader(b);
+  const n = r.u32();
+  const out: StoredLog[] = [];
+  for (let i = 0; i < n; i++) {
+    const txIndex = r.u32();
+    const address = r.fixed(20);
+    const k = r.u8();
+    const topics: Uint8Array[] = [];
+    for (let j = 0; j < k; j++) topics.push(r.fixed(32));
+    out.push({ txIndex, address, topics, data: r.bytes() });
+  }
+  return out;
+}
+
+export class ChainStore {
+  constructor(readonly maps: ChainMaps) {}
+
+  putBlock(b: StoredBlock, logs: readonly StoredLog[]): void {
+    const key = u64be(b.number);
+    this.maps.blocks.insert(key, encodeBlock(b));
+    this.maps.blockHashToNumber.insert(b.hash, key);
+    // Blocks without logs have no BlockLogs entry; a missing entry reads as no logs.
+    if (logs.length > 0) this.maps.blockLogs.insert(key, encodeLogs(logs));
+  }
+
+  getBlock(n: bigint): StoredBlock | undefined {
+    if (n < 0n || n >= 1n << 64n) return undefined;
+    const b = this.maps.blocks.get(u64be(n));
+    return b === undefined ? undefined : decodeBlock(n, b);
+  }
+
+  getBlockNumberByHash(hash: Bytes32): bigint | undefined {
+    const b = this.maps.blockHashToNumber.get(hash);
+    return b === undefined ? undefined : readU64be(b);
+  }
+
+  getBlockLogs(n: bigint): StoredLog[] {
+    const b = this.maps.blockLogs.get(u64be(n));
+    return b === undefined ? [] : decodeLogs(b);
+  }
+
+  putReceipt(txId: Uint8Array, r: StoredReceipt): void {
+    this.maps.receipts.insert(txId, encodeReceipt(r));
+  }
+
+  getReceipt(txId: Uint8Array): StoredReceipt | undefined {
+    const b = this.maps.receipts.get(txId);
+    return b === undefined ? undefined : decodeReceipt(b);
+  }
+}

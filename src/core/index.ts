@@ -1,0 +1,318 @@
+// The facade the canister wraps: one method per Candid method, plain TS values in and out.
+//
+// Identifiers (SPEC: tx_id and eth_tx_hash are different values):
+//   tx_id        8 bytes: the big-endian arrival sequence number (1, 2, ...), assigned at acceptance and never
+//                reused. Cheapest possible (no hash at submit), orders the pool by arrival, and its length (8)
+//                can never be confused with a 32-byte eth_tx_hash.
+//   eth_tx_hash  EthSigned: keccak256(signed bytes as submitted). IcSynthetic: see tx/ic_synthetic.ts.
+// Submitting exactly the same bytes (or the same IcSynthetic record from the same caller) while the first
+// is Queued or Included returns the first tx_id (idempotent retry, no second recovery); once Dropped the
+// bytes are treated as new. So submit.already_known is never returned by this core.
+
+import { CHAIN_ID, DEFAULT_BASE_FEE, MAX_NONCE_WINDOW } from './constants.js';
+import type { Address, Bytes32, ExecutionEngine } from './engine.js';
+import { ErrorCode, err, ok, type CoreError, type Result } from './errors.js';
+import type { CoreHost } from './host.js';
+import { MemoryId } from './store/memory_ids.js';
+import { DEFAULT_CONFIG, MetaStore, type ChainConfig } from './chain/meta.js';
+import { ChainStore } from './chain/store.js';
+import { produceBlock, type ProduceResult } from './chain/producer.js';
+import { encodeHeader, headerHash } from './chain/header.js';
+import { EMPTY_TRIE_ROOT } from './chain/trie.js';
+import { rlpListLength } from './codec/rlp.js';
+import { PendingPool } from './mempool/pool.js';
+import { submitIc, submitRaw } from './mempool/submit.js';
+import { isAnonymous, type IcTxRecord } from './tx/ic_synthetic.js';
+import {
+  blockView,
+  pendingStatus,
+  receiptByTxId,
+  transactionByEthHash,
+  transactionByTxId,
+  type EthBlockView,
+  type EthReceiptView,
+  type EthTxView,
+  type PendingStatusView,
+  type RpcBlockLookupView,
+  type RpcReceiptLookupView,
+  type ViewDeps,
+} from './views.js';
+
+export type { IcTxRecord } from './tx/ic_synthetic.js';
+export type { ProduceResult } from './chain/producer.js';
+export type { ChainConfig } from './chain/meta.js';
+export type * from './views.js';
+
+/** What the ops subsystem says about a write: undefined allows it, an error (ops.write.*) rejects it. */
+export type WriteGuard = (op: 'submit' | 'produce' | 'admin') => CoreError | undefined;
+
+export interface GenesisAllocation {
+  readonly address: Address;
+  readonly balance: bigint;
+}
+
+/** The chain part of the canister's InitArgs; every field optional (SPEC defaults). */
+export interface ChainInitArgs {
+  readonly genesisAllocations?: readonly GenesisAllocation[];
+  /** Base fee of block 1. */
+  readonly baseFee?: bigint;
+  readonly minGasPrice?: bigint;
+  readonly minPriorityFee?: bigint;
+  readonly blockGasLimit?: bigint;
+  readonly instructionSoftLimit?: bigint;
+  readonly feeRecipient?: Address;
+}
+
+export interface EvmCoreOptions {
+  readonly writeGuard?: WriteGuard;
+}
+
+export class EvmCore {
+  private readonly meta: MetaStore;
+  private readonly pool: PendingPool;
+  private readonly store: ChainStore;
+  private readonly views: ViewDeps;
+  private readonly writeGuard: WriteGuard;
+
+  /** Opens every map by its registered id; constructing again over the same maps (an upgrade) loses nothing. */
+  constructor(
+    private readonly host: CoreHost,
+    private readonly engine: ExecutionEngine,
+    opts: EvmCoreOptions = {},
+  ) {
+    this.writeGuard = opts.writeGuard ?? (() => undefined);
+    this.meta = new MetaStore(host.openMap(MemoryId.Meta));
+    const txs = host.openMap(MemoryId.Txs);
+    this.pool = new PendingPool({
+      pending: host.openMap(MemoryId.Pending),
+      bySenderNonce: host.openMap(MemoryId.PendingBySenderNonce),
+      byPrincipal: host.openMap(MemoryId.PendingByPrincipal),
+      status: host.openMap(MemoryId.TxStatus),
+      txs,
+      hashToId: host.openMap(MemoryId.TxHashToId),
+    });
+    this.store = new ChainStore({
+      blocks: host.openMap(MemoryId.Blocks),
+      blockHashToNumber: host.openMap(MemoryId.BlockHashToNumber),
+      receipts: host.openMap(MemoryId.Receipts),
+      blockLogs: host.openMap(MemoryId.BlockLogs),
+    });
+    this.views = { pool: this.pool, store: this.store, txs };
+  }
+
+  isInitialized(): boolean {
+    return this.meta.getHead() !== undefined;
+  }
+
+  /**
+   * Install: stores the config, credits the genesis allocations and writes block 0. The genesis state root
+   * comes from an empty engine block (beginBlock/commitBlock) so it commits to the credited balances.
+   * A second call (e.g. from post_upgrade) changes nothing.
+   */
+  async init(args: ChainInitArgs = {}): Promise<Result<{ readonly hash: Bytes32 }>> {
+    const existing = this.meta.getHead();
+    if (existing !== undefined) return ok({ hash: existing.hash });
+    const cfg: ChainConfig = {
+      blockGasLimit: args.blockGasLimit ?? DEFAULT_CONFIG.blockGasLimit,
+      instructionSoftLimit: args.instructionSoftLimit ?? DEFAULT_CONFIG.instructionSoftLimit,
+      minGasPrice: args.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
+      minPriorityFee: args.minPriorityFee ?? DEFAULT_CONFIG.minPriorityFee,
+      coinbase: args.feeRecipient ?? DEFAULT_CONFIG.coinbase,
+    };
+    if (cfg.coinbase.length !== 20) return err(ErrorCode.ArgAddressLength, 'fee_recipient must be 20 bytes');
+    for (const a of args.genesisAllocations ?? []) {
+      if (a.address.length !== 20) return err(ErrorCode.ArgAddressLength, 'genesis allocation address must be 20 bytes');
+      if (a.balance < 0n) return err(ErrorCode.ArgInvalid, 'genesis balance must be non-negative');
+    }
+    this.meta.setConfig(cfg);
+    for (const a of args.genesisAllocations ?? []) this.engine.setGenesisBalance(a.address, a.balance);
+    const baseFee = args.baseFee ?? DEFAULT_BASE_FEE;
+    const timestamp = this.host.timeNs() / 1_000_000_000n;
+    const parentHash = new Uint8Array(32);
+    this.engine.beginBlock({ number: 0n, timestamp, baseFeePerGas: baseFee, gasLimit: cfg.blockGasLimit, coinbase: cfg.coinbase, prevRandao: parentHash, parentHash });
+    const { stateRoot } = await this.engine.commitBlock();
+    const header = {
+      parentHash,
+      coinbase: cfg.coinbase,
+      stateRoot,
+      transactionsRoot: EMPTY_TRIE_ROOT,
+      receiptsRoot: EMPTY_TRIE_ROOT,
+      logsBloom: new Uint8Array(256),
+      number: 0n,
+      gasLimit: cfg.blockGasLimit,
+      gasUsed: 0n,
+      timestamp,
+      mixHash: parentHash,
+      baseFeePerGas: baseFee,
+    };
+    const enc = encodeHeader(header);
+    const hash = headerHash(enc);
+    this.store.putBlock({ ...header, hash, size: rlpListLength(enc.length + 1 + 1 + 1), txs: [] }, []);
+    // Block 1 uses the configured base fee as is (README: base_fee = "base fee of block 1").
+    this.meta.setNextBaseFee(baseFee);
+    this.meta.setHead({ number: 0n, hash, timestamp });
+    return ok({ hash });
+  }
+
+  // ---- submit (update methods) ----
+
+  /** rpc_eth_send_raw_transaction. Anonymous callers are allowed on this path (the gateway may be anonymous). */
+  submitRawTx(raw: Uint8Array): Result<Uint8Array> {
+    const g = this.writeGuard('submit');
+    if (g !== undefined) return { ok: false, error: g };
+    if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
+    return submitRaw(this.deps(), raw);
+  }
+
+  /** submit_ic_tx: caller = msg_caller() bytes, canisterId = canister_self() bytes. */
+  submitIcTx(rec: IcTxRecord, caller: Uint8Array, canisterId: Uint8Array): Result<Uint8Array> {
+    if (isAnonymous(caller)) return err(ErrorCode.AuthAnonymousForbidden, 'anonymous callers cannot submit transactions');
+    const g = this.writeGuard('submit');
+    if (g !== undefined) return { ok: false, error: g };
+    if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
+    return submitIc(this.deps(), rec, caller, canisterId);
+  }
+
+  /** The mining timer's body. */
+  async produceBlock(): Promise<ProduceResult | { readonly kind: 'Rejected'; readonly error: CoreError }> {
+    const g = this.writeGuard('produce');
+    if (g !== undefined) return { kind: 'Rejected', error: g };
+    return produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs });
+  }
+
+  // ---- admin (controller checks are the canister's) ----
+
+  setBlockGasLimit(limit: bigint): Result<void> {
+    const g = this.writeGuard('admin');
+    if (g !== undefined) return { ok: false, error: g };
+    // Below 21000 no transaction fits; u64 like the header field.
+    if (limit < 21000n || limit >= 1n << 64n) return err(ErrorCode.ArgInvalid, 'block gas limit must be in [21000, 2^64)');
+    this.meta.setConfig({ ...this.meta.getConfig(), blockGasLimit: limit });
+    return ok(undefined);
+  }
+
+  setInstructionSoftLimit(limit: bigint): Result<void> {
+    const g = this.writeGuard('admin');
+    if (g !== undefined) return { ok: false, error: g };
+    if (limit <= 0n || limit >= 1n << 64n) return err(ErrorCode.ArgInvalid, 'instruction soft limit must be in (0, 2^64)');
+    this.meta.setConfig({ ...this.meta.getConfig(), instructionSoftLimit: limit });
+    return ok(undefined);
+  }
+
+  getConfig(): ChainConfig {
+    return this.meta.getConfig();
+  }
+
+  // ---- reads (query methods) ----
+
+  chainId(): bigint {
+    return CHAIN_ID;
+  }
+
+  blockNumber(): bigint {
+    return this.meta.getHead()?.number ?? 0n;
+  }
+
+  /** Base fee the next block will use (for rpc_eth_gas_price and fee history). */
+  nextBaseFee(): bigint {
+    return this.meta.getNextBaseFee();
+  }
+
+  pendingCount(): number {
+    return this.pool.size();
+  }
+
+  getPending(txId: Uint8Array): PendingStatusView {
+    return pendingStatus(this.views, txId);
+  }
+
+  getReceipt(txId: Uint8Array): EthReceiptView | undefined {
+    return receiptByTxId(this.views, txId);
+  }
+
+  getTransactionReceiptWithStatusByTxId(txId: Uint8Array): RpcReceiptLookupView {
+    const r = receiptByTxId(this.views, txId);
+    return r === undefined ? { kind: 'NotFound' } : { kind: 'Found', receipt: r };
+  }
+
+  getTransactionReceiptByEthHash(hash: Bytes32): EthReceiptView | undefined {
+    const id = this.pool.idByHash(hash);
+    return id === undefined ? undefined : receiptByTxId(this.views, id);
+  }
+
+  getTransactionReceiptWithStatusByEthHash(hash: Bytes32): RpcReceiptLookupView {
+    const r = this.getTransactionReceiptByEthHash(hash);
+    return r === undefined ? { kind: 'NotFound' } : { kind: 'Found', receipt: r };
+  }
+
+  getTransactionByEthHash(hash: Bytes32): EthTxView | undefined {
+    return transactionByEthHash(this.views, hash);
+  }
+
+  getTransactionByTxId(txId: Uint8Array): EthTxView | undefined {
+    return transactionByTxId(this.views, txId);
+  }
+
+  getBlockByNumber(n: bigint, fullTxs: boolean): EthBlockView | undefined {
+    const b = this.store.getBlock(n);
+    return b === undefined ? undefined : blockView(this.views, b, fullTxs);
+  }
+
+  getBlockByNumberWithStatus(n: bigint, fullTxs: boolean): RpcBlockLookupView {
+    const b = this.getBlockByNumber(n, fullTxs);
+    return b === undefined ? { kind: 'NotFound' } : { kind: 'Found', block: b };
+  }
+
+  getBlockNumberByHash(hash: Bytes32): bigint | undefined {
+    return this.store.getBlockNumberByHash(hash);
+  }
+
+  /**
+   * expected_nonce_by_address: the nonce the next submission from this address should carry, i.e. the
+   * account nonce plus its run of consecutive pending nonces (point reads, at most MAX_NONCE_WINDOW).
+   */
+  expectedNonceByAddress(address: Uint8Array): Result<bigint> {
+    const bad = checkAddress(address);
+    if (bad !== undefined) return bad;
+    let n = this.engine.getNonce(address);
+    const limit = n + BigInt(MAX_NONCE_WINDOW);
+    while (n < limit && this.pool.hasSenderNonce(address, n)) n++;
+    return ok(n);
+  }
+
+  /** eth_getTransactionCount at head: `latest` = account nonce, `pending` = expectedNonceByAddress. */
+  getTransactionCount(address: Uint8Array, pending: boolean): Result<bigint> {
+    if (pending) return this.expectedNonceByAddress(address);
+    const bad = checkAddress(address);
+    return bad ?? ok(this.engine.getNonce(address));
+  }
+
+  getBalance(address: Uint8Array): Result<bigint> {
+    const bad = checkAddress(address);
+    return bad ?? ok(this.engine.getBalance(address));
+  }
+
+  getCode(address: Uint8Array): Result<Uint8Array> {
+    const bad = checkAddress(address);
+    return bad ?? ok(this.engine.getCode(address));
+  }
+
+  getStorageAt(address: Uint8Array, slot: Uint8Array): Result<Uint8Array> {
+    const bad = checkAddress(address);
+    if (bad !== undefined) return bad;
+    if (slot.length !== 32) return err(ErrorCode.ArgInvalid, `storage slot must be 32 bytes, got ${slot.length}`);
+    return ok(this.engine.getStorage(address, slot));
+  }
+
+  private deps() {
+    return { pool: this.pool, meta: this.meta, engine: this.engine };
+  }
+}
+
+function checkAddress(address: Uint8Array): Result<never> | undefined {
+  if (address.length === 20) return undefined;
+  if (address.length === 32) {
+    return err(ErrorCode.ArgAddressLength, 'address must be 20 bytes; got 32 bytes (a principal encoded as bytes32 is not an EVM address)');
+  }
+  return err(ErrorCode.ArgAddressLength, `address must be 20 bytes, got ${address.length}`);
+}

@@ -1,0 +1,192 @@
+// The pending pool. Stable maps are the truth (they survive upgrades); a heap index of per-sender queues
+// is rebuilt from the compact Pending summaries on first use after (re)start and kept in step with every
+// write. All lookups on the maps are point gets by key.
+//
+// Maps and encodings:
+//   Pending (10)              tx_id[8] -> sender[20] || eth_tx_hash[32] || nonce u64 || gas_limit u64 || max_fee big
+//                                         || max_priority big || u8 len(principal) || principal
+//   PendingBySenderNonce (11) sender[20] || nonce u64 -> tx_id[8];  sender[20] -> u32 pending count
+//   PendingByPrincipal (12)   principal -> u32 pending count (only IcSynthetic submissions count)
+//   TxStatus (13)             tx_id -> TxStatus (see tx/stored.ts)
+//   Txs (22)                  tx_id -> StoredTx (written at submit; removed if the tx is dropped)
+//   TxHashToId (23)           eth_tx_hash -> tx_id
+
+import type { Address, Bytes32 } from '../engine.js';
+import type { ErrorCode } from '../errors.js';
+import type { KvMap } from '../host.js';
+import { ByteReader, ByteWriter, bytesEqual, concatBytes, readU64be, toHex, u64be } from '../codec/bytes.js';
+import { decodeTxStatus, encodeStoredTx, encodeTxStatus, type StoredTx, type TxStatus } from '../tx/stored.js';
+
+export interface PendingEntry {
+  readonly txId: Uint8Array;
+  /** Arrival order (the tx_id's sequence number). */
+  readonly seq: bigint;
+  readonly sender: Address;
+  readonly ethHash: Bytes32;
+  readonly nonce: bigint;
+  readonly gasLimit: bigint;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+  /** IC principal that submitted it through submit_ic_tx; empty otherwise. */
+  readonly principal: Uint8Array;
+}
+
+export interface PoolMaps {
+  readonly pending: KvMap;
+  readonly bySenderNonce: KvMap;
+  readonly byPrincipal: KvMap;
+  readonly status: KvMap;
+  readonly txs: KvMap;
+  readonly hashToId: KvMap;
+}
+
+function encodeEntry(e: PendingEntry): Uint8Array {
+  return new ByteWriter(120)
+    .fixed(e.sender)
+    .fixed(e.ethHash)
+    .u64(e.nonce)
+    .u64(e.gasLimit)
+    .big(e.maxFeePerGas)
+    .big(e.maxPriorityFeePerGas)
+    .short(e.principal)
+    .finish();
+}
+
+function decodeEntry(txId: Uint8Array, b: Uint8Array): PendingEntry {
+  const r = new ByteReader(b);
+  return {
+    txId: txId.slice(),
+    seq: readU64be(txId),
+    sender: r.fixed(20).slice(),
+    ethHash: r.fixed(32).slice(),
+    nonce: r.u64(),
+    gasLimit: r.u64(),
+    maxFeePerGas: r.big(),
+    maxPriorityFeePerGas: r.big(),
+    principal: r.short().slice(),
+  };
+}
+
+const senderNonceKey = (sender: Address, nonce: bigint): Uint8Array => concatBytes(sender, u64be(nonce));
+
+function readCount(m: KvMap, key: Uint8Array): number {
+  const b = m.get(key);
+  return b === undefined ? 0 : new DataView(b.buffer, b.byteOffset, 4).getUint32(0);
+}
+
+function writeCount(m: KvMap, key: Uint8Array, n: number): void {
+  if (n <= 0) m.remove(key);
+  else m.insert(key, Uint8Array.of(n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255));
+}
+
+export class PendingPool {
+  /** sender hex -> that sender's pending entries sorted by nonce. */
+  private queues: Map<string, PendingEntry[]> | undefined;
+
+  constructor(readonly maps: PoolMaps) {}
+
+  size(): number {
+    return Number(this.maps.pending.len());
+  }
+
+  senderCount(sender: Address): number {
+    return readCount(this.maps.bySenderNonce, sender);
+  }
+
+  principalCount(principal: Uint8Array): number {
+    return principal.length === 0 ? 0 : readCount(this.maps.byPrincipal, principal);
+  }
+
+  getBySenderNonce(sender: Address, nonce: bigint): PendingEntry | undefined {
+    const id = this.maps.bySenderNonce.get(senderNonceKey(sender, nonce));
+    if (id === undefined) return undefined;
+    const b = this.maps.pending.get(id);
+    return b === undefined ? undefined : decodeEntry(id, b);
+  }
+
+  hasSenderNonce(sender: Address, nonce: bigint): boolean {
+    return this.maps.bySenderNonce.containsKey(senderNonceKey(sender, nonce));
+  }
+
+  /** tx_id of a known transaction by eth_tx_hash (the index is removed when a tx is dropped). */
+  idByHash(ethHash: Bytes32): Uint8Array | undefined {
+    return this.maps.hashToId.get(ethHash);
+  }
+
+  getStatus(txId: Uint8Array): TxStatus | undefined {
+    const b = this.maps.status.get(txId);
+    return b === undefined ? undefined : decodeTxStatus(b);
+  }
+
+  /** Adds an accepted transaction: body, hash index, status, pool summary and counters. */
+  add(entry: PendingEntry, tx: StoredTx): void {
+    const m = this.maps;
+    m.txs.insert(entry.txId, encodeStoredTx(tx));
+    m.hashToId.insert(tx.ethHash, entry.txId);
+    m.status.insert(entry.txId, encodeTxStatus({ kind: 'Queued' }));
+    m.pending.insert(entry.txId, encodeEntry(entry));
+    m.bySenderNonce.insert(senderNonceKey(entry.sender, entry.nonce), entry.txId);
+    writeCount(m.bySenderNonce, entry.sender, this.senderCount(entry.sender) + 1);
+    if (entry.principal.length > 0) writeCount(m.byPrincipal, entry.principal, this.principalCount(entry.principal) + 1);
+    if (this.queues !== undefined) {
+      const k = toHex(entry.sender);
+      const q = this.queues.get(k) ?? [];
+      let i = q.length;
+      while (i > 0 && q[i - 1]!.nonce > entry.nonce) i--;
+      q.splice(i, 0, entry);
+      this.queues.set(k, q);
+    }
+  }
+
+  /** Removes a transaction from the pool, recording why (Included or Dropped). */
+  remove(entry: PendingEntry, status: TxStatus): void {
+    const m = this.maps;
+    m.pending.remove(entry.txId);
+    const snKey = senderNonceKey(entry.sender, entry.nonce);
+    const cur = m.bySenderNonce.get(snKey);
+    if (cur !== undefined && bytesEqual(cur, entry.txId)) m.bySenderNonce.remove(snKey);
+    writeCount(m.bySenderNonce, entry.sender, this.senderCount(entry.sender) - 1);
+    if (entry.principal.length > 0) writeCount(m.byPrincipal, entry.principal, this.principalCount(entry.principal) - 1);
+    m.status.insert(entry.txId, encodeTxStatus(status));
+    if (status.kind === 'Dropped') {
+      // A dropped tx is forgotten except for its status: the body goes, and the hash index goes so
+      // that the same bytes can be submitted again later.
+      const id = m.hashToId.get(entry.ethHash);
+      if (id !== undefined && bytesEqual(id, entry.txId)) m.hashToId.remove(entry.ethHash);
+      m.txs.remove(entry.txId);
+    }
+    if (this.queues !== undefined) {
+      const k = toHex(entry.sender);
+      const q = this.queues.get(k);
+      if (q !== undefined) {
+        const i = q.findIndex((e) => bytesEqual(e.txId, entry.txId));
+        if (i >= 0) q.splice(i, 1);
+        if (q.length === 0) this.queues.delete(k);
+      }
+    }
+  }
+
+  drop(entry: PendingEntry, code: ErrorCode): void {
+    this.remove(entry, { kind: 'Dropped', code });
+  }
+
+  /**
+   * Per-sender queues (nonce order). Built from the Pending map once per process: one sequential pass
+   * over compact summaries after an upgrade, then maintained incrementally.
+   */
+  senderQueues(): ReadonlyMap<string, readonly PendingEntry[]> {
+    if (this.queues === undefined) {
+      const qs = new Map<string, PendingEntry[]>();
+      for (const [k, v] of this.maps.pending.items()) {
+        const e = decodeEntry(k, v);
+        const hk = toHex(e.sender);
+        const q = qs.get(hk);
+        if (q === undefined) qs.set(hk, [e]);
+        else q.push(e);
+      }
+      for (const q of qs.values()) q.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+      this.queues = qs;
+    }
+    return this.queues;
+  }
+}

@@ -1,0 +1,143 @@
+// Admission of transactions into the pending pool. Order (SPEC "Submit validation order"; the
+// pre-submit guard runs in the facade before these):
+//   size -> format (decode) -> [duplicate: same tx_id back] -> sender -> fee -> gas limit / intrinsic
+//   -> nonce (too low, gap) -> (sender, nonce) conflict or replacement -> pool limits -> balance.
+// Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
+
+import { CHAIN_ID, MAX_NONCE_WINDOW, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
+import { keccak256 } from '../crypto.js';
+import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
+import { ErrorCode, err, ok, type Result } from '../errors.js';
+import { bytesEqual, u64be } from '../codec/bytes.js';
+import type { MetaStore } from '../chain/meta.js';
+import { parseSignedTx, recoverSender } from '../tx/decode.js';
+import { checkIcRecord, deriveSyntheticSender, encodeCanonical, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
+import { intrinsicGas, MAX_INITCODE_SIZE } from '../tx/intrinsic.js';
+import { TxOrigin, type TxFields } from '../tx/types.js';
+import type { PendingPool, PendingEntry } from './pool.js';
+
+export interface SubmitDeps {
+  readonly pool: PendingPool;
+  readonly meta: MetaStore;
+  readonly engine: ExecutionEngine;
+}
+
+/** An already known transaction that is queued or included: submitting the same bytes again returns its tx_id. */
+function knownId(deps: SubmitDeps, ethHash: Bytes32): Uint8Array | undefined {
+  const id = deps.pool.idByHash(ethHash);
+  if (id === undefined) return undefined;
+  const st = deps.pool.getStatus(id);
+  return st !== undefined && st.kind !== 'Dropped' ? id : undefined;
+}
+
+export function submitRaw(deps: SubmitDeps, raw: Uint8Array): Result<Uint8Array> {
+  if (raw.length > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `transaction is ${raw.length} bytes, limit ${MAX_TX_SIZE}`);
+  const parsed = parseSignedTx(raw);
+  if (!parsed.ok) return parsed;
+  const ethHash = keccak256(raw);
+  // Duplicate check before recovery: a retry of the same bytes costs one hash, not a second recovery.
+  const known = knownId(deps, ethHash);
+  if (known !== undefined) return ok(known);
+  const sender = recoverSender(parsed.value);
+  if (!sender.ok) return sender;
+  return admit(deps, parsed.value.fields, sender.value, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+}
+
+export function submitIc(deps: SubmitDeps, rec: IcTxRecord, caller: Uint8Array, canisterId: Uint8Array): Result<Uint8Array> {
+  // Size first, before any hashing: the canonical bytes are fixed fields plus data.
+  if (rec.data.length + 160 > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `data is ${rec.data.length} bytes, transaction limit ${MAX_TX_SIZE}`);
+  const shape = checkIcRecord(rec);
+  if (!shape.ok) return shape;
+  const sender = deriveSyntheticSender(caller, canisterId);
+  if (!sender.ok) return sender;
+  const canonical = encodeCanonical(rec, sender.value);
+  const ethHash = syntheticTxHash(canonical);
+  const known = knownId(deps, ethHash);
+  if (known !== undefined) return ok(known);
+  const fields: TxFields = {
+    type: 2,
+    chainId: CHAIN_ID,
+    nonce: rec.nonce,
+    gasLimit: rec.gasLimit,
+    maxFeePerGas: rec.maxFeePerGas,
+    maxPriorityFeePerGas: rec.maxPriorityFeePerGas,
+    to: rec.to,
+    value: rec.value,
+    data: rec.data,
+    accessList: [],
+  };
+  return admit(deps, fields, sender.value, ethHash, TxOrigin.IcSynthetic, canonical, caller);
+}
+
+const bumped = (oldFee: bigint, newFee: bigint): boolean => newFee * 100n >= oldFee * (100n + REPLACEMENT_FEE_BUMP_PERCENT);
+
+function admit(
+  deps: SubmitDeps,
+  f: TxFields,
+  sender: Address,
+  ethHash: Bytes32,
+  origin: TxOrigin,
+  raw: Uint8Array,
+  principal: Uint8Array,
+): Result<Uint8Array> {
+  const { pool, meta, engine } = deps;
+  const cfg = meta.getConfig();
+
+  // Fees. Legacy/2930 carry gasPrice in both fields, so one price plays both roles.
+  if (f.maxFeePerGas < cfg.minGasPrice) return err(ErrorCode.SubmitInvalidFee, `max fee per gas ${f.maxFeePerGas} is below the minimum gas price ${cfg.minGasPrice}`);
+  if (f.maxPriorityFeePerGas < cfg.minPriorityFee) return err(ErrorCode.SubmitInvalidFee, `priority fee ${f.maxPriorityFeePerGas} is below the minimum ${cfg.minPriorityFee}`);
+  if (f.maxPriorityFeePerGas > f.maxFeePerGas) return err(ErrorCode.SubmitInvalidFee, 'max priority fee per gas exceeds max fee per gas');
+
+  // Gas.
+  if (f.gasLimit > cfg.blockGasLimit) return err(ErrorCode.SubmitGasLimitExceedsBlock, `gas limit ${f.gasLimit} exceeds the block gas limit ${cfg.blockGasLimit}`);
+  if (f.to === undefined && f.data.length > MAX_INITCODE_SIZE) return err(ErrorCode.SubmitInitcodeTooLarge, `initcode is ${f.data.length} bytes, limit ${MAX_INITCODE_SIZE} (EIP-3860)`);
+  const intrinsic = intrinsicGas(f);
+  if (f.gasLimit < intrinsic) return err(ErrorCode.SubmitIntrinsicGas, `gas limit ${f.gasLimit} is below the intrinsic gas ${intrinsic}`);
+
+  // Nonce window: [account nonce, account nonce + MAX_NONCE_WINDOW).
+  const accountNonce = engine.getNonce(sender);
+  if (f.nonce < accountNonce) return err(ErrorCode.SubmitNonceTooLow, `nonce ${f.nonce} is below the account nonce ${accountNonce}`);
+  if (f.nonce - accountNonce >= BigInt(MAX_NONCE_WINDOW)) {
+    return err(ErrorCode.SubmitNonceGap, `nonce ${f.nonce} is ${MAX_NONCE_WINDOW} or more ahead of the account nonce ${accountNonce}`);
+  }
+
+  // Same (sender, nonce) pending: replace only with both fees raised by REPLACEMENT_FEE_BUMP_PERCENT.
+  const existing = pool.getBySenderNonce(sender, f.nonce);
+  if (existing !== undefined) {
+    if (!bumped(existing.maxFeePerGas, f.maxFeePerGas) || !bumped(existing.maxPriorityFeePerGas, f.maxPriorityFeePerGas)) {
+      return err(ErrorCode.SubmitNonceConflict, `a transaction with nonce ${f.nonce} is pending; a replacement must raise both fees by at least ${REPLACEMENT_FEE_BUMP_PERCENT}%`);
+    }
+  } else {
+    if (pool.size() >= MAX_PENDING_GLOBAL) return err(ErrorCode.SubmitPoolFull, `the pool holds ${MAX_PENDING_GLOBAL} transactions`);
+    if (pool.senderCount(sender) >= MAX_PENDING_PER_SENDER) return err(ErrorCode.SubmitSenderLimit, `sender has ${MAX_PENDING_PER_SENDER} pending transactions`);
+  }
+  if (principal.length > 0) {
+    const freed = existing !== undefined && bytesEqual(existing.principal, principal) ? 1 : 0;
+    if (pool.principalCount(principal) - freed >= MAX_PENDING_PER_PRINCIPAL) {
+      return err(ErrorCode.SubmitPrincipalLimit, `caller has ${MAX_PENDING_PER_PRINCIPAL} pending transactions`);
+    }
+  }
+
+  // Cheap solvency check of this one tx against head state (pending txs of the same sender are not summed).
+  const cost = f.gasLimit * f.maxFeePerGas + f.value;
+  const balance = engine.getBalance(sender);
+  if (balance < cost) return err(ErrorCode.SubmitInsufficientFunds, `balance ${balance} cannot pay gas limit * max fee + value = ${cost}`);
+
+  if (existing !== undefined) pool.drop(existing, ErrorCode.PoolReplaced);
+  // tx_id = the 8-byte big-endian arrival sequence number (see index.ts for why).
+  const seq = meta.takeTxSeq();
+  const txId = u64be(seq);
+  const entry: PendingEntry = {
+    txId,
+    seq,
+    sender,
+    ethHash,
+    nonce: f.nonce,
+    gasLimit: f.gasLimit,
+    maxFeePerGas: f.maxFeePerGas,
+    maxPriorityFeePerGas: f.maxPriorityFeePerGas,
+    principal,
+  };
+  pool.add(entry, { origin, from: sender, ethHash, principal, raw });
+  return ok(txId);
+}

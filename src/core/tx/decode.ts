@@ -1,0 +1,196 @@
+// Decoding and format validation of signed raw transactions (Legacy with EIP-155, EIP-2930, EIP-1559).
+// Parsing is separate from recovery: parse is cheap (no hashing) and is reused when reading stored
+// transactions; recovery (~210M instructions in the canister) runs once, at submit (DESIGN rule 1).
+
+import { CHAIN_ID } from '../constants.js';
+import { recoverAddress, keccak256 } from '../crypto.js';
+import type { Address } from '../engine.js';
+import { ErrorCode, err, ok, type Result } from '../errors.js';
+import { bytesToBigint, concatBytes, bigintToMinBytes } from '../codec/bytes.js';
+import { rlpDecodeStrict, rlpListHeader, RlpError, type RlpItem, type RlpList } from '../codec/rlp.js';
+import type { AccessList, EthSignature, ParsedEthTx, TxFields } from './types.js';
+import { RLP } from '@ethereumjs/rlp';
+
+// secp256k1 group order; EIP-2 requires s <= n/2.
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const SECP256K1_HALF_N = SECP256K1_N >> 1n;
+const U64_MAX = (1n << 64n) - 1n;
+
+class FieldError extends Error {}
+
+function bytesOf(it: RlpItem | undefined, what: string): Uint8Array {
+  if (it === undefined || it.kind !== 'bytes') throw new FieldError(`${what}: expected a byte string`);
+  return it.value;
+}
+
+/** RLP integer: no leading zeros, at most maxBytes. */
+function intOf(it: RlpItem | undefined, what: string, maxBytes: number): bigint {
+  const b = bytesOf(it, what);
+  if (b.length > maxBytes) throw new FieldError(`${what}: too large`);
+  if (b.length > 0 && b[0] === 0) throw new FieldError(`${what}: leading zero`);
+  return bytesToBigint(b);
+}
+
+function toOf(it: RlpItem | undefined): Address | undefined {
+  const b = bytesOf(it, 'to');
+  if (b.length === 0) return undefined;
+  if (b.length !== 20) throw new FieldError('to: must be empty or 20 bytes');
+  return b;
+}
+
+function accessListOf(it: RlpItem | undefined): AccessList {
+  if (it === undefined || it.kind !== 'list') throw new FieldError('accessList: expected a list');
+  return it.items.map((e) => {
+    if (e.kind !== 'list' || e.items.length !== 2) throw new FieldError('accessList entry: expected [address, keys]');
+    const addr = bytesOf(e.items[0], 'accessList address');
+    if (addr.length !== 20) throw new FieldError('accessList address: must be 20 bytes');
+    const keys = e.items[1];
+    if (keys === undefined || keys.kind !== 'list') throw new FieldError('accessList keys: expected a list');
+    const ks = keys.items.map((k) => {
+      const kb = bytesOf(k, 'accessList key');
+      if (kb.length !== 32) throw new FieldError('accessList key: must be 32 bytes');
+      return kb;
+    });
+    return [addr, ks] as const;
+  });
+}
+
+function checkNonceGas(nonce: bigint, gasLimit: bigint): void {
+  // EIP-2681: nonce < 2^64 - 1.
+  if (nonce >= U64_MAX) throw new FieldError('nonce: must be below 2^64-1');
+  if (gasLimit > U64_MAX) throw new FieldError('gasLimit: too large');
+}
+
+function sigError(r: bigint, s: bigint): string | undefined {
+  if (r === 0n || r >= SECP256K1_N) return 'r out of range';
+  if (s === 0n || s >= SECP256K1_N) return 's out of range';
+  if (s > SECP256K1_HALF_N) return 's is in the upper half of the curve order (EIP-2)';
+  return undefined;
+}
+
+/** The unsigned fields' bytes re-wrapped as a list: a slice of the input, no re-encoding. */
+function unsignedList(raw: Uint8Array, list: RlpList, count: number, tail?: Uint8Array): Uint8Array {
+  const first = list.items[0]!;
+  const last = list.items[count - 1]!;
+  const body = raw.subarray(first.start, last.end);
+  const payloadLen = body.length + (tail?.length ?? 0);
+  return tail === undefined
+    ? concatBytes(rlpListHeader(payloadLen), body)
+    : concatBytes(rlpListHeader(payloadLen), body, tail);
+}
+
+/**
+ * Parses and format-checks a signed raw transaction: type, RLP, field shapes, chain id, signature ranges.
+ * Does not hash or recover. Size is checked by the caller (it has its own error code).
+ */
+export function parseSignedTx(raw: Uint8Array): Result<ParsedEthTx> {
+  if (raw.length === 0) return err(ErrorCode.DecodeMalformed, 'empty transaction');
+  const t = raw[0]!;
+  if (t === 0x03 || t === 0x04) return err(ErrorCode.DecodeUnsupportedType, `transaction type 0x0${t} is not accepted`);
+  if (t >= 0x80 && t < 0xc0) return err(ErrorCode.DecodeMalformed, 'not a transaction: an RLP string');
+  if (t !== 0x01 && t !== 0x02 && t < 0xc0) {
+    return err(ErrorCode.DecodeUnsupportedType, `transaction type 0x${t.toString(16).padStart(2, '0')} is not accepted`);
+  }
+  let list: RlpItem;
+  try {
+    list = rlpDecodeStrict(raw, t >= 0xc0 ? 0 : 1);
+  } catch (e) {
+    return err(ErrorCode.DecodeMalformed, `malformed RLP: ${(e as Error).message}`);
+  }
+  if (list.kind !== 'list') return err(ErrorCode.DecodeMalformed, 'transaction payload is not an RLP list');
+  try {
+    return t >= 0xc0 ? parseLegacy(raw, list) : parseTyped(raw, list, t as 1 | 2);
+  } catch (e) {
+    if (e instanceof FieldError || e instanceof RlpError) return err(ErrorCode.DecodeMalformed, e.message);
+    throw e;
+  }
+}
+
+function parseLegacy(raw: Uint8Array, list: RlpList): Result<ParsedEthTx> {
+  const it = list.items;
+  if (it.length !== 9) return err(ErrorCode.DecodeMalformed, `legacy transaction needs 9 fields, got ${it.length}`);
+  const nonce = intOf(it[0], 'nonce', 8);
+  const gasPrice = intOf(it[1], 'gasPrice', 32);
+  const gasLimit = intOf(it[2], 'gasLimit', 8);
+  const to = toOf(it[3]);
+  const value = intOf(it[4], 'value', 32);
+  const data = bytesOf(it[5], 'data');
+  const v = intOf(it[6], 'v', 32);
+  const r = intOf(it[7], 'r', 32);
+  const s = intOf(it[8], 's', 32);
+  checkNonceGas(nonce, gasLimit);
+  if (v === 27n || v === 28n) {
+    return err(ErrorCode.DecodeLegacyChainIdMissing, 'legacy transaction without EIP-155 chain id (v = 27/28)');
+  }
+  if (v < 35n) return err(ErrorCode.DecodeInvalidSignature, `invalid legacy v = ${v}`);
+  const chainId = (v - 35n) >> 1n;
+  if (chainId !== CHAIN_ID) return err(ErrorCode.DecodeWrongChainId, `chain id ${chainId}, expected ${CHAIN_ID}`);
+  const bad = sigError(r, s);
+  if (bad !== undefined) return err(ErrorCode.DecodeInvalidSignature, bad);
+  const yParity = Number((v - 35n) & 1n) as 0 | 1;
+  const fields: TxFields = {
+    type: 0,
+    chainId,
+    nonce,
+    gasLimit,
+    maxFeePerGas: gasPrice,
+    maxPriorityFeePerGas: gasPrice,
+    to,
+    value,
+    data,
+    accessList: [],
+  };
+  const sig: EthSignature = { v, r, s, yParity };
+  return ok({
+    fields,
+    sig,
+    // EIP-155: rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0]).
+    signingPayload: () => unsignedList(raw, list, 6, concatBytes(RLP.encode(bigintToMinBytes(chainId)), Uint8Array.of(0x80, 0x80))),
+  });
+}
+
+function parseTyped(raw: Uint8Array, list: RlpList, type: 1 | 2): Result<ParsedEthTx> {
+  const it = list.items;
+  const want = type === 1 ? 11 : 12;
+  if (it.length !== want) return err(ErrorCode.DecodeMalformed, `type ${type} transaction needs ${want} fields, got ${it.length}`);
+  const chainId = intOf(it[0], 'chainId', 32);
+  const nonce = intOf(it[1], 'nonce', 8);
+  let maxPriorityFeePerGas: bigint;
+  let maxFeePerGas: bigint;
+  let i = 2;
+  if (type === 1) {
+    maxFeePerGas = maxPriorityFeePerGas = intOf(it[i++], 'gasPrice', 32);
+  } else {
+    maxPriorityFeePerGas = intOf(it[i++], 'maxPriorityFeePerGas', 32);
+    maxFeePerGas = intOf(it[i++], 'maxFeePerGas', 32);
+  }
+  const gasLimit = intOf(it[i++], 'gasLimit', 8);
+  const to = toOf(it[i++]);
+  const value = intOf(it[i++], 'value', 32);
+  const data = bytesOf(it[i++], 'data');
+  const accessList = accessListOf(it[i++]);
+  const yp = intOf(it[i++], 'yParity', 1);
+  const r = intOf(it[i++], 'r', 32);
+  const s = intOf(it[i++], 's', 32);
+  checkNonceGas(nonce, gasLimit);
+  if (chainId !== CHAIN_ID) return err(ErrorCode.DecodeWrongChainId, `chain id ${chainId}, expected ${CHAIN_ID}`);
+  if (yp > 1n) return err(ErrorCode.DecodeInvalidSignature, 'yParity must be 0 or 1');
+  const bad = sigError(r, s);
+  if (bad !== undefined) return err(ErrorCode.DecodeInvalidSignature, bad);
+  const yParity = Number(yp) as 0 | 1;
+  const fields: TxFields = { type, chainId, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, to, value, data, accessList };
+  return ok({
+    fields,
+    sig: { v: yp, r, s, yParity },
+    // type || rlp([fields without yParity, r, s]).
+    signingPayload: () => concatBytes(Uint8Array.of(type), unsignedList(raw, list, want - 3)),
+  });
+}
+
+/** Recovers the sender: one keccak of the signing payload + one secp256k1 recovery + one keccak of the key. */
+export function recoverSender(parsed: ParsedEthTx): Result<Address> {
+  const hash = keccak256(parsed.signingPayload());
+  const addr = recoverAddress(hash, parsed.sig.r, parsed.sig.s, parsed.sig.yParity);
+  if (addr === undefined) return err(ErrorCode.DecodeInvalidSignature, 'signature does not recover to a public key');
+  return ok(addr);
+}
