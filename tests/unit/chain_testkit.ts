@@ -63,7 +63,7 @@ export function sign1559(k: Key, o: TxOpts = {}, c = common): Uint8Array {
       maxPriorityFeePerGas: o.tip ?? PRICE,
       accessList: o.accessList ?? [],
     },
-    { common: c },
+    { common: c, allowUnlimitedInitCodeSize: true },
   )
     .sign(k.priv)
     .serialize();
@@ -234,3 +234,15 @@ export function errCode(r: { ok: boolean; error?: { code: string } }): string | 
 
 export const principal = (n: number): Uint8Array => Uint8Array.of(0x0a, 0, 0, 0, 0, 0, n >> 8, n & 255, 1, 1);
 export const CANISTER = Uint8Array.of(0, 0, 0, 0, 0, 0x10, 0, 1, 1, 1);
+
+/**
+ * Signs a type-2 transaction by hand (RLP + noble), for field combinations EthereumJS refuses to build
+ * (priority fee above max fee), so the core's own fee rule is what rejects them.
+ */
+export function signRaw1559(k: Key, f: { nonce: bigint; maxFee: bigint; tip: bigint; gasLimit: bigint; to: Uint8Array; value: bigint }): Uint8Array {
+  const n = bigintToMinBytes;
+  const fields = [n(CHAIN_ID), n(f.nonce), n(f.tip), n(f.maxFee), n(f.gasLimit), f.to, n(f.value), new Uint8Array(0), []];
+  const hash = keccak256(Uint8Array.of(2, ...RLP.encode(fields)));
+  const sig = secp256k1.Signature.fromBytes(secp256k1.sign(hash, k.priv, { prehash: false, format: 'recovered' }), 'recovered');
+  return Uint8Array.of(2, ...RLP.encode([...fields, n(BigInt(sig.recovery!)), n(sig.r), n(sig.s)]));
+}
