@@ -29,3 +29,9 @@ export const IC_UPDATE_INSTRUCTION_LIMIT = 40_000_000_000n;
 
 // Replacement of a pending (sender, nonce) needs both fees raised by at least this percentage.
 export const REPLACEMENT_FEE_BUMP_PERCENT = 10n;
+
+// Instructions one transaction may spend, measured from the counter at its start (DESIGN rule 5).
+// Bounded by the IC query limit (5 B) so eth_call / eth_estimateGas, which run as queries, apply the
+// very same budget and show users the outcome their transaction will get; a block then needs at most
+// the soft limit (4 B) + one transaction (4 B) + its receipt/commit work, far below the 40 B update limit.
+export const TX_INSTRUCTION_BUDGET = 4_000_000_000n;

@@ -1,0 +1,461 @@
+// ExecutionEngine over EthereumJS (Prague) and the flat state manager.
+//
+// Decisions (see also the header of ./state.ts for stateRoot and ./budget.ts for the budget):
+// - Transactions run through @ethereumjs/vm runTx with skipNonce/skipBalance false; buildBlock/runBlock
+//   are never used. The engine checks the execution-time rejection rules itself first (gas limit vs block
+//   gas left, fee fields, nonce, EIP-3607, balance for gasLimit * maxFee + value) so each gets a stable
+//   code; anything runTx still throws (intrinsic gas too low, ...) is mapped to a RejectedOutcome too.
+// - The sender is never recovered here: the EthereumJS transaction is built unsigned and its
+//   getSenderAddress returns ExecTx.from (getSenderPublicKey throws, so a recovery attempt would fail loudly).
+// - Fees as on Ethereum: effective gas price = min(maxFee, baseFee + priority) (gas price for types 0/1),
+//   the sender pays gasUsed * price, BlockEnv.coinbase receives gasUsed * (price - baseFee) and the base
+//   fee part is burned. The chain chooses the coinbase (a configured fee recipient or the zero address).
+// - Prague block-level system operations are not run: no EIP-2935 history contract, no EIP-4788 beacon
+//   root, no EIP-7002/7251 request contracts (there is no beacon chain; runBlock is not used). BLOCKHASH
+//   (EIP-7709 is not part of Prague) asks the blockchain object, which here answers from the engine's
+//   `blockHash` callback for the 256 blocks below the current one (0 when unknown).
+// - BLOBBASEFEE returns 1 (the minimum; blob transactions are rejected, excess blob gas is always 0).
+// - A transaction whose receipt would carry more than MAX_LOGS_PER_TX logs, or that exhausts its
+//   instruction budget, is included as failed: all its effects undone, nonce bumped, all gas charged
+//   (exec.halt.too_many_logs / exec.halt.instruction_budget). LOG4 is the widest log opcode, so a log
+//   never has more than MAX_LOG_TOPICS (4) topics.
+// - A failure whose top-level target is a precompile is exec.halt.precompile_error; REVERT is
+//   exec.reverted with the revert data in returnData; every other exceptional halt is exec.halt.
+
+import type { Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
+import {
+  type TypedTransaction,
+  createAccessList2930Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+} from '@ethereumjs/tx';
+import { Address as EthAddress, KECCAK256_NULL, bigIntToBytes, generateAddress } from '@ethereumjs/util';
+import { type RunTxResult, type VM, createVM, runTx } from '@ethereumjs/vm';
+import { MAX_LOGS_PER_TX, TX_INSTRUCTION_BUDGET } from '../constants.js';
+import type {
+  Address,
+  BlockEnv,
+  Bytes32,
+  ExecLog,
+  ExecTx,
+  ExecutionEngine,
+  IncludedOutcome,
+  RejectedOutcome,
+  TxOutcome,
+} from '../engine.js';
+import { ErrorCode } from '../errors.js';
+import type { CoreHost } from '../host.js';
+import { MemoryId } from '../store/memory_ids.js';
+import {
+  InstructionBudget,
+  InstructionBudgetExceeded,
+  TAIL_RESERVE_INSTRUCTIONS,
+  TooManyLogs,
+  instrumentOpcodes,
+  instrumentPrecompiles,
+  keccakReserve,
+} from './budget.js';
+import { createChainCommon } from './common.js';
+import { encodeAccount, toHex } from './encoding.js';
+import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
+
+export interface EvmEngineOptions {
+  readonly host: CoreHost;
+  /** Hash of an earlier block, for BLOCKHASH; only asked for the 256 blocks below the current one. */
+  readonly blockHash?: (number: bigint) => Bytes32 | undefined;
+  /** Instructions one transaction may spend (default TX_INSTRUCTION_BUDGET). */
+  readonly txInstructionBudget?: bigint;
+  /** Opcode steps between counter reads (default budget.ts DEFAULT_CHECK_INTERVAL). */
+  readonly checkInterval?: number;
+}
+
+/** One VM with its own state manager and budget: the block executor, and a separate one for eth_call. */
+interface Executor {
+  readonly vm: VM;
+  readonly sm: FlatStateManager;
+  readonly budget: InstructionBudget;
+  precompiles: Set<string>;
+}
+
+interface OpenBlock {
+  readonly env: BlockEnv;
+  readonly ethBlock: Block;
+  gasUsed: bigint;
+}
+
+const ZERO32 = new Uint8Array(32);
+const DELEGATION_PREFIX = [0xef, 0x01, 0x00];
+
+export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine> {
+  const common = createChainCommon();
+  const maps = {
+    accounts: opts.host.openMap(MemoryId.Accounts),
+    code: opts.host.openMap(MemoryId.Code),
+    storage: opts.host.openMap(MemoryId.Storage),
+  };
+  const blockchain: EVMMockBlockchainInterface = {
+    getBlock: async (n: number) => {
+      const h = opts.blockHash?.(BigInt(n)) ?? ZERO32;
+      return { hash: () => h };
+    },
+    putBlock: async () => undefined,
+    shallowCopy() {
+      return this;
+    },
+  };
+  const counter = (): bigint => opts.host.instructionCounter();
+  const makeExecutor = async (): Promise<Executor> => {
+    const budget = new InstructionBudget(counter, opts.checkInterval);
+    const sm = new FlatStateManager(maps, { beforeCodeHash: (len) => budget.require(keccakReserve(len)) });
+    const vm = await createVM({
+      common,
+      stateManager: sm as never,
+      blockchain,
+    });
+    instrumentOpcodes(vm.evm, budget);
+    instrumentPrecompiles(vm.evm, budget);
+    instrumentTopLevel(vm, budget);
+    const precompiles = new Set((vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles.keys());
+    return { vm, sm, budget, precompiles };
+  };
+  return new EvmEngine(opts, common, await makeExecutor(), await makeExecutor());
+}
+
+/**
+ * Checks made when the top-level frame returns, before runTx builds the receipt: the log limit, and the
+ * budget for the bloom (a keccak per log address and topic) and the rest of runTx.
+ */
+function instrumentTopLevel(vm: VM, budget: InstructionBudget): void {
+  const evm = vm.evm as unknown as { runCall(o: { message?: unknown }): Promise<RunCallResult> };
+  const runCall = evm.runCall.bind(evm);
+  evm.runCall = async (o) => {
+    const r = await runCall(o);
+    if (o.message === undefined) {
+      const logs = r.execResult.logs ?? [];
+      if (logs.length > MAX_LOGS_PER_TX) throw new TooManyLogs(logs.length);
+      let hashes = 0;
+      for (const l of logs) hashes += 1 + l[1].length;
+      budget.require(TAIL_RESERVE_INSTRUCTIONS + BigInt(hashes) * keccakReserve(32));
+    }
+    return r;
+  };
+}
+
+type EthLog = [Uint8Array, Uint8Array[], Uint8Array];
+interface RunCallResult {
+  execResult: { logs?: EthLog[] };
+}
+
+export class EvmEngine implements ExecutionEngine {
+  private block: OpenBlock | undefined;
+  private readonly budget: bigint;
+
+  constructor(
+    private readonly opts: EvmEngineOptions,
+    readonly common: Common,
+    private readonly blockExec: Executor,
+    private readonly callExec: Executor,
+  ) {
+    this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
+  }
+
+  /** The VM that runs block transactions (warm-up and diagnostics). */
+  get vm(): VM {
+    return this.blockExec.vm;
+  }
+
+  beginBlock(env: BlockEnv): void {
+    if (this.block !== undefined) throw new Error('beginBlock: a block is already open');
+    this.blockExec.sm.discard();
+    this.block = { env, ethBlock: makeEthBlock(env, this.common), gasUsed: 0n };
+  }
+
+  async runTx(tx: ExecTx): Promise<TxOutcome> {
+    const blk = this.block;
+    if (blk === undefined) throw new Error('runTx: no open block');
+    const out = await this.execute(this.blockExec, tx, blk, false);
+    if (out.kind === 'included') blk.gasUsed += out.gasUsed;
+    return out;
+  }
+
+  async commitBlock(): Promise<{ readonly stateRoot: Bytes32 }> {
+    if (this.block === undefined) throw new Error('commitBlock: no open block');
+    const stateRoot = this.blockExec.sm.commitToMaps();
+    this.block = undefined;
+    return { stateRoot };
+  }
+
+  abortBlock(): void {
+    this.blockExec.sm.discard();
+    this.block = undefined;
+  }
+
+  /** Gas used so far by the open block's included transactions. */
+  get blockGasUsed(): bigint {
+    return this.block?.gasUsed ?? 0n;
+  }
+
+  /**
+   * eth_call / eth_estimateGas at head: a separate VM and state cache, discarded afterwards, same budget.
+   * Nonce and balance are not checked (EthereumJS tops the balance up to the cost); a transaction with
+   * maxFeePerGas 0 runs with base fee 0. What a block would reject (intrinsic gas too low, ...) comes
+   * back as status 0 with gasUsed 0 and that rejection's code.
+   */
+  async call(tx: ExecTx, env: BlockEnv): Promise<IncludedOutcome> {
+    const ex = this.callExec;
+    ex.sm.discard();
+    const callEnv = tx.maxFeePerGas === 0n ? { ...env, baseFeePerGas: 0n } : env;
+    const blk: OpenBlock = { env: callEnv, ethBlock: makeEthBlock(callEnv, this.common), gasUsed: 0n };
+    try {
+      const out = await this.execute(ex, tx, blk, true);
+      if (out.kind === 'included') return out;
+      return {
+        kind: 'included',
+        status: 0,
+        gasUsed: 0n,
+        logs: [],
+        contractAddress: undefined,
+        returnData: new Uint8Array(0),
+        failure: { code: out.code, message: out.message },
+        instructions: 0n,
+      };
+    } finally {
+      ex.sm.discard();
+    }
+  }
+
+  getBalance(address: Address): bigint {
+    return readHeadAccount(this.blockExec.sm.maps.accounts, address)?.balance ?? 0n;
+  }
+  getNonce(address: Address): bigint {
+    return readHeadAccount(this.blockExec.sm.maps.accounts, address)?.nonce ?? 0n;
+  }
+  getCode(address: Address): Uint8Array {
+    const rec = readHeadAccount(this.blockExec.sm.maps.accounts, address);
+    if (rec?.codeHash === undefined) return new Uint8Array(0);
+    return this.blockExec.sm.maps.code.get(rec.codeHash) ?? new Uint8Array(0);
+  }
+  getStorage(address: Address, slot: Bytes32): Bytes32 {
+    const out = new Uint8Array(32);
+    const rec = readHeadAccount(this.blockExec.sm.maps.accounts, address);
+    if (rec === undefined) return out;
+    const sk = new Uint8Array(56);
+    sk.set(address, 0);
+    sk[20] = (rec.gen >>> 24) & 0xff;
+    sk[21] = (rec.gen >>> 16) & 0xff;
+    sk[22] = (rec.gen >>> 8) & 0xff;
+    sk[23] = rec.gen & 0xff;
+    sk.set(slot, 24);
+    const v = this.blockExec.sm.maps.storage.get(sk);
+    if (v !== undefined) out.set(v, 32 - v.length);
+    return out;
+  }
+
+  setGenesisBalance(address: Address, balance: bigint): void {
+    if (this.block !== undefined) throw new Error('setGenesisBalance: a block is open');
+    const accounts = this.blockExec.sm.maps.accounts;
+    const prev = readHeadAccount(accounts, address);
+    const enc = encodeAccount(
+      prev !== undefined
+        ? { ...prev, balance }
+        : { exists: true, nonce: 0n, balance, codeHash: undefined, codeSize: 0, gen: 0, hasStorage: false },
+    );
+    accounts.insert(address, enc);
+    chainGenesisWrite(accounts, address, enc);
+  }
+
+  /** The state root recorded by the last commitBlock (or genesis credits). */
+  headStateRoot(): Bytes32 {
+    return this.blockExec.sm.headStateRoot();
+  }
+
+  // ---- execution ----
+
+  private async execute(ex: Executor, tx: ExecTx, blk: OpenBlock, isCall: boolean): Promise<TxOutcome> {
+    const start = ex.budget.begin(this.budget);
+    try {
+      const env = blk.env;
+      if (!isCall && tx.gasLimit > env.gasLimit - blk.gasUsed) {
+        return rejected(ErrorCode.SubmitGasLimitExceedsBlock, `gas limit ${tx.gasLimit} exceeds the block gas left`);
+      }
+      if (tx.maxPriorityFeePerGas > tx.maxFeePerGas) {
+        return rejected(ErrorCode.SubmitInvalidFee, 'max priority fee exceeds max fee');
+      }
+      if (tx.maxFeePerGas < env.baseFeePerGas) {
+        return rejected(ErrorCode.SubmitInvalidFee, `max fee ${tx.maxFeePerGas} below base fee ${env.baseFeePerGas}`);
+      }
+      const sender = ex.sm.getAccountRecord(tx.from);
+      if (!isCall) {
+        const nonce = sender?.nonce ?? 0n;
+        if (tx.nonce < nonce) return rejected(ErrorCode.SubmitNonceTooLow, `nonce ${tx.nonce} below account nonce ${nonce}`);
+        if (tx.nonce > nonce) return rejected(ErrorCode.SubmitNonceGap, `nonce ${tx.nonce} above account nonce ${nonce}`);
+        const maxCost = tx.value + tx.gasLimit * tx.maxFeePerGas;
+        if ((sender?.balance ?? 0n) < maxCost) {
+          return rejected(ErrorCode.SubmitInsufficientFunds, `balance below gas limit * max fee + value (${maxCost})`);
+        }
+      }
+      if (sender?.codeHash !== undefined) {
+        const code = ex.sm.getCodeSync(tx.from);
+        const delegated = code.length === 23 && DELEGATION_PREFIX.every((b, i) => code[i] === b);
+        if (!delegated) return rejected(ErrorCode.ExecRejectedSenderNotEoa, 'sender has code (EIP-3607)');
+      }
+      let ethTx: TypedTransaction;
+      try {
+        ethTx = this.buildTx(tx);
+      } catch (e) {
+        return rejected(ErrorCode.ArgInvalid, `invalid transaction: ${(e as Error).message}`);
+      }
+      const mark = ex.sm.mark();
+      ex.sm.originalStorageCache.clear();
+      let res: RunTxResult;
+      try {
+        res = await runTx(ex.vm, {
+          tx: ethTx,
+          block: blk.ethBlock,
+          skipHardForkValidation: true,
+          skipBlockGasLimitValidation: true,
+          skipNonce: isCall,
+          skipBalance: isCall,
+          blockGasUsed: blk.gasUsed,
+        });
+      } catch (e) {
+        ex.sm.rollbackTo(mark);
+        resetEvm(ex.vm);
+        if (e instanceof InstructionBudgetExceeded || e instanceof TooManyLogs) {
+          ex.budget.end();
+          return this.settleHalted(ex, tx, env, e.code, e.message, start);
+        }
+        const msg = (e as Error).message ?? String(e);
+        if (msg.includes('INTRINSIC_GAS_TOO_LOW')) return rejected(ErrorCode.SubmitIntrinsicGas, msg);
+        return rejected(ErrorCode.ExecRejected, msg);
+      }
+      const err = res.execResult.exceptionError;
+      const status: 0 | 1 = err === undefined ? 1 : 0;
+      let failure: IncludedOutcome['failure'];
+      if (err !== undefined) {
+        if (err.error === 'revert') failure = { code: ErrorCode.ExecReverted, message: 'execution reverted' };
+        else if (tx.to !== undefined && ex.precompiles.has(toHex(tx.to))) {
+          failure = { code: ErrorCode.ExecHaltPrecompileError, message: err.error };
+        } else failure = { code: ErrorCode.ExecHalt, message: err.error };
+      }
+      const logs: ExecLog[] = (res.execResult.logs ?? []).map(
+        ([address, topics, data]: EthLog) => ({ address, topics, data }),
+      );
+      return {
+        kind: 'included',
+        status,
+        gasUsed: res.totalGasSpent,
+        logs,
+        contractAddress: tx.to === undefined ? generateAddress(tx.from, bigIntToBytes(tx.nonce)) : undefined,
+        returnData: res.execResult.returnValue,
+        failure,
+        instructions: this.opts.host.instructionCounter() - start,
+      };
+    } finally {
+      ex.budget.end();
+    }
+  }
+
+  /** A transaction stopped from outside EthereumJS: its effects are gone; charge all gas, bump the nonce. */
+  private settleHalted(
+    ex: Executor,
+    tx: ExecTx,
+    env: BlockEnv,
+    code: ErrorCode,
+    message: string,
+    start: bigint,
+  ): IncludedOutcome {
+    const price =
+      tx.type === 2
+        ? min(tx.maxFeePerGas, env.baseFeePerGas + tx.maxPriorityFeePerGas)
+        : tx.maxFeePerGas;
+    const fee = tx.gasLimit * price;
+    const sender = ex.sm.getAccountRecord(tx.from);
+    const balance = (sender?.balance ?? 0n) - fee;
+    ex.sm.putAccountSync(
+      tx.from,
+      (sender?.nonce ?? 0n) + 1n,
+      balance < 0n ? 0n : balance,
+      sender?.codeHash ?? KECCAK256_NULL,
+    );
+    const tip = tx.gasLimit * (price - env.baseFeePerGas);
+    if (tip > 0n) {
+      const cb = ex.sm.getAccountRecord(env.coinbase);
+      ex.sm.putAccountSync(env.coinbase, cb?.nonce ?? 0n, (cb?.balance ?? 0n) + tip, cb?.codeHash ?? KECCAK256_NULL);
+    }
+    ex.sm.originalStorageCache.clear();
+    return {
+      kind: 'included',
+      status: 0,
+      gasUsed: tx.gasLimit,
+      logs: [],
+      contractAddress: tx.to === undefined ? generateAddress(tx.from, bigIntToBytes(tx.nonce)) : undefined,
+      returnData: new Uint8Array(0),
+      failure: { code, message },
+      instructions: this.opts.host.instructionCounter() - start,
+    };
+  }
+
+  private buildTx(tx: ExecTx): TypedTransaction {
+    const opts = { common: this.common, freeze: false };
+    const base = {
+      nonce: tx.nonce,
+      gasLimit: tx.gasLimit,
+      to: tx.to === undefined ? undefined : new EthAddress(tx.to),
+      value: tx.value,
+      data: tx.data,
+    };
+    const accessList = tx.accessList.map(([a, slots]) => [a, [...slots]] as [Uint8Array, Uint8Array[]]);
+    let ethTx: TypedTransaction;
+    if (tx.type === 0) ethTx = createLegacyTx({ ...base, gasPrice: tx.maxFeePerGas }, opts);
+    else if (tx.type === 1) ethTx = createAccessList2930Tx({ ...base, gasPrice: tx.maxFeePerGas, accessList }, opts);
+    else {
+      ethTx = createFeeMarket1559Tx(
+        { ...base, maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas, accessList },
+        opts,
+      );
+    }
+    const sender = new EthAddress(tx.from);
+    Object.defineProperty(ethTx, 'getSenderAddress', { value: () => sender });
+    Object.defineProperty(ethTx, 'getSenderPublicKey', {
+      value: () => {
+        throw new Error('sender recovery is not allowed during execution');
+      },
+    });
+    return ethTx;
+  }
+}
+
+function rejected(code: RejectedOutcome['code'], message: string): RejectedOutcome {
+  return { kind: 'rejected', code, message };
+}
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/** Clears what an aborted runTx leaves behind in the EVM (open journal levels, transient storage). */
+function resetEvm(vm: VM): void {
+  const evm = vm.evm as unknown as { journal: { cleanJournal(): void }; transientStorage: { clear(): void } };
+  evm.journal.cleanJournal();
+  evm.transientStorage.clear();
+  vm.stateManager.originalStorageCache.clear();
+}
+
+/** The block header fields EthereumJS reads during runTx, without building a real Block. */
+function makeEthBlock(env: BlockEnv, common: Common): Block {
+  const header = {
+    number: env.number,
+    timestamp: env.timestamp,
+    gasLimit: env.gasLimit,
+    gasUsed: 0n,
+    baseFeePerGas: env.baseFeePerGas,
+    coinbase: new EthAddress(env.coinbase),
+    prevRandao: env.prevRandao,
+    mixHash: env.prevRandao,
+    parentHash: env.parentHash,
+    difficulty: 0n,
+    getBlobGasPrice: () => 1n,
+  };
+  return { header, common } as unknown as Block;
+}

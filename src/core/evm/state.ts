@@ -1,0 +1,488 @@
+// Flat state manager: EthereumJS's StateManagerInterface over three KvMaps (accounts, code, storage),
+// with a per-block write-through cache and nested checkpoints kept as an undo journal (DESIGN rule 2).
+//
+// - Reads go cache -> KvMap and are cached for the rest of the block (clean entries).
+// - Writes replace the cached value and push an undo entry; checkpoint() remembers the journal length,
+//   revert() undoes back to it, commit() just forgets the mark. No map is ever copied.
+// - Nothing reaches the KvMaps until commitBlock(); abortBlock() drops the cache.
+// - originalStorageCache (EIP-2200/3529 SSTORE gas) answers "value at the start of the transaction":
+//   the first write of a slot in a transaction records the value it replaced; unwritten slots are
+//   unchanged since the transaction began, so their current value is the original.
+//
+// stateRoot (no trie): a hash chain over net state changes,
+//   root(block) = keccak256(root(parent) || keccak256(W)) if the block changed state, else root(parent),
+//   where W is the concatenation, in ascending key order, of every entry whose value differs from its
+//   value at the start of the block: accounts first (0x01 || address || len:2 BE || record, len 0 = key
+//   removed), then storage (0x02 || storageKey || len:1 || value, len 0 = slot cleared). Genesis
+//   credits chain the same way, one entry at a time. The encodings are those of ./encoding.ts.
+
+import type { Address } from '@ethereumjs/util';
+import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import type { KvMap } from '../host.js';
+import { keccak256 } from '../crypto.js';
+import {
+  type AccountRecord,
+  decodeAccount,
+  encodeAccount,
+  storageKey,
+  toHex,
+  unpad,
+} from './encoding.js';
+
+/** Reported as Account.storageRoot when an account may hold storage (EIP-7610 collision checks only test non-emptiness). */
+export const STORAGE_PRESENT_ROOT = new Uint8Array(32).fill(0x5a);
+/** Where the head state root lives: a key no address can equal (addresses are 20 bytes). */
+export const STATE_ROOT_KEY = new TextEncoder().encode('stateRoot');
+const ZERO_ROOT = new Uint8Array(32);
+const EMPTY = new Uint8Array(0);
+
+interface AccountSlot {
+  readonly address: Uint8Array;
+  /** null: no account and no tombstone. */
+  rec: AccountRecord | null;
+  /** Encoded value at the start of the block (undefined = absent), to skip no-op writes at commit. */
+  readonly base: Uint8Array | undefined;
+  dirty: boolean;
+}
+
+interface StorageSlot {
+  readonly key: Uint8Array; // address || gen || slot
+  value: Uint8Array; // unpadded, EMPTY = zero
+  readonly base: Uint8Array;
+  dirty: boolean;
+  /** Value before the first write of transaction number `origTx` (see originalStorageCache). */
+  orig: Uint8Array;
+  origTx: number;
+}
+
+type UndoEntry =
+  | { readonly a: AccountSlot; readonly rec: AccountRecord | null; readonly dirty: boolean }
+  | { readonly s: StorageSlot; readonly value: Uint8Array; readonly dirty: boolean };
+
+export interface FlatStateMaps {
+  readonly accounts: KvMap;
+  readonly code: KvMap;
+  readonly storage: KvMap;
+}
+
+export interface FlatStateHooks {
+  /** Called before hashing `length` bytes of new code, so the instruction budget can stop the transaction first. */
+  beforeCodeHash?(length: number): void;
+}
+
+/** A position in the undo journal, for rolling a whole transaction back from outside EthereumJS. */
+export interface StateMark {
+  readonly journalLength: number;
+  readonly depth: number;
+}
+
+export class FlatStateManager {
+  private accounts = new Map<string, AccountSlot>();
+  private storage = new Map<string, StorageSlot>();
+  private newCode = new Map<string, Uint8Array>();
+  private journal: UndoEntry[] = [];
+  private marks: number[] = [];
+  /** Transaction counter: a slot's `orig` is valid only while its origTx equals this. */
+  private txSeq = 1;
+  /** Code is content-addressed and immutable, so this cache survives blocks. */
+  private static readonly CODE_CACHE_MAX = 256;
+  private codeCache = new Map<string, Uint8Array>();
+
+  readonly originalStorageCache: { get(address: Address, key: Uint8Array): Promise<Uint8Array>; clear(): void };
+
+  constructor(
+    readonly maps: FlatStateMaps,
+    private readonly hooks: FlatStateHooks = {},
+  ) {
+    this.originalStorageCache = {
+      get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => this.originalStorageSync(address.bytes, key),
+      clear: (): void => {
+        this.txSeq++;
+      },
+    };
+  }
+
+  // ---- accounts ----
+
+  private accountSlot(address: Uint8Array): AccountSlot {
+    const k = toHex(address);
+    let slot = this.accounts.get(k);
+    if (slot === undefined) {
+      const raw = this.maps.accounts.get(address);
+      slot = { address: address.slice(), rec: raw === undefined ? null : decodeAccount(raw), base: raw, dirty: false };
+      this.accounts.set(k, slot);
+    }
+    return slot;
+  }
+
+  private writeAccount(slot: AccountSlot, rec: AccountRecord | null): void {
+    this.journal.push({ a: slot, rec: slot.rec, dirty: slot.dirty });
+    slot.rec = rec;
+    slot.dirty = true;
+  }
+
+  getAccountRecord(address: Uint8Array): AccountRecord | undefined {
+    const rec = this.accountSlot(address).rec;
+    return rec !== null && rec.exists ? rec : undefined;
+  }
+
+  async getAccount(address: Address): Promise<Account | undefined> {
+    const rec = this.getAccountRecord(address.bytes);
+    if (rec === undefined) return undefined;
+    return new Account(
+      rec.nonce,
+      rec.balance,
+      rec.hasStorage ? STORAGE_PRESENT_ROOT : KECCAK256_RLP,
+      rec.codeHash ?? KECCAK256_NULL,
+      rec.codeSize,
+    );
+  }
+
+  async putAccount(address: Address, account?: Account): Promise<void> {
+    if (account === undefined) return this.deleteAccount(address);
+    this.putAccountSync(address.bytes, account.nonce, account.balance, account.codeHash);
+  }
+
+  /** nonce/balance/codeHash come from EthereumJS; generation and storage presence are ours and always kept. */
+  putAccountSync(address: Uint8Array, nonce: bigint, balance: bigint, codeHash: Uint8Array): void {
+    const slot = this.accountSlot(address);
+    const prev = slot.rec;
+    const noCode = codeHash.length === 0 || equal(codeHash, KECCAK256_NULL);
+    let newHash: Uint8Array | undefined;
+    let codeSize = 0;
+    if (!noCode) {
+      if (prev !== null && prev.codeHash !== undefined && equal(prev.codeHash, codeHash)) {
+        newHash = prev.codeHash;
+        codeSize = prev.codeSize;
+      } else {
+        newHash = codeHash.slice();
+        codeSize = this.codeByHash(newHash).length;
+      }
+    }
+    this.writeAccount(slot, {
+      exists: true,
+      nonce,
+      balance,
+      codeHash: newHash,
+      codeSize,
+      gen: prev?.gen ?? 0,
+      hasStorage: prev !== null && prev.exists && prev.hasStorage,
+    });
+  }
+
+  async deleteAccount(address: Address): Promise<void> {
+    this.deleteAccountSync(address.bytes);
+  }
+
+  deleteAccountSync(address: Uint8Array): void {
+    const slot = this.accountSlot(address);
+    const prev = slot.rec;
+    if (prev === null || !prev.exists) return;
+    // Deleting an account deletes its storage: move to a fresh generation if any slot may be set.
+    const gen = prev.hasStorage ? prev.gen + 1 : prev.gen;
+    this.writeAccount(
+      slot,
+      gen === 0 ? null : { exists: false, nonce: 0n, balance: 0n, codeHash: undefined, codeSize: 0, gen, hasStorage: false },
+    );
+  }
+
+  async modifyAccountFields(
+    address: Address,
+    fields: { nonce?: bigint; balance?: bigint; codeHash?: Uint8Array; storageRoot?: Uint8Array; codeSize?: number },
+  ): Promise<void> {
+    const rec = this.getAccountRecord(address.bytes);
+    this.putAccountSync(
+      address.bytes,
+      fields.nonce ?? rec?.nonce ?? 0n,
+      fields.balance ?? rec?.balance ?? 0n,
+      fields.codeHash ?? rec?.codeHash ?? KECCAK256_NULL,
+    );
+  }
+
+  // ---- code ----
+
+  private codeByHash(hash: Uint8Array): Uint8Array {
+    const k = toHex(hash);
+    const fresh = this.newCode.get(k) ?? this.codeCache.get(k);
+    if (fresh !== undefined) return fresh;
+    const code = this.maps.code.get(hash);
+    if (code === undefined) return EMPTY;
+    if (this.codeCache.size >= FlatStateManager.CODE_CACHE_MAX) {
+      const oldest = this.codeCache.keys().next().value;
+      if (oldest !== undefined) this.codeCache.delete(oldest);
+    }
+    this.codeCache.set(k, code);
+    return code;
+  }
+
+  async putCode(address: Address, code: Uint8Array): Promise<void> {
+    const slot = this.accountSlot(address.bytes);
+    const prev = slot.rec !== null && slot.rec.exists ? slot.rec : undefined;
+    let codeHash: Uint8Array | undefined;
+    if (code.length > 0) {
+      this.hooks.beforeCodeHash?.(code.length);
+      codeHash = keccak256(code);
+      const k = toHex(codeHash);
+      if (!this.newCode.has(k) && !this.codeCache.has(k)) this.newCode.set(k, code.slice());
+    }
+    this.writeAccount(slot, {
+      exists: true,
+      nonce: prev?.nonce ?? 0n,
+      balance: prev?.balance ?? 0n,
+      codeHash,
+      codeSize: code.length,
+      gen: slot.rec?.gen ?? 0,
+      hasStorage: prev?.hasStorage ?? false,
+    });
+  }
+
+  async getCode(address: Address): Promise<Uint8Array> {
+    return this.getCodeSync(address.bytes);
+  }
+
+  getCodeSync(address: Uint8Array): Uint8Array {
+    const rec = this.getAccountRecord(address);
+    if (rec === undefined || rec.codeHash === undefined) return EMPTY;
+    return this.codeByHash(rec.codeHash);
+  }
+
+  async getCodeSize(address: Address): Promise<number> {
+    return this.getAccountRecord(address.bytes)?.codeSize ?? 0;
+  }
+
+  // ---- storage ----
+
+  private storageSlot(address: Uint8Array, gen: number, slotKey: Uint8Array): StorageSlot {
+    const k = toHex(address) + gen.toString(16) + ':' + toHex(slotKey);
+    let s = this.storage.get(k);
+    if (s === undefined) {
+      const key = storageKey(address, gen, slotKey);
+      const v = this.maps.storage.get(key) ?? EMPTY;
+      s = { key, value: v, base: v, dirty: false, orig: v, origTx: 0 };
+      this.storage.set(k, s);
+    }
+    return s;
+  }
+
+  async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    return this.getStorageSync(address.bytes, key);
+  }
+
+  getStorageSync(address: Uint8Array, key: Uint8Array): Uint8Array {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    const rec = this.getAccountRecord(address);
+    if (rec === undefined) return EMPTY;
+    return this.storageSlot(address, rec.gen, key).value;
+  }
+
+  private originalStorageSync(address: Uint8Array, key: Uint8Array): Uint8Array {
+    const rec = this.getAccountRecord(address);
+    if (rec === undefined) return EMPTY;
+    const s = this.storageSlot(address, rec.gen, key);
+    return s.origTx === this.txSeq ? s.orig : s.value;
+  }
+
+  async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
+    const a = this.accountSlot(address.bytes);
+    const rec = a.rec;
+    if (rec === null || !rec.exists) throw new Error('putStorage() called on a non-existing account');
+    const s = this.storageSlot(address.bytes, rec.gen, key);
+    if (s.origTx !== this.txSeq) {
+      s.orig = s.value;
+      s.origTx = this.txSeq;
+    }
+    const v = unpad(value);
+    this.journal.push({ s, value: s.value, dirty: s.dirty });
+    s.value = v.length === 0 ? EMPTY : v.slice();
+    s.dirty = true;
+    if (v.length > 0 && !rec.hasStorage) this.writeAccount(a, { ...rec, hasStorage: true });
+  }
+
+  async clearStorage(address: Address): Promise<void> {
+    const a = this.accountSlot(address.bytes);
+    const rec = a.rec;
+    if (rec === null || !rec.exists || !rec.hasStorage) return;
+    this.writeAccount(a, { ...rec, gen: rec.gen + 1, hasStorage: false });
+  }
+
+  // ---- checkpoints ----
+
+  async checkpoint(): Promise<void> {
+    this.marks.push(this.journal.length);
+  }
+
+  async commit(): Promise<void> {
+    this.marks.pop();
+  }
+
+  async revert(): Promise<void> {
+    const m = this.marks.pop();
+    this.undoTo(m ?? 0);
+  }
+
+  private undoTo(length: number): void {
+    const j = this.journal;
+    for (let i = j.length - 1; i >= length; i--) {
+      const e = j[i]!;
+      if ('a' in e) {
+        e.a.rec = e.rec;
+        e.a.dirty = e.dirty;
+      } else {
+        e.s.value = e.value;
+        e.s.dirty = e.dirty;
+      }
+    }
+    j.length = length;
+  }
+
+  mark(): StateMark {
+    // At depth 0 nothing can revert past this point, so the journal so far is no longer needed.
+    if (this.marks.length === 0) this.journal.length = 0;
+    return { journalLength: this.journal.length, depth: this.marks.length };
+  }
+
+  /** Undo everything since `mark`, including checkpoints EthereumJS left open when execution was aborted. */
+  rollbackTo(mark: StateMark): void {
+    this.undoTo(mark.journalLength);
+    this.marks.length = mark.depth;
+    this.txSeq++;
+  }
+
+  // ---- block lifecycle ----
+
+  hasPendingWrites(): boolean {
+    for (const a of this.accounts.values()) if (a.dirty) return true;
+    for (const s of this.storage.values()) if (s.dirty) return true;
+    return false;
+  }
+
+  /** Drops every uncommitted write (abortBlock, or after eth_call). */
+  discard(): void {
+    this.accounts = new Map();
+    this.storage = new Map();
+    this.newCode = new Map();
+    this.journal = [];
+    this.marks = [];
+    this.txSeq++;
+  }
+
+  headStateRoot(): Uint8Array {
+    return this.maps.accounts.get(STATE_ROOT_KEY) ?? ZERO_ROOT;
+  }
+
+  /** Writes the block's net changes to the KvMaps and advances the state root (see the header comment). */
+  commitToMaps(): Uint8Array {
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    const push = (b: Uint8Array): void => {
+      parts.push(b);
+      total += b.length;
+    };
+    const accountKeys = [...this.accounts.keys()].sort();
+    const referencedCode: Uint8Array[] = [];
+    for (const k of accountKeys) {
+      const a = this.accounts.get(k)!;
+      if (!a.dirty) continue;
+      const enc = a.rec === null ? undefined : encodeAccount(a.rec);
+      if (enc === undefined ? a.base === undefined : a.base !== undefined && equal(enc, a.base)) continue;
+      if (enc === undefined) this.maps.accounts.remove(a.address);
+      else this.maps.accounts.insert(a.address, enc);
+      if (a.rec?.codeHash !== undefined) referencedCode.push(a.rec.codeHash);
+      const len = enc?.length ?? 0;
+      push(Uint8Array.of(0x01));
+      push(a.address);
+      push(Uint8Array.of(len >> 8, len & 0xff));
+      if (enc !== undefined) push(enc);
+    }
+    for (const h of referencedCode) {
+      const k = toHex(h);
+      const code = this.newCode.get(k);
+      if (code === undefined) continue;
+      if (!this.maps.code.containsKey(h)) this.maps.code.insert(h, code);
+      this.codeCache.set(k, code);
+    }
+    const storageEntries = [...this.storage.values()].filter((s) => s.dirty && !equal(s.value, s.base));
+    storageEntries.sort((x, y) => compareBytes(x.key, y.key));
+    for (const s of storageEntries) {
+      if (s.value.length === 0) this.maps.storage.remove(s.key);
+      else this.maps.storage.insert(s.key, s.value);
+      push(Uint8Array.of(0x02));
+      push(s.key);
+      push(Uint8Array.of(s.value.length));
+      push(s.value);
+    }
+    this.discard();
+    const parent = this.headStateRoot();
+    if (total === 0) return parent;
+    const w = new Uint8Array(total);
+    let off = 0;
+    for (const p of parts) {
+      w.set(p, off);
+      off += p.length;
+    }
+    const root = keccak256(concat(parent, keccak256(w)));
+    this.maps.accounts.insert(STATE_ROOT_KEY, root);
+    return root;
+  }
+
+  // ---- StateManagerInterface odds and ends ----
+
+  async getStateRoot(): Promise<Uint8Array> {
+    return this.headStateRoot();
+  }
+  async setStateRoot(root: Uint8Array): Promise<void> {
+    if (!equal(root, this.headStateRoot())) throw new Error('flat state keeps only the head state');
+  }
+  async hasStateRoot(root: Uint8Array): Promise<boolean> {
+    return equal(root, this.headStateRoot());
+  }
+  async flush(): Promise<void> {}
+  clearCaches(): void {}
+  shallowCopy(): FlatStateManager {
+    return new FlatStateManager(this.maps, this.hooks);
+  }
+}
+
+export function equal(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+export function concat(...xs: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const x of xs) n += x.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const x of xs) {
+    out.set(x, o);
+    o += x.length;
+  }
+  return out;
+}
+
+/** Reads an account record from the committed maps, bypassing any block cache (head queries). */
+export function readHeadAccount(accounts: KvMap, address: Uint8Array): AccountRecord | undefined {
+  const raw = accounts.get(address);
+  if (raw === undefined) return undefined;
+  const rec = decodeAccount(raw);
+  return rec.exists ? rec : undefined;
+}
+
+/** Chains one out-of-block write (genesis credit) into the state root, exactly as a one-entry block would. */
+export function chainGenesisWrite(accounts: KvMap, address: Uint8Array, enc: Uint8Array): void {
+  const parent = accounts.get(STATE_ROOT_KEY) ?? ZERO_ROOT;
+  const w = concat(Uint8Array.of(0x01), address, Uint8Array.of(enc.length >> 8, enc.length & 0xff), enc);
+  accounts.insert(STATE_ROOT_KEY, keccak256(concat(parent, keccak256(w))));
+}
