@@ -1,0 +1,237 @@
+// Stable memory: sparse 64 KiB pages (only pages ever written are allocated), an undo log per message
+// (first write to a page saves its old contents, so a trap or a query restores exactly those pages), and
+// an optional file backing that receives only the pages dirtied since the last flush.
+import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync, fstatSync, ftruncateSync } from 'node:fs';
+
+export const WASM_PAGE = 65536;
+
+export class StableMemory {
+  private pages = new Map<number, Buffer>();
+  private sizePages = 0n;
+  // Undo log of the running message: page index -> contents before the message (undefined = absent).
+  private undo = new Map<number, Buffer | undefined>();
+  private sizeBefore = 0n;
+  // Pages changed by committed messages and not yet flushed to the file.
+  private dirty = new Set<number>();
+
+  constructor(readonly maxPages: bigint) {}
+
+  get size(): bigint {
+    return this.sizePages;
+  }
+
+  /** Number of pages actually held in memory (the logical size can be much larger). */
+  get allocatedPages(): number {
+    return this.pages.size;
+  }
+
+  grow(n: bigint): bigint {
+    const old = this.sizePages;
+    if (n < 0n || old + n > this.maxPages) return -1n;
+    this.sizePages = old + n;
+    return old;
+  }
+
+  read(dst: Uint8Array, offset: bigint, size: bigint): void {
+    this.checkRange(offset, size);
+    let off = Number(offset);
+    let done = 0;
+    const len = Number(size);
+    while (done < len) {
+      const page = Math.floor(off / WASM_PAGE);
+      const inPage = off % WASM_PAGE;
+      const n = Math.min(WASM_PAGE - inPage, len - done);
+      const p = this.pages.get(page);
+      if (p === undefined) dst.fill(0, done, done + n);
+      else dst.set(p.subarray(inPage, inPage + n), done);
+      done += n;
+      off += n;
+    }
+  }
+
+  write(offset: bigint, src: Uint8Array): void {
+    this.checkRange(offset, BigInt(src.length));
+    let off = Number(offset);
+    let done = 0;
+    while (done < src.length) {
+      const page = Math.floor(off / WASM_PAGE);
+      const inPage = off % WASM_PAGE;
+      const n = Math.min(WASM_PAGE - inPage, src.length - done);
+      let p = this.pages.get(page);
+      if (!this.undo.has(page)) this.undo.set(page, p === undefined ? undefined : Buffer.from(p));
+      if (p === undefined) {
+        p = Buffer.alloc(WASM_PAGE);
+        this.pages.set(page, p);
+      }
+      p.set(src.subarray(done, done + n), inPage);
+      done += n;
+      off += n;
+    }
+  }
+
+  private checkRange(offset: bigint, size: bigint): void {
+    if (offset < 0n || size < 0n || offset + size > this.sizePages * BigInt(WASM_PAGE)) {
+      throw new RangeError(`stable memory access out of bounds: offset ${offset} size ${size}, stable size ${this.sizePages} pages`);
+    }
+  }
+
+  /** Start of a message: remember the size; the undo log is empty. */
+  begin(): void {
+    this.undo.clear();
+    this.sizeBefore = this.sizePages;
+  }
+
+  /** Keep the message's writes; returns the number of pages it touched. */
+  commit(): number {
+    const n = this.undo.size;
+    for (const page of this.undo.keys()) this.dirty.add(page);
+    this.undo.clear();
+    this.sizeBefore = this.sizePages;
+    return n;
+  }
+
+  /** Undo the message's writes and growth; returns the number of pages restored. */
+  rollback(): number {
+    const n = this.undo.size;
+    for (const [page, old] of this.undo) {
+      if (old === undefined) this.pages.delete(page);
+      else this.pages.set(page, old);
+    }
+    this.undo.clear();
+    this.sizePages = this.sizeBefore;
+    return n;
+  }
+
+  takeDirty(): { pages: [number, Buffer][]; size: bigint } {
+    const pages: [number, Buffer][] = [];
+    for (const i of [...this.dirty].sort((a, b) => a - b)) pages.push([i, this.pages.get(i) ?? Buffer.alloc(WASM_PAGE)]);
+    this.dirty.clear();
+    return { pages, size: this.sizePages };
+  }
+
+  /** Load from a file image (all-zero pages stay unallocated). */
+  loadImage(fd: number, sizePages: bigint): void {
+    this.pages.clear();
+    this.dirty.clear();
+    this.undo.clear();
+    this.sizePages = sizePages;
+    this.sizeBefore = sizePages;
+    const fileLen = fstatSync(fd).size;
+    const buf = Buffer.alloc(WASM_PAGE);
+    const zero = Buffer.alloc(WASM_PAGE);
+    for (let i = 0; i * WASM_PAGE < fileLen && BigInt(i) < sizePages; i++) {
+      buf.fill(0);
+      readSync(fd, buf, 0, WASM_PAGE, i * WASM_PAGE);
+      if (!buf.equals(zero)) this.pages.set(i, Buffer.from(buf));
+    }
+  }
+}
+
+/**
+ * The stable-memory file and its journal. A flush is crash-safe: the dirty pages and the new metadata go to
+ * `<file>.journal` first (fsync), then into the image in place (fsync), then the metadata JSON is replaced
+ * atomically (write temp + rename) and the journal removed. On open, a complete journal is replayed; an
+ * incomplete one (crash while writing it) is discarded, leaving the image as of the previous flush.
+ * With `fsync: false` the same order is kept but nothing is forced to disk (a machine crash may lose recent
+ * messages; a process crash cannot).
+ */
+export class StableFile {
+  private fd: number;
+  private readonly journal: string;
+  readonly metaPath: string;
+
+  constructor(
+    readonly path: string,
+    private readonly fsync: boolean,
+  ) {
+    this.journal = `${path}.journal`;
+    this.metaPath = `${path}.meta.json`;
+    this.fd = openSync(path, existsSync(path) ? 'r+' : 'w+');
+    this.replayJournal();
+  }
+
+  get descriptor(): number {
+    return this.fd;
+  }
+
+  // Journal layout: repeated [u32 page index][64 KiB data], then JSON metadata, then
+  // [u32 page count][u32 meta length]["ICHJ" magic]. The trailer is written last, so its presence means complete.
+  flush(pages: [number, Buffer][], meta: string): void {
+    const metaBytes = Buffer.from(meta, 'utf8');
+    const jfd = openSync(this.journal, 'w');
+    try {
+      const idx = Buffer.alloc(4);
+      for (const [i, data] of pages) {
+        idx.writeUInt32LE(i);
+        writeSync(jfd, idx);
+        writeSync(jfd, data);
+      }
+      writeSync(jfd, metaBytes);
+      const trailer = Buffer.alloc(12);
+      trailer.writeUInt32LE(pages.length, 0);
+      trailer.writeUInt32LE(metaBytes.length, 4);
+      trailer.write('ICHJ', 8, 'latin1');
+      writeSync(jfd, trailer);
+      if (this.fsync) fsyncSync(jfd);
+    } finally {
+      closeSync(jfd);
+    }
+    this.apply(pages, metaBytes);
+  }
+
+  private apply(pages: [number, Buffer][], metaBytes: Buffer): void {
+    for (const [i, data] of pages) writeSync(this.fd, data, 0, WASM_PAGE, i * WASM_PAGE);
+    if (this.fsync) fsyncSync(this.fd);
+    const tmp = `${this.metaPath}.tmp`;
+    const mfd = openSync(tmp, 'w');
+    try {
+      writeSync(mfd, metaBytes);
+      if (this.fsync) fsyncSync(mfd);
+    } finally {
+      closeSync(mfd);
+    }
+    renameSync(tmp, this.metaPath);
+    rmSync(this.journal, { force: true });
+  }
+
+  private replayJournal(): void {
+    if (!existsSync(this.journal)) return;
+    const jfd = openSync(this.journal, 'r');
+    let pages: [number, Buffer][] | undefined;
+    let meta: Buffer | undefined;
+    try {
+      const len = fstatSync(jfd).size;
+      if (len >= 12) {
+        const trailer = Buffer.alloc(12);
+        readSync(jfd, trailer, 0, 12, len - 12);
+        const count = trailer.readUInt32LE(0);
+        const metaLen = trailer.readUInt32LE(4);
+        if (trailer.toString('latin1', 8, 12) === 'ICHJ' && len === count * (4 + WASM_PAGE) + metaLen + 12) {
+          pages = [];
+          for (let k = 0; k < count; k++) {
+            const rec = Buffer.alloc(4 + WASM_PAGE);
+            readSync(jfd, rec, 0, rec.length, k * rec.length);
+            pages.push([rec.readUInt32LE(0), rec.subarray(4)]);
+          }
+          meta = Buffer.alloc(metaLen);
+          readSync(jfd, meta, 0, metaLen, count * (4 + WASM_PAGE));
+        }
+      }
+    } finally {
+      closeSync(jfd);
+    }
+    if (pages !== undefined && meta !== undefined) this.apply(pages, meta);
+    else rmSync(this.journal, { force: true });
+  }
+
+  /** Drop everything (a fresh install over an old file). */
+  reset(): void {
+    ftruncateSync(this.fd, 0);
+    rmSync(this.metaPath, { force: true });
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
