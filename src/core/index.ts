@@ -263,6 +263,11 @@ export class EvmCore {
     return b === undefined ? { kind: 'NotFound' } : { kind: 'Found', block: b };
   }
 
+  /** Hash of block n (for the engine's BLOCKHASH: createEvmEngine({ blockHash: (n) => core.getBlockHash(n) })). */
+  getBlockHash(n: bigint): Bytes32 | undefined {
+    return this.store.getBlock(n)?.hash;
+  }
+
   getBlockNumberByHash(hash: Bytes32): bigint | undefined {
     return this.store.getBlockNumberByHash(hash);
   }
