@@ -117,7 +117,7 @@ export class FakeEngine implements ExecutionEngine {
   nonces = new Map<string, bigint>();
   env: BlockEnv | undefined;
   snapshot: [Map<string, bigint>, Map<string, bigint>] | undefined;
-  root = new Uint8Array(32);
+  root: Uint8Array = new Uint8Array(32);
   executed: ExecTx[] = [];
   rejectNext: string | undefined;
 
