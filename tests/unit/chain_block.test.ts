@@ -55,6 +55,13 @@ describe('genesis', () => {
 });
 
 describe('block production', () => {
+  it('runs one production at a time', async () => {
+    const { core } = await setup(fund(A));
+    okValue(core.submitRawTx(sign1559(A)));
+    const [x, y] = await Promise.all([core.produceBlock(), core.produceBlock()]);
+    expect([x.kind, y.kind]).toEqual(['Produced', 'Busy']);
+  });
+
   it('makes no empty blocks', async () => {
     const { core } = await setup(fund(A));
     expect((await core.produceBlock()).kind).toBe('NoPending');

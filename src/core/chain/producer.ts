@@ -119,16 +119,16 @@ export function encodeConsensusReceipt(type: 0 | 1 | 2, status: 0 | 1, cumulativ
   return type === 0 ? body : concatBytes(Uint8Array.of(type), body);
 }
 
-let producing = false;
+/** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
+const producing = new WeakSet<MetaStore>();
 
 export async function produceBlock(d: ProducerDeps): Promise<ProduceResult> {
-  // Timer callbacks can overlap in Node; one production at a time.
-  if (producing) return { kind: 'Busy' };
-  producing = true;
+  if (producing.has(d.meta)) return { kind: 'Busy' };
+  producing.add(d.meta);
   try {
     return await produce(d);
   } finally {
-    producing = false;
+    producing.delete(d.meta);
   }
 }
 
@@ -155,10 +155,8 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
   let dropped = 0;
   const heap = new CandidateHeap();
   const queues = pool.senderQueues();
-  const nextNonce = new Map<string, bigint>();
   for (const [k, q] of [...queues.entries()]) {
     const n = engine.getNonce(q[0]!.sender);
-    nextNonce.set(k, n);
     for (const e of q.filter((e) => e.nonce < n)) {
       pool.drop(e, ErrorCode.SubmitNonceTooLow);
       dropped++;
@@ -239,7 +237,6 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
       logCount += out.logs.length;
       const k = toHex(e.sender);
       const nn = e.nonce + 1n;
-      nextNonce.set(k, nn);
       const q = queues.get(k);
       // The included entry is still at the head of its queue until the pool is updated after commit.
       const next = q?.find((x) => x.nonce === nn);
