@@ -31,7 +31,11 @@ export const IC_UPDATE_INSTRUCTION_LIMIT = 40_000_000_000n;
 export const REPLACEMENT_FEE_BUMP_PERCENT = 10n;
 
 // Instructions one transaction may spend, measured from the counter at its start (DESIGN rule 5).
-// Bounded by the IC query limit (5 B) so eth_call / eth_estimateGas, which run as queries, apply the
-// very same budget and show users the outcome their transaction will get; a block then needs at most
-// the soft limit (4 B) + one transaction (4 B) + its receipt/commit work, far below the 40 B update limit.
-export const TX_INSTRUCTION_BUDGET = 4_000_000_000n;
+// 20 B: a block message needs at most the soft limit (4 B) + one whole transaction (20 B) + the
+// overshoot of the last check and the receipt/commit work (about 2 B) = 26 B, well under the 40 B
+// update limit; and it leaves room for the expensive precompiles real contracts use (a 4-pair BN254
+// pairing for a Groth16 verifier is about 5 B inside the canister, a KZG point evaluation 3.4 B).
+export const TX_INSTRUCTION_BUDGET = 20_000_000_000n;
+// eth_call / eth_estimateGas executed inside an IC query (5 B limit) can only apply a smaller budget;
+// a call that exhausts it there may still fit TX_INSTRUCTION_BUDGET in a block (run it as an update to know).
+export const QUERY_CALL_INSTRUCTION_BUDGET = 4_500_000_000n;

@@ -52,6 +52,8 @@ export interface IncludedOutcome {
   readonly failure: { readonly code: ErrorCode; readonly message: string } | undefined;
   /** Instructions spent executing this transaction (performance counter delta). */
   readonly instructions: bigint;
+  /** The receipt's 256-byte logs bloom, when the engine computed it anyway (saves recomputing its keccaks). */
+  readonly logsBloom?: Uint8Array;
 }
 
 /** The transaction cannot be included at all (nonce no longer matches, balance too low for gas * price, ...). */
@@ -63,6 +65,10 @@ export interface RejectedOutcome {
 
 export type TxOutcome = IncludedOutcome | RejectedOutcome;
 
+export interface CallOptions {
+  readonly instructionBudget?: bigint;
+}
+
 export interface ExecutionEngine {
   /** Opens a block: all runTx calls until commitBlock/abortBlock belong to it. */
   beginBlock(env: BlockEnv): void;
@@ -71,8 +77,12 @@ export interface ExecutionEngine {
   commitBlock(): Promise<{ readonly stateRoot: Bytes32 }>;
   abortBlock(): void;
 
-  /** Executes against head state and discards every change (eth_call / eth_estimateGas). */
-  call(tx: ExecTx, env: BlockEnv): Promise<IncludedOutcome>;
+  /**
+   * Executes against head state and discards every change (eth_call / eth_estimateGas). The instruction
+   * budget defaults to the block one (TX_INSTRUCTION_BUDGET); inside a query pass a smaller one
+   * (QUERY_CALL_INSTRUCTION_BUDGET), the IC stops queries at 5 B.
+   */
+  call(tx: ExecTx, env: BlockEnv, opts?: CallOptions): Promise<IncludedOutcome>;
 
   getBalance(address: Address): bigint;
   getNonce(address: Address): bigint;

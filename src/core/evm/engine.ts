@@ -38,6 +38,7 @@ import type {
   Address,
   BlockEnv,
   Bytes32,
+  CallOptions,
   ExecLog,
   ExecTx,
   ExecutionEngine,
@@ -175,7 +176,7 @@ export class EvmEngine implements ExecutionEngine {
   async runTx(tx: ExecTx): Promise<TxOutcome> {
     const blk = this.block;
     if (blk === undefined) throw new Error('runTx: no open block');
-    const out = await this.execute(this.blockExec, tx, blk, false);
+    const out = await this.execute(this.blockExec, tx, blk, false, this.budget);
     if (out.kind === 'included') blk.gasUsed += out.gasUsed;
     return out;
   }
@@ -203,13 +204,13 @@ export class EvmEngine implements ExecutionEngine {
    * maxFeePerGas 0 runs with base fee 0. What a block would reject (intrinsic gas too low, ...) comes
    * back as status 0 with gasUsed 0 and that rejection's code.
    */
-  async call(tx: ExecTx, env: BlockEnv): Promise<IncludedOutcome> {
+  async call(tx: ExecTx, env: BlockEnv, opts: CallOptions = {}): Promise<IncludedOutcome> {
     const ex = this.callExec;
     ex.sm.discard();
     const callEnv = tx.maxFeePerGas === 0n ? { ...env, baseFeePerGas: 0n } : env;
     const blk: OpenBlock = { env: callEnv, ethBlock: makeEthBlock(callEnv, this.common), gasUsed: 0n };
     try {
-      const out = await this.execute(ex, tx, blk, true);
+      const out = await this.execute(ex, tx, blk, true, opts.instructionBudget ?? this.budget);
       if (out.kind === 'included') return out;
       return {
         kind: 'included',
@@ -273,8 +274,14 @@ export class EvmEngine implements ExecutionEngine {
 
   // ---- execution ----
 
-  private async execute(ex: Executor, tx: ExecTx, blk: OpenBlock, isCall: boolean): Promise<TxOutcome> {
-    const start = ex.budget.begin(this.budget);
+  private async execute(
+    ex: Executor,
+    tx: ExecTx,
+    blk: OpenBlock,
+    isCall: boolean,
+    budget: bigint,
+  ): Promise<TxOutcome> {
+    const start = ex.budget.begin(budget);
     try {
       const env = blk.env;
       if (!isCall && tx.gasLimit > env.gasLimit - blk.gasUsed) {
@@ -352,6 +359,7 @@ export class EvmEngine implements ExecutionEngine {
         returnData: res.execResult.returnValue,
         failure,
         instructions: this.opts.host.instructionCounter() - start,
+        logsBloom: res.bloom.bitvector,
       };
     } finally {
       ex.budget.end();
