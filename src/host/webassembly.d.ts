@@ -26,6 +26,7 @@ declare global {
       readonly exports: Record<string, ExportValue | undefined>;
     }
     class Memory {
+      constructor(descriptor: { initial: number; maximum?: number });
       readonly buffer: ArrayBuffer;
       grow(delta: number): number;
     }

@@ -196,3 +196,20 @@ describe('stable memory file', () => {
     }
   });
 });
+
+describe('wall clock', () => {
+  it('fires timers by itself in wall-clock mode', async () => {
+    const host = await fresh({ clock: 'wall', wallTickMs: 10 });
+    try {
+      const before = host.now();
+      await host.updateCandid('set_timer', [IDL.Nat32], [1], [IDL.Nat64]);
+      expect(host.queryCandid('timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)])).toEqual([0n, 0n]);
+      await new Promise((r) => setTimeout(r, 1300));
+      const [fired, at] = host.queryCandid<[bigint, bigint]>('timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)]);
+      expect(fired).toBe(1n);
+      expect(at).toBeGreaterThanOrEqual(before + 1_000_000_000n);
+    } finally {
+      host.close();
+    }
+  });
+});
