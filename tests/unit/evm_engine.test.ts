@@ -333,7 +333,7 @@ describe('precompiles', () => {
       hex(word(4096n)) + '73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001',
     );
     const bad = KZG_POINT_EVALUATION_INPUT.slice();
-    bad[95] ^= 1; // y
+    bad[95] = bad[95]! ^ 1; // y
     const o = await callPrecompile(0x0a, bad);
     expect(o).toMatchObject({ status: 0, failure: { code: 'exec.halt.precompile_error' }, gasUsed: 1_000_000n });
   });

@@ -1,0 +1,186 @@
+// The per-transaction instruction budget and the per-transaction log limit (DESIGN rule 5).
+import { getActivePrecompiles } from '@ethereumjs/evm';
+import { describe, expect, it } from 'vitest';
+import { MAX_LOGS_PER_TX } from '../../src/core/constants.js';
+import type { ExecTx } from '../../src/core/engine.js';
+import { probePrecompileGas } from '../../src/core/evm/budget.js';
+import {
+  KZG_POINT_EVALUATION_INPUT,
+  bls12PairingInput,
+  bn254PairingInput,
+} from '../../src/core/evm/warmup.js';
+import { MemoryCoreHost } from '../../src/core/host.js';
+import { asm, deployCode, hex, label, ref, word } from './evm_asm.js';
+import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from './evm_fixtures.js';
+
+/** A host whose counter advances by `perRead` on every read, so budget exhaustion is deterministic under Node. */
+class SteppingHost extends MemoryCoreHost {
+  constructor(readonly perRead: bigint) {
+    super();
+  }
+  override instructionCounter(): bigint {
+    this.instructions += this.perRead;
+    return this.instructions;
+  }
+}
+
+// SSTORE(0, 1) then loop forever on JUMPDEST.
+const SPIN = asm(1, 0, 'SSTORE', label('top'), ref('top'), 'JUMP');
+// LOG0 `calldata[0]` times.
+const LOGGER = asm(0, 'CALLDATALOAD', label('top'), 'DUP1', 'ISZERO', ref('end'), 'JUMPI', 0, 0, 'LOG0', 1, 'SWAP1', 'SUB', ref('top'), 'JUMP', label('end'), 'STOP');
+
+async function setup(host: MemoryCoreHost, budget: bigint) {
+  const { engine } = await newEngine(host, { txInstructionBudget: budget });
+  engine.setGenesisBalance(ALICE, 100n * ETH);
+  engine.setGenesisBalance(BOB, 100n * ETH);
+  engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
+  const spin = included(await engine.runTx(tx({ nonce: 0n, to: undefined, data: deployCode(SPIN) }))).contractAddress!;
+  const logger = included(await engine.runTx(tx({ nonce: 1n, to: undefined, data: deployCode(LOGGER) }))).contractAddress!;
+  await engine.commitBlock();
+  return { engine, spin, logger };
+}
+
+describe('instruction budget', () => {
+  it('halts a JUMPDEST loop: status 0, all gas used, effects undone, nonce bumped, fee charged', async () => {
+    const host = new SteppingHost(1_000_000n);
+    const { engine, spin } = await setup(host, 500_000_000n);
+    const before = engine.getBalance(BOB);
+    const cbBefore = engine.getBalance(COINBASE);
+    engine.beginBlock(env(2n));
+    const spinTx: ExecTx = tx({ from: BOB, nonce: 0n, to: spin, gasLimit: 2_000_000n });
+    const o = included(await engine.runTx(spinTx));
+    expect(o).toMatchObject({
+      status: 0,
+      gasUsed: 2_000_000n,
+      logs: [],
+      failure: { code: 'exec.halt.instruction_budget' },
+    });
+    // Stopped at the first counter read past the budget: reads are 16 steps apart, 1 M apart here.
+    expect(o.instructions).toBeGreaterThan(500_000_000n);
+    expect(o.instructions).toBeLessThan(503_000_000n);
+    // The block goes on: the next transaction of the same sender sees the bumped nonce.
+    included(await engine.runTx(tx({ from: BOB, nonce: 1n, to: ALICE, gasLimit: 21000n })));
+    await engine.commitBlock();
+    expect(engine.getNonce(BOB)).toBe(2n);
+    expect(hex(engine.getStorage(spin, word(0n)))).toBe(hex(word(0n))); // the SSTORE before the loop is undone
+    expect(engine.getBalance(BOB)).toBe(before - 2_021_000n * (BASE_FEE + TIP));
+    expect(engine.getBalance(COINBASE) - cbBefore).toBe(2_021_000n * TIP);
+  });
+
+  it('is relative to the start of the transaction: same outcome at any position and counter value', async () => {
+    const outcomes = [];
+    for (const [start, preceding] of [
+      [0n, 0],
+      [3_000_000_000n, 3],
+    ] as const) {
+      const host = new SteppingHost(1_000_000n);
+      const { engine, spin } = await setup(host, 500_000_000n);
+      host.instructions = start;
+      engine.beginBlock(env(2n));
+      for (let i = 0; i < preceding; i++) included(await engine.runTx(tx({ nonce: BigInt(2 + i), gasLimit: 21000n })));
+      const o = included(await engine.runTx(tx({ from: BOB, nonce: 0n, to: spin, gasLimit: 1_000_000n })));
+      outcomes.push([o.status, o.gasUsed, o.failure?.code, o.instructions]);
+      engine.abortBlock();
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+  });
+
+  it('an ordinary transaction under the same budget is unaffected, and counter reads are spaced out', async () => {
+    const host = new SteppingHost(1_000_000n);
+    const { engine, logger } = await setup(host, 500_000_000n);
+    engine.beginBlock(env(2n));
+    const o = included(await engine.runTx(tx({ nonce: 2n, to: logger, data: word(3n) })));
+    expect(o.status).toBe(1);
+    expect(o.logs).toHaveLength(3);
+    // About 60 opcode steps, but only a handful of counter reads (1 M each on this host).
+    expect(o.instructions).toBeLessThan(10_000_000n);
+  });
+
+  it('eth_call applies the same budget; a larger call budget lets the loop run out of gas instead', async () => {
+    const host = new SteppingHost(1_000_000n);
+    const { engine, spin } = await setup(host, 500_000_000n);
+    const call = tx({ from: BOB, nonce: 0n, to: spin, gasLimit: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n });
+    const r = await engine.call(call, env(2n));
+    expect(r).toMatchObject({ status: 0, gasUsed: 100_000n, failure: { code: 'exec.halt.instruction_budget' } });
+    const r2 = await engine.call(call, env(2n), { instructionBudget: 10n ** 12n });
+    expect(r2).toMatchObject({ status: 0, gasUsed: 100_000n, failure: { code: 'exec.halt', message: 'out of gas' } });
+  });
+
+  it('checks a precompile before it starts, from the gas it will charge', async () => {
+    const host = new MemoryCoreHost(); // counter stays 0: only reserves can exhaust the budget
+    const { engine } = await setup(host, 1_000_000_000n);
+    engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+    const kzg = new Uint8Array(20);
+    kzg[19] = 0x0a;
+    // KZG: 50000 gas * 100 K instructions/gas > 1 B.
+    const o = included(await engine.runTx(tx({ from: BOB, nonce: 0n, to: kzg, data: KZG_POINT_EVALUATION_INPUT })));
+    expect(o.failure?.code).toBe('exec.halt.instruction_budget');
+    // IDENTITY is cheap and runs.
+    const id = new Uint8Array(20);
+    id[19] = 4;
+    const ok = included(await engine.runTx(tx({ from: BOB, nonce: 1n, to: id, data: new Uint8Array([9]) })));
+    expect(hex(ok.returnData)).toBe('09');
+    // A KECCAK256 over 1 MB reserves 7711 keccak blocks * 5 M > 1 B and stops before hashing.
+    const big = asm(1, 0x100000, 'MSTORE8', 0x100000, 0, 'KECCAK256', 'STOP');
+    const h = included(await engine.runTx(tx({ from: BOB, nonce: 2n, to: undefined, data: big, gasLimit: 3_000_000n })));
+    expect(h.failure?.code).toBe('exec.halt.instruction_budget');
+  });
+
+  it('the gas probe reports exactly what each precompile charges', async () => {
+    const { engine } = await newEngine();
+    const g1 = new Uint8Array([...word(1n), ...word(2n)]);
+    const inputs: Record<number, Uint8Array> = {
+      1: new Uint8Array(128),
+      2: new Uint8Array(100),
+      3: new Uint8Array(100),
+      4: new Uint8Array(100),
+      5: new Uint8Array([...word(1n), ...word(40n), ...word(1n), 3, ...new Uint8Array(39).fill(0xff), 7]),
+      6: new Uint8Array([...g1, ...g1]),
+      7: new Uint8Array([...g1, ...word(2n)]),
+      8: bn254PairingInput(),
+      9: new Uint8Array([0, 0, 0, 12, ...new Uint8Array(209)]),
+      0x0a: KZG_POINT_EVALUATION_INPUT,
+      0x0b: new Uint8Array(256),
+      0x0c: new Uint8Array(160 * 3),
+      0x0d: new Uint8Array(512),
+      0x0e: new Uint8Array(288 * 2),
+      0x0f: bls12PairingInput(),
+      0x10: new Uint8Array(64),
+      0x11: new Uint8Array(128),
+    };
+    const precompiles = getActivePrecompiles(engine.common);
+    expect(precompiles.size).toBe(17);
+    for (const [addr, fn] of precompiles) {
+      const id = parseInt(addr, 16);
+      const opts = { data: inputs[id]!, gasLimit: 10_000_000n, common: engine.common, _EVM: engine.vm.evm };
+      const probed = probePrecompileGas(fn as never, opts);
+      const ran = await (fn as (o: typeof opts) => Promise<{ executionGasUsed: bigint }>)(opts);
+      expect(probed, `precompile ${id}`).toBe(ran.executionGasUsed);
+    }
+  });
+});
+
+describe('log limit', () => {
+  it(`allows ${MAX_LOGS_PER_TX} logs and fails a transaction with more, charging all gas`, async () => {
+    const { engine, logger } = await setup(new MemoryCoreHost(), 10n ** 12n);
+    engine.beginBlock(env(2n));
+    const ok = included(await engine.runTx(tx({ nonce: 2n, to: logger, data: word(BigInt(MAX_LOGS_PER_TX)) })));
+    expect(ok.status).toBe(1);
+    expect(ok.logs).toHaveLength(MAX_LOGS_PER_TX);
+    const tooMany = included(await engine.runTx(tx({ nonce: 3n, to: logger, data: word(BigInt(MAX_LOGS_PER_TX + 1)), gasLimit: 500_000n })));
+    expect(tooMany).toMatchObject({ status: 0, gasUsed: 500_000n, logs: [], failure: { code: 'exec.halt.too_many_logs' } });
+  });
+
+  it('counts only the logs that reach the receipt (a reverted inner call does not count)', async () => {
+    const { engine, logger } = await setup(new MemoryCoreHost(), 10n ** 12n);
+    // CALL logger with calldata 100 (100 logs) and revert afterwards from inside: wrapper = call, then REVERT.
+    const reverter = asm(100, 0, 'MSTORE', 0, 0, 32, 0, 0, new Uint8Array([0x73, ...logger]), 'GAS', 'CALL', 0, 0, 'REVERT');
+    const outer = asm(0, 0, 0, 0, 0, 0, 'CALLDATALOAD', 'GAS', 'CALL', 'POP', 'STOP');
+    engine.beginBlock(env(2n));
+    const r = included(await engine.runTx(tx({ nonce: 2n, to: undefined, data: deployCode(reverter) }))).contractAddress!;
+    const o = included(await engine.runTx(tx({ nonce: 3n, to: undefined, data: deployCode(outer) }))).contractAddress!;
+    const res = included(await engine.runTx(tx({ nonce: 4n, to: o, data: word(BigInt('0x' + hex(r))), gasLimit: 2_000_000n })));
+    expect(res.status).toBe(1);
+    expect(res.logs).toHaveLength(0);
+  });
+});
