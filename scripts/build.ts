@@ -107,9 +107,64 @@ export function build(options: BuildOptions = {}): void {
   log(`wrote ${relative(ROOT, WASM_PATH)} (${size} MB) and ${relative(ROOT, INSTRUMENTED_WASM_PATH)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-/** The instruction-counting copy: placeholder until the host's instrumentation lands. */
+/**
+ * The instruction-counting copy, for profiling on a replica: `ic-wasm instrument --heap-trace` (its default
+ * mode writes traces into stable memory from page 0, where Azle's memory manager lives). --heap-trace adds
+ * a memory maximum that makes Azle's init fail, so the maximum is removed. The Node host does not use this
+ * file: it instruments the plain wasm itself (src/host/prepare.ts).
+ */
 function instrument(input: string, output: string): void {
-  writeFileSync(output, readFileSync(input));
+  const icWasm = join(ROOT, 'node_modules', '@icp-sdk', 'ic-wasm-linux-x64', 'bin', 'ic-wasm');
+  const r = spawnSync(icWasm, [input, '-o', output, 'instrument', '--heap-trace'], { encoding: 'utf8' });
+  if (r.status !== 0) fail(`ic-wasm instrument failed: ${r.stderr || r.error?.message}`);
+  writeFileSync(output, removeMemoryMaximum(readFileSync(output)));
+}
+
+/** Rewrites the memory section (id 5) so that its one memory has a minimum only. */
+export function removeMemoryMaximum(wasm: Uint8Array): Uint8Array {
+  const readLeb = (buf: Uint8Array, at: number): [number, number] => {
+    let value = 0;
+    let shift = 0;
+    let p = at;
+    for (;;) {
+      const b = buf[p++]!;
+      value += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if ((b & 0x80) === 0) return [value, p];
+    }
+  };
+  const leb = (n: number): number[] => {
+    const out: number[] = [];
+    do {
+      let b = n % 128;
+      n = Math.floor(n / 128);
+      if (n > 0) b |= 0x80;
+      out.push(b);
+    } while (n > 0);
+    return out;
+  };
+  let p = 8;
+  while (p < wasm.length) {
+    const id = wasm[p]!;
+    const [size, bodyStart] = readLeb(wasm, p + 1);
+    const end = bodyStart + size;
+    if (id === 5) {
+      const [count, q] = readLeb(wasm, bodyStart);
+      if (count !== 1) fail('instrumented wasm: expected exactly one memory');
+      const flags = wasm[q]!;
+      if ((flags & 1) === 0) return wasm;
+      const [min] = readLeb(wasm, q + 1);
+      const body = [...leb(1), flags & ~1, ...leb(min)];
+      const section = Uint8Array.from([5, ...leb(body.length), ...body]);
+      const out = new Uint8Array(p + section.length + (wasm.length - end));
+      out.set(wasm.subarray(0, p), 0);
+      out.set(section, p);
+      out.set(wasm.subarray(end), p + section.length);
+      return out;
+    }
+    p = end;
+  }
+  return wasm;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -51,7 +51,152 @@ export function candidTypes(IDL: Idl) {
     version: IDL.Text,
   });
 
-  return { Error, Result, GenesisAllocation, PrunePolicy, InitArgs, OpsMode, OpsStatusView, HealthView };
+  const Bytes = IDL.Vec(IDL.Nat8);
+  /** Block selector for state reads; only the head is readable (SPEC "Block tags"). */
+  const BlockTag = IDL.Variant({
+    Latest: IDL.Null,
+    Pending: IDL.Null,
+    Safe: IDL.Null,
+    Finalized: IDL.Null,
+    Earliest: IDL.Null,
+    Number: IDL.Nat64,
+  });
+  /** Input of submit_ic_tx (SPEC "IcSynthetic submit record"); the sender is derived from the caller. */
+  const IcSyntheticTxInput = IDL.Record({
+    to: IDL.Opt(Bytes),
+    value: IDL.Nat,
+    gas_limit: IDL.Nat64,
+    nonce: IDL.Nat64,
+    max_fee_per_gas: IDL.Nat,
+    max_priority_fee_per_gas: IDL.Nat,
+    data: Bytes,
+  });
+  const AccessListItem = IDL.Record({ address: Bytes, storage_keys: IDL.Vec(Bytes) });
+  const EthLogView = IDL.Record({
+    address: Bytes,
+    topics: IDL.Vec(Bytes),
+    data: Bytes,
+    block_number: IDL.Nat64,
+    block_hash: Bytes,
+    transaction_hash: Bytes,
+    transaction_index: IDL.Nat32,
+    /** Ordinal of the log within its block. */
+    log_index: IDL.Nat32,
+  });
+  const TxOrigin = IDL.Variant({ EthSigned: IDL.Null, IcSynthetic: IDL.Null });
+  const EthTxView = IDL.Record({
+    hash: Bytes,
+    tx_id: Bytes,
+    origin: TxOrigin,
+    tx_type: IDL.Nat8,
+    chain_id: IDL.Nat64,
+    nonce: IDL.Nat64,
+    from: Bytes,
+    to: IDL.Opt(Bytes),
+    value: IDL.Nat,
+    input: Bytes,
+    gas: IDL.Nat64,
+    gas_price: IDL.Nat,
+    max_fee_per_gas: IDL.Opt(IDL.Nat),
+    max_priority_fee_per_gas: IDL.Opt(IDL.Nat),
+    access_list: IDL.Opt(IDL.Vec(AccessListItem)),
+    v: IDL.Nat,
+    r: IDL.Nat,
+    s: IDL.Nat,
+    y_parity: IDL.Opt(IDL.Nat8),
+    block_hash: IDL.Opt(Bytes),
+    block_number: IDL.Opt(IDL.Nat64),
+    transaction_index: IDL.Opt(IDL.Nat32),
+  });
+  const EthReceiptView = IDL.Record({
+    transaction_hash: Bytes,
+    tx_id: Bytes,
+    transaction_index: IDL.Nat32,
+    block_hash: Bytes,
+    block_number: IDL.Nat64,
+    from: Bytes,
+    to: IDL.Opt(Bytes),
+    tx_type: IDL.Nat8,
+    /** 1 success, 0 failure. */
+    status: IDL.Nat8,
+    gas_used: IDL.Nat64,
+    cumulative_gas_used: IDL.Nat64,
+    effective_gas_price: IDL.Nat,
+    contract_address: IDL.Opt(Bytes),
+    logs: IDL.Vec(EthLogView),
+    logs_bloom: Bytes,
+    /** Why status is 0 (exec.reverted, exec.halt.*); not part of Ethereum's receipt. */
+    failure_code: IDL.Opt(IDL.Text),
+  });
+  const BlockTransactions = IDL.Variant({ Hashes: IDL.Vec(Bytes), Full: IDL.Vec(EthTxView) });
+  const EthBlockView = IDL.Record({
+    number: IDL.Nat64,
+    hash: Bytes,
+    parent_hash: Bytes,
+    nonce: Bytes,
+    sha3_uncles: Bytes,
+    logs_bloom: Bytes,
+    transactions_root: Bytes,
+    state_root: Bytes,
+    receipts_root: Bytes,
+    miner: Bytes,
+    difficulty: IDL.Nat,
+    total_difficulty: IDL.Nat,
+    extra_data: Bytes,
+    size: IDL.Nat64,
+    gas_limit: IDL.Nat64,
+    gas_used: IDL.Nat64,
+    timestamp: IDL.Nat64,
+    base_fee_per_gas: IDL.Nat,
+    mix_hash: Bytes,
+    withdrawals_root: Bytes,
+    blob_gas_used: IDL.Nat64,
+    excess_blob_gas: IDL.Nat64,
+    parent_beacon_block_root: Bytes,
+    requests_hash: Bytes,
+    transactions: BlockTransactions,
+  });
+  const PendingStatusView = IDL.Variant({
+    Queued: IDL.Null,
+    Included: IDL.Record({ block_number: IDL.Nat64, tx_index: IDL.Nat32 }),
+    Dropped: IDL.Record({ code: IDL.Text }),
+    Unknown: IDL.Null,
+  });
+  const RpcReceiptLookupView = IDL.Variant({
+    NotFound: IDL.Null,
+    Found: EthReceiptView,
+    PossiblyPruned: IDL.Record({ pruned_before_block: IDL.Nat64 }),
+    Pruned: IDL.Record({ pruned_before_block: IDL.Nat64 }),
+  });
+  const RpcBlockLookupView = IDL.Variant({
+    NotFound: IDL.Null,
+    Found: EthBlockView,
+    Pruned: IDL.Record({ pruned_before_block: IDL.Nat64 }),
+  });
+
+  return {
+    Error,
+    Result,
+    GenesisAllocation,
+    PrunePolicy,
+    InitArgs,
+    OpsMode,
+    OpsStatusView,
+    HealthView,
+    Bytes,
+    BlockTag,
+    IcSyntheticTxInput,
+    AccessListItem,
+    EthLogView,
+    TxOrigin,
+    EthTxView,
+    EthReceiptView,
+    BlockTransactions,
+    EthBlockView,
+    PendingStatusView,
+    RpcReceiptLookupView,
+    RpcBlockLookupView,
+  };
 }
 
 /** Every method's Candid signature: the canister's decorators and every client's actor read this one table. */
@@ -64,6 +209,27 @@ export function methodSignatures(IDL: Idl) {
     rpc_eth_block_number: q([], IDL.Nat64),
     health: q([], t.HealthView),
     get_ops_status: q([], t.OpsStatusView),
+    // Submit (tx_id is returned; mining is asynchronous).
+    rpc_eth_send_raw_transaction: u([t.Bytes], t.Result(t.Bytes)),
+    submit_ic_tx: u([t.IcSyntheticTxInput], t.Result(t.Bytes)),
+    // What happened to a transaction.
+    get_pending: q([t.Bytes], t.PendingStatusView),
+    get_receipt: q([t.Bytes], IDL.Opt(t.EthReceiptView)),
+    rpc_eth_get_transaction_receipt_with_status_by_tx_id: q([t.Bytes], t.RpcReceiptLookupView),
+    rpc_eth_get_transaction_receipt_by_eth_hash: q([t.Bytes], IDL.Opt(t.EthReceiptView)),
+    rpc_eth_get_transaction_receipt_with_status_by_eth_hash: q([t.Bytes], t.RpcReceiptLookupView),
+    rpc_eth_get_transaction_by_eth_hash: q([t.Bytes], IDL.Opt(t.EthTxView)),
+    rpc_eth_get_transaction_by_tx_id: q([t.Bytes], IDL.Opt(t.EthTxView)),
+    // Blocks.
+    rpc_eth_get_block_by_number: q([IDL.Nat64, IDL.Bool], IDL.Opt(t.EthBlockView)),
+    rpc_eth_get_block_by_number_with_status: q([IDL.Nat64, IDL.Bool], t.RpcBlockLookupView),
+    rpc_eth_get_block_number_by_hash: q([t.Bytes], IDL.Opt(IDL.Nat64)),
+    // State at the head.
+    expected_nonce_by_address: q([t.Bytes], t.Result(IDL.Nat64)),
+    rpc_eth_get_transaction_count_at: q([t.Bytes, t.BlockTag], t.Result(IDL.Nat64)),
+    rpc_eth_get_balance: q([t.Bytes, t.BlockTag], t.Result(IDL.Nat)),
+    rpc_eth_get_code: q([t.Bytes, t.BlockTag], t.Result(t.Bytes)),
+    rpc_eth_get_storage_at: q([t.Bytes, t.Bytes, t.BlockTag], t.Result(t.Bytes)),
   };
 }
 

@@ -1,61 +1,337 @@
+// The Azle entry: thin Candid methods over the core (src/core), stable-memory maps, the mining timer and
+// the warm-up of expensive precompile tables. No chain logic lives here.
 import './globals_shim.js';
 
-import { IDL, init, postUpgrade, query, StableBTreeMap, time } from 'azle';
+import {
+  IDL,
+  init,
+  msgArgData,
+  msgCaller,
+  canisterSelf,
+  performanceCounter,
+  postUpgrade,
+  query,
+  setTimer,
+  setTimerInterval,
+  StableBTreeMap,
+  time,
+  update,
+} from 'azle';
 
-import { CHAIN_ID } from '../core/constants.js';
+import { requireHeadState } from '../core/block_tag.js';
+import { DEFAULT_MINING_INTERVAL_MS } from '../core/constants.js';
+import { ErrorCode, err, type Result } from '../core/errors.js';
+import type { CoreHost, KvMap } from '../core/host.js';
+import { EvmCore, type ChainInitArgs } from '../core/index.js';
+import { createEvmEngine, WARM_UP_STEPS, type EvmEngine } from '../core/evm/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
+import {
+  blockLookupToCandid,
+  blockToCandid,
+  blockTagFromCandid,
+  candidResult,
+  fromOpt,
+  opt,
+  pendingToCandid,
+  receiptLookupToCandid,
+  receiptToCandid,
+  txToCandid,
+  type CandidBlockTag,
+  type CandidResult,
+  type Opt,
+} from './convert.js';
 import { candidTypes, methodSignatures } from './idl.js';
+import { loadSettings, saveSettings, type CanisterSettings } from './settings.js';
 
 const T = candidTypes(IDL);
 const M = methodSignatures(IDL);
+const VERSION = '0.1.0';
 
 const raw = { toBytes: (x: Uint8Array) => x, fromBytes: (x: Uint8Array) => x };
-const utf8 = new TextEncoder();
-const KEY_INSTALLED_AT = utf8.encode('installed_at_ns');
 
-type OpsStatusView = {
-  mode: { Normal: null };
-  reason: [] | [string];
-  since_ns: bigint;
-  writes_allowed: boolean;
-};
-
-function u64be(n: bigint): Uint8Array {
-  const b = new Uint8Array(8);
-  new DataView(b.buffer).setBigUint64(0, n);
-  return b;
+/** One StableBTreeMap per memory id, with raw-byte keys and values (DESIGN rule 7). */
+function stableKvMap(memoryId: number): KvMap {
+  const m = new StableBTreeMap<Uint8Array, Uint8Array>(memoryId, raw, raw);
+  return {
+    get: (k) => m.get(k),
+    insert: (k, v) => void m.insert(k, v),
+    remove: (k) => void m.remove(k),
+    containsKey: (k) => m.containsKey(k),
+    len: () => BigInt(m.len()),
+    items: (start, length) => m.items(start, length),
+  };
 }
 
-export default class EvmCanister {
-  meta = new StableBTreeMap<Uint8Array, Uint8Array>(MemoryId.Meta, raw, raw);
+const maps = new Map<number, KvMap>();
+const host: CoreHost = {
+  openMap(memoryId) {
+    let m = maps.get(memoryId);
+    if (m === undefined) {
+      m = stableKvMap(memoryId);
+      maps.set(memoryId, m);
+    }
+    return m;
+  },
+  timeNs: () => time(),
+  instructionCounter: () => performanceCounter(0),
+};
 
-  @init([IDL.Opt(T.InitArgs)])
-  init(_args: [] | [unknown]): void {
-    this.meta.insert(KEY_INSTALLED_AT, u64be(time()));
+interface InitArgsCandid {
+  genesis_allocations: Opt<{ address: Uint8Array; balance: bigint }[]>;
+  mining_interval_ms: Opt<bigint>;
+  base_fee: Opt<bigint>;
+  min_gas_price: Opt<bigint>;
+  min_priority_fee: Opt<bigint>;
+  block_gas_limit: Opt<bigint>;
+  instruction_soft_limit: Opt<bigint>;
+  prune_policy: Opt<unknown>;
+  pruning_enabled: Opt<boolean>;
+  fee_recipient: Opt<Uint8Array>;
+}
+
+interface IcTxInputCandid {
+  to: Opt<Uint8Array>;
+  value: bigint;
+  gas_limit: bigint;
+  nonce: bigint;
+  max_fee_per_gas: bigint;
+  max_priority_fee_per_gas: bigint;
+  data: Uint8Array;
+}
+
+const notReady = <T>(): Result<T> => err(ErrorCode.ExecStateUnavailable, 'the canister is starting; try again shortly');
+
+export default class EvmCanister {
+  private core: EvmCore | undefined;
+  private engine: EvmEngine | undefined;
+  /** Block production waits until every warm-up step ran (no table building inside a transaction's budget). */
+  private warmUpDone = false;
+  private settings: CanisterSettings = { miningIntervalMs: BigInt(DEFAULT_MINING_INTERVAL_MS) };
+
+  // Manual decoding: an install with no argument at all (empty Candid args, as `dfx deploy` sends) must
+  // work, and @dfinity/candid refuses to read a missing `opt` argument as null.
+  @init([IDL.Opt(T.InitArgs)], { manual: true })
+  async init(): Promise<void> {
+    const a = decodeInitArgs(msgArgData());
+    const interval = a === undefined ? undefined : fromOpt(a.mining_interval_ms);
+    // Azle's timers take whole seconds.
+    if (interval !== undefined && (interval < 1000n || interval % 1000n !== 0n)) {
+      throw new Error('mining_interval_ms must be a whole number of seconds (a positive multiple of 1000)');
+    }
+    this.settings = { miningIntervalMs: interval ?? BigInt(DEFAULT_MINING_INTERVAL_MS) };
+    saveSettings(host.openMap(MemoryId.Meta), this.settings);
+    const core = await this.open();
+    const r = await core.init(a === undefined ? {} : chainInitArgs(a));
+    if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+    this.startTimers();
   }
 
-  @postUpgrade([IDL.Opt(T.InitArgs)])
-  postUpgrade(_args: [] | [unknown]): void {}
+  @postUpgrade([IDL.Opt(T.InitArgs)], { manual: true })
+  async postUpgrade(): Promise<void> {
+    this.settings = loadSettings(host.openMap(MemoryId.Meta)) ?? this.settings;
+    await this.open();
+    this.startTimers();
+  }
+
+  private async open(): Promise<EvmCore> {
+    let core: EvmCore | undefined;
+    const engine = await createEvmEngine({ host, blockHash: (n) => core?.getBlockHash(n) });
+    core = new EvmCore(host, engine);
+    this.engine = engine;
+    this.core = core;
+    return core;
+  }
+
+  private startTimers(): void {
+    this.warmUpDone = false;
+    this.scheduleWarmUp(0);
+    setTimerInterval(Number(this.settings.miningIntervalMs) / 1000, () => this.mine());
+  }
+
+  /** Each warm-up step is its own timer message: one step can cost several billion instructions. */
+  private scheduleWarmUp(step: number): void {
+    if (step >= WARM_UP_STEPS.length) {
+      this.warmUpDone = true;
+      return;
+    }
+    setTimer(0, async () => {
+      const engine = this.engine;
+      if (engine !== undefined) await WARM_UP_STEPS[step]!.run(engine);
+      this.scheduleWarmUp(step + 1);
+    });
+  }
+
+  private async mine(): Promise<void> {
+    if (!this.warmUpDone || this.core === undefined) return;
+    await this.core.produceBlock();
+  }
+
+  // ---- chain identity and status ----
 
   @query(M.rpc_eth_chain_id.args, M.rpc_eth_chain_id.ret)
   rpc_eth_chain_id(): bigint {
-    return CHAIN_ID;
+    return this.core?.chainId() ?? 0n;
   }
 
   @query(M.rpc_eth_block_number.args, M.rpc_eth_block_number.ret)
   rpc_eth_block_number(): bigint {
-    return 0n;
+    return this.core?.blockNumber() ?? 0n;
   }
 
   @query(M.get_ops_status.args, M.get_ops_status.ret)
-  get_ops_status(): OpsStatusView {
-    const installed = this.meta.get(KEY_INSTALLED_AT);
-    const since = installed === undefined ? 0n : new DataView(installed.buffer, installed.byteOffset).getBigUint64(0);
-    return { mode: { Normal: null }, reason: [], since_ns: since, writes_allowed: true };
+  get_ops_status() {
+    return { mode: { Normal: null }, reason: [], since_ns: 0n, writes_allowed: true };
   }
 
   @query(M.health.args, M.health.ret)
   health() {
-    return { ok: true, mode: { Normal: null }, block_number: 0n, pending_txs: 0n, time_ns: time(), version: '0.1.0' };
+    const core = this.core;
+    return {
+      ok: core !== undefined && core.isInitialized(),
+      mode: { Normal: null },
+      block_number: core?.blockNumber() ?? 0n,
+      pending_txs: BigInt(core?.pendingCount() ?? 0),
+      time_ns: time(),
+      version: VERSION,
+    };
   }
+
+  // ---- submit ----
+
+  @update(M.rpc_eth_send_raw_transaction.args, M.rpc_eth_send_raw_transaction.ret)
+  rpc_eth_send_raw_transaction(rawTx: Uint8Array): CandidResult<Uint8Array> {
+    return candidResult(this.core?.submitRawTx(rawTx) ?? notReady<Uint8Array>(), (id) => id);
+  }
+
+  @update(M.submit_ic_tx.args, M.submit_ic_tx.ret)
+  submit_ic_tx(tx: IcTxInputCandid): CandidResult<Uint8Array> {
+    const core = this.core;
+    if (core === undefined) return candidResult(notReady<Uint8Array>(), (id) => id);
+    const record = {
+      to: fromOpt(tx.to),
+      value: tx.value,
+      gasLimit: tx.gas_limit,
+      nonce: tx.nonce,
+      maxFeePerGas: tx.max_fee_per_gas,
+      maxPriorityFeePerGas: tx.max_priority_fee_per_gas,
+      data: tx.data,
+    };
+    return candidResult(core.submitIcTx(record, msgCaller().toUint8Array(), canisterSelf().toUint8Array()), (id) => id);
+  }
+
+  // ---- what happened to a transaction ----
+
+  @query(M.get_pending.args, M.get_pending.ret)
+  get_pending(txId: Uint8Array) {
+    return pendingToCandid(this.core?.getPending(txId) ?? { kind: 'Unknown' });
+  }
+
+  @query(M.get_receipt.args, M.get_receipt.ret)
+  get_receipt(txId: Uint8Array) {
+    const r = this.core?.getReceipt(txId);
+    return opt(r === undefined ? undefined : receiptToCandid(r));
+  }
+
+  @query(M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.args, M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.ret)
+  rpc_eth_get_transaction_receipt_with_status_by_tx_id(txId: Uint8Array) {
+    return receiptLookupToCandid(this.core?.getTransactionReceiptWithStatusByTxId(txId) ?? { kind: 'NotFound' });
+  }
+
+  @query(M.rpc_eth_get_transaction_receipt_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_by_eth_hash.ret)
+  rpc_eth_get_transaction_receipt_by_eth_hash(hash: Uint8Array) {
+    const r = this.core?.getTransactionReceiptByEthHash(hash);
+    return opt(r === undefined ? undefined : receiptToCandid(r));
+  }
+
+  @query(M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.ret)
+  rpc_eth_get_transaction_receipt_with_status_by_eth_hash(hash: Uint8Array) {
+    return receiptLookupToCandid(this.core?.getTransactionReceiptWithStatusByEthHash(hash) ?? { kind: 'NotFound' });
+  }
+
+  @query(M.rpc_eth_get_transaction_by_eth_hash.args, M.rpc_eth_get_transaction_by_eth_hash.ret)
+  rpc_eth_get_transaction_by_eth_hash(hash: Uint8Array) {
+    const t = this.core?.getTransactionByEthHash(hash);
+    return opt(t === undefined ? undefined : txToCandid(t));
+  }
+
+  @query(M.rpc_eth_get_transaction_by_tx_id.args, M.rpc_eth_get_transaction_by_tx_id.ret)
+  rpc_eth_get_transaction_by_tx_id(txId: Uint8Array) {
+    const t = this.core?.getTransactionByTxId(txId);
+    return opt(t === undefined ? undefined : txToCandid(t));
+  }
+
+  // ---- blocks ----
+
+  @query(M.rpc_eth_get_block_by_number.args, M.rpc_eth_get_block_by_number.ret)
+  rpc_eth_get_block_by_number(n: bigint, full: boolean) {
+    const b = this.core?.getBlockByNumber(n, full);
+    return opt(b === undefined ? undefined : blockToCandid(b));
+  }
+
+  @query(M.rpc_eth_get_block_by_number_with_status.args, M.rpc_eth_get_block_by_number_with_status.ret)
+  rpc_eth_get_block_by_number_with_status(n: bigint, full: boolean) {
+    return blockLookupToCandid(this.core?.getBlockByNumberWithStatus(n, full) ?? { kind: 'NotFound' });
+  }
+
+  @query(M.rpc_eth_get_block_number_by_hash.args, M.rpc_eth_get_block_number_by_hash.ret)
+  rpc_eth_get_block_number_by_hash(hash: Uint8Array): Opt<bigint> {
+    return opt(this.core?.getBlockNumberByHash(hash));
+  }
+
+  // ---- state at the head ----
+
+  @query(M.expected_nonce_by_address.args, M.expected_nonce_by_address.ret)
+  expected_nonce_by_address(address: Uint8Array): CandidResult<bigint> {
+    return candidResult(this.core?.expectedNonceByAddress(address) ?? notReady<bigint>(), (n) => n);
+  }
+
+  @query(M.rpc_eth_get_transaction_count_at.args, M.rpc_eth_get_transaction_count_at.ret)
+  rpc_eth_get_transaction_count_at(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
+    return this.atHead(tag, (core) => core.getTransactionCount(address, 'Pending' in tag));
+  }
+
+  @query(M.rpc_eth_get_balance.args, M.rpc_eth_get_balance.ret)
+  rpc_eth_get_balance(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
+    return this.atHead(tag, (core) => core.getBalance(address));
+  }
+
+  @query(M.rpc_eth_get_code.args, M.rpc_eth_get_code.ret)
+  rpc_eth_get_code(address: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
+    return this.atHead(tag, (core) => core.getCode(address));
+  }
+
+  @query(M.rpc_eth_get_storage_at.args, M.rpc_eth_get_storage_at.ret)
+  rpc_eth_get_storage_at(address: Uint8Array, slot: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
+    return this.atHead(tag, (core) => core.getStorageAt(address, slot));
+  }
+
+  private atHead<V>(tag: CandidBlockTag, read: (core: EvmCore) => Result<V>): CandidResult<V> {
+    const core = this.core;
+    if (core === undefined) return candidResult(notReady<V>(), (v) => v);
+    const t = requireHeadState(blockTagFromCandid(tag), core.blockNumber());
+    return candidResult(t.ok ? read(core) : t, (v) => v);
+  }
+}
+
+function decodeInitArgs(bytes: Uint8Array): InitArgsCandid | undefined {
+  if (isEmptyArgs(bytes)) return undefined;
+  const [a] = IDL.decode([IDL.Opt(T.InitArgs)], bytes) as [Opt<InitArgsCandid>];
+  return fromOpt(a);
+}
+
+/** No bytes at all, or `DIDL` with an empty type table and no values. */
+function isEmptyArgs(bytes: Uint8Array): boolean {
+  return bytes.length === 0 || (bytes.length === 6 && bytes[4] === 0 && bytes[5] === 0);
+}
+
+function chainInitArgs(a: InitArgsCandid): ChainInitArgs {
+  return {
+    genesisAllocations: fromOpt(a.genesis_allocations),
+    baseFee: fromOpt(a.base_fee),
+    minGasPrice: fromOpt(a.min_gas_price),
+    minPriorityFee: fromOpt(a.min_priority_fee),
+    blockGasLimit: fromOpt(a.block_gas_limit),
+    instructionSoftLimit: fromOpt(a.instruction_soft_limit),
+    feeRecipient: fromOpt(a.fee_recipient),
+  };
 }

@@ -1,0 +1,169 @@
+// Core values <-> Candid values. The Candid shapes are declared in idl.ts; these functions are the only
+// place that knows both sides. No azle import: the host tests can use them too.
+
+import type { BlockTag } from '../core/block_tag.js';
+import type { CoreError, Result } from '../core/errors.js';
+import type {
+  EthBlockView,
+  EthLogView,
+  EthReceiptView,
+  EthTxView,
+  PendingStatusView,
+  RpcBlockLookupView,
+  RpcReceiptLookupView,
+} from '../core/index.js';
+
+export type Opt<T> = [] | [T];
+export const opt = <T>(v: T | undefined): Opt<T> => (v === undefined ? [] : [v]);
+export const fromOpt = <T>(v: Opt<T>): T | undefined => (v.length === 0 ? undefined : v[0]);
+
+export interface CandidError {
+  code: string;
+  message: string;
+  data: Opt<Uint8Array>;
+}
+export type CandidResult<T> = { Ok: T } | { Err: CandidError };
+
+export const candidError = (e: CoreError): CandidError => ({ code: e.code, message: e.message, data: opt(e.data) });
+
+export function candidResult<T, C>(r: Result<T>, map: (v: T) => C): CandidResult<C> {
+  return r.ok ? { Ok: map(r.value) } : { Err: candidError(r.error) };
+}
+
+export type CandidBlockTag =
+  | { Latest: null }
+  | { Pending: null }
+  | { Safe: null }
+  | { Finalized: null }
+  | { Earliest: null }
+  | { Number: bigint };
+
+export function blockTagFromCandid(t: CandidBlockTag): BlockTag {
+  if ('Number' in t) return { kind: 'Number', number: t.Number };
+  if ('Latest' in t) return { kind: 'Latest' };
+  if ('Pending' in t) return { kind: 'Pending' };
+  if ('Safe' in t) return { kind: 'Safe' };
+  if ('Finalized' in t) return { kind: 'Finalized' };
+  return { kind: 'Earliest' };
+}
+
+export const logToCandid = (l: EthLogView) => ({
+  address: l.address,
+  topics: [...l.topics],
+  data: l.data,
+  block_number: l.blockNumber,
+  block_hash: l.blockHash,
+  transaction_hash: l.transactionHash,
+  transaction_index: l.transactionIndex,
+  log_index: l.logIndex,
+});
+
+export const txToCandid = (t: EthTxView) => ({
+  hash: t.hash,
+  tx_id: t.txId,
+  origin: t.origin === 'IcSynthetic' ? { IcSynthetic: null } : { EthSigned: null },
+  tx_type: t.type,
+  chain_id: t.chainId,
+  nonce: t.nonce,
+  from: t.from,
+  to: opt(t.to),
+  value: t.value,
+  input: t.input,
+  gas: t.gas,
+  gas_price: t.gasPrice,
+  max_fee_per_gas: opt(t.maxFeePerGas),
+  max_priority_fee_per_gas: opt(t.maxPriorityFeePerGas),
+  access_list: opt(t.accessList?.map(([address, keys]) => ({ address, storage_keys: [...keys] }))),
+  v: t.v,
+  r: t.r,
+  s: t.s,
+  y_parity: opt(t.yParity),
+  block_hash: opt(t.blockHash),
+  block_number: opt(t.blockNumber),
+  transaction_index: opt(t.transactionIndex),
+});
+
+export const receiptToCandid = (r: EthReceiptView) => ({
+  transaction_hash: r.transactionHash,
+  tx_id: r.txId,
+  transaction_index: r.transactionIndex,
+  block_hash: r.blockHash,
+  block_number: r.blockNumber,
+  from: r.from,
+  to: opt(r.to),
+  tx_type: r.type,
+  status: r.status,
+  gas_used: r.gasUsed,
+  cumulative_gas_used: r.cumulativeGasUsed,
+  effective_gas_price: r.effectiveGasPrice,
+  contract_address: opt(r.contractAddress),
+  logs: r.logs.map(logToCandid),
+  logs_bloom: r.logsBloom,
+  failure_code: opt(r.failureCode),
+});
+
+export const blockToCandid = (b: EthBlockView) => ({
+  number: b.number,
+  hash: b.hash,
+  parent_hash: b.parentHash,
+  nonce: b.nonce,
+  sha3_uncles: b.sha3Uncles,
+  logs_bloom: b.logsBloom,
+  transactions_root: b.transactionsRoot,
+  state_root: b.stateRoot,
+  receipts_root: b.receiptsRoot,
+  miner: b.miner,
+  difficulty: b.difficulty,
+  total_difficulty: b.totalDifficulty,
+  extra_data: b.extraData,
+  size: b.size,
+  gas_limit: b.gasLimit,
+  gas_used: b.gasUsed,
+  timestamp: b.timestamp,
+  base_fee_per_gas: b.baseFeePerGas,
+  mix_hash: b.mixHash,
+  withdrawals_root: b.withdrawalsRoot,
+  blob_gas_used: b.blobGasUsed,
+  excess_blob_gas: b.excessBlobGas,
+  parent_beacon_block_root: b.parentBeaconBlockRoot,
+  requests_hash: b.requestsHash,
+  transactions:
+    b.transactions.kind === 'Hashes' ? { Hashes: [...b.transactions.hashes] } : { Full: b.transactions.txs.map(txToCandid) },
+});
+
+export function pendingToCandid(p: PendingStatusView) {
+  switch (p.kind) {
+    case 'Queued':
+      return { Queued: null };
+    case 'Included':
+      return { Included: { block_number: p.blockNumber, tx_index: p.txIndex } };
+    case 'Dropped':
+      return { Dropped: { code: p.code } };
+    case 'Unknown':
+      return { Unknown: null };
+  }
+}
+
+export function receiptLookupToCandid(v: RpcReceiptLookupView) {
+  switch (v.kind) {
+    case 'NotFound':
+      return { NotFound: null };
+    case 'Found':
+      return { Found: receiptToCandid(v.receipt) };
+    case 'PossiblyPruned':
+      return { PossiblyPruned: { pruned_before_block: v.prunedBeforeBlock } };
+    case 'Pruned':
+      return { Pruned: { pruned_before_block: v.prunedBeforeBlock } };
+  }
+}
+
+export function blockLookupToCandid(v: RpcBlockLookupView) {
+  switch (v.kind) {
+    case 'NotFound':
+      return { NotFound: null };
+    case 'Found':
+      return { Found: blockToCandid(v.block) };
+    case 'Pruned':
+      return { Pruned: { pruned_before_block: v.prunedBeforeBlock } };
+  }
+}
