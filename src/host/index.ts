@@ -59,6 +59,8 @@ export interface IcHostOptions {
   fsync?: boolean;
   maxStablePages?: bigint;
   debugPrint?: (message: string) => void;
+  /** Called after every message with its statistics (benchmarks and the devnet's per-block report). */
+  onMessage?: (stats: MessageStats) => void;
   queryInstructionLimit?: bigint;
   updateInstructionLimit?: bigint;
   /** Where prepared (instrumented / rewritten) wasm files are cached. */
@@ -701,6 +703,7 @@ export class IcHost {
       snapshotMs: performance.now() - t1,
       execMs: t1 - t0,
     };
+    this.opts.onMessage?.(this.lastMessage);
     if (trap !== undefined) {
       if (ctx !== undefined && !ctx.replied && (kind === 'update' || kind === 'replicated_query' || kind === 'query')) {
         this.respond(ctx, { kind: 'reject', code: RejectCode.CanisterError, message: `Canister ${this.canisterId.toText()} trapped: ${trap.message}` });
