@@ -116,7 +116,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       blockchain,
     });
     instrumentOpcodes(vm.evm, budget);
-    instrumentPrecompiles(vm.evm, budget);
+    instrumentPrecompiles(vm.evm, common, budget);
     instrumentTopLevel(vm, budget);
     const precompiles = new Set((vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles.keys());
     return { vm, sm, budget, precompiles };
