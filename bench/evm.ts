@@ -1,0 +1,102 @@
+// Canister execution costs, measured with the host's instruction counter on the real (instrumented) wasm.
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
+import { DEFAULT_INSTRUCTION_SOFT_LIMIT, TX_INSTRUCTION_BUDGET } from '../src/core/constants.js';
+import { compileFixture } from '../tests/fixtures/solidity/compile.js';
+import { account, BenchChain, deployCode, median, signTx, u256, type Account } from './support.js';
+
+export type Report = (name: string, value: number | bigint, unit: string) => void;
+
+const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
+const addrHex = (a: Uint8Array): `0x${string}` => `0x${Buffer.from(a).toString('hex')}`;
+
+/**
+ * Loop of cheap opcodes, iterations from calldata word 0:
+ * PUSH1 0 CALLDATALOAD; loop: JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI; STOP — 7 steps, 26 gas an iteration.
+ */
+const CHEAP_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, 0x60, 0x01, 0x90, 0x03, 0x80, 0x60, 0x03, 0x57, 0x00]);
+const CHEAP_LOOP_STEPS = 7n;
+/** Same loop with 32 extra JUMPDESTs (1 gas each): the interpreter's worst instructions-per-gas case. */
+const JUMPDEST_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, ...new Array(32).fill(0x5b), 0x60, 0x01, 0x90, 0x03, 0x80, 0x60, 0x03, 0x57, 0x00]);
+const JUMPDEST_LOOP_GAS_PER_ITERATION = 26n + 32n;
+
+export async function benchEvm(report: Report): Promise<void> {
+  const senders: Account[] = Array.from({ length: 6 }, (_, i) => account(i));
+  const chain = await BenchChain.start({ accounts: senders });
+  try {
+    const sink = account(1000).address;
+
+    // Submit: one signed value transfer, median of several.
+    const submits: bigint[] = [];
+    for (let i = 0; i < 5; i++) submits.push((await chain.submit(signTx(senders[0]!, { to: sink, value: 1n, gasLimit: 21000n }))).instructions);
+    report('submit_raw.transfer.instructions', median(submits), 'instructions');
+    await chain.mine();
+
+    // A full 3,000,000-gas block of value transfers (142 of 21000 gas), from three senders.
+    for (let i = 0; i < 150; i++) await chain.submit(signTx(senders[i % 3]!, { to: sink, value: 1n, gasLimit: 21000n }));
+    const full = await chain.mine();
+    report('block.transfer.txs', full.txCount, 'transactions');
+    report('block.transfer.instructions', full.instructions, 'instructions');
+    const perTransfer = full.instructions / BigInt(full.txCount);
+    report('block.transfer.instructions_per_tx', perTransfer, 'instructions');
+    report('block.transfers_per_4b', DEFAULT_INSTRUCTION_SOFT_LIMIT / perTransfer, 'transactions');
+    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+
+    // ERC-20: deploy, spread tokens to three holders, then a block of token transfers.
+    const token = compileFixture('Token.sol', 'Token');
+    const abi = token.abi as Abi;
+    const deployer = senders[3]!;
+    const deployData = hexBytes(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] }));
+    const deployRaw = signTx(deployer, { data: deployData, gasLimit: 2_000_000n });
+    await chain.submit(deployRaw);
+    await chain.mine();
+    const tokenAddress = chain.receipt(keccak_256(deployRaw)).contract_address[0]!;
+    const holders = [senders[3]!, senders[4]!, senders[5]!];
+    for (const h of holders.slice(1)) {
+      const data = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(h.address), 10n ** 27n] }));
+      await chain.submit(signTx(deployer, { to: tokenAddress, data, gasLimit: 100_000n }));
+    }
+    await chain.mine();
+    for (let i = 0; i < 90; i++) {
+      const to = account(2000 + i).address;
+      const data = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(to), 1000n] }));
+      await chain.submit(signTx(holders[i % 3]!, { to: tokenAddress, data, gasLimit: 60_000n }));
+    }
+    const erc20 = await chain.mine();
+    report('block.erc20_transfer.txs', erc20.txCount, 'transactions');
+    report('block.erc20_transfer.instructions_per_tx', erc20.instructions / BigInt(erc20.txCount), 'instructions');
+    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+
+    // Interpreter cost per step and per gas: the same loop at two lengths, in blocks of their own, so
+    // every fixed cost (message, tx, receipt) cancels out.
+    const loopCost = async (runtime: Uint8Array, iterations: bigint[]): Promise<bigint[]> => {
+      const from = senders[0]!;
+      const deploy = signTx(from, { data: deployCode(runtime), gasLimit: 200_000n });
+      await chain.submit(deploy);
+      await chain.mine();
+      const at = chain.receipt(keccak_256(deploy)).contract_address[0]!;
+      const out: bigint[] = [];
+      for (const n of iterations) {
+        const raw = signTx(from, { to: at, data: u256(n), gasLimit: 2_900_000n });
+        await chain.submit(raw);
+        const m = await chain.mine();
+        if (chain.receipt(keccak_256(raw)).status !== 1) throw new Error('loop transaction failed');
+        out.push(m.instructions);
+      }
+      return out;
+    };
+    const [c1, c2] = await loopCost(CHEAP_LOOP, [2000n, 4000n]);
+    const perStep = (c2! - c1!) / (2000n * CHEAP_LOOP_STEPS);
+    report('interp.step.instructions', perStep, 'instructions');
+    const cheapPerGas = (c2! - c1!) / (2000n * 26n);
+    report('interp.cheap_loop.instructions_per_gas', cheapPerGas, 'instructions/gas');
+    const [j1, j2] = await loopCost(JUMPDEST_LOOP, [500n, 1000n]);
+    const jumpdestPerGas = (j2! - j1!) / (500n * JUMPDEST_LOOP_GAS_PER_ITERATION);
+    report('interp.jumpdest_loop.instructions_per_gas', jumpdestPerGas, 'instructions/gas');
+    report('tx.instruction_budget', TX_INSTRUCTION_BUDGET, 'instructions');
+    // The worst of the measured opcode loops (precompile bounds are calibrated in src/core/evm/budget.ts).
+    report('worst.instructions_per_gas', jumpdestPerGas > cheapPerGas ? jumpdestPerGas : cheapPerGas, 'instructions/gas');
+  } finally {
+    chain.close();
+  }
+}

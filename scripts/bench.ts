@@ -1,0 +1,21 @@
+// `npm run bench`: prints one JSON object per line, {"name", "value", "unit"}, and keeps the run in
+// bench/results/latest.jsonl. Every figure comes from the host's instruction counter on the real wasm
+// (or, for throughput, from wall time on this machine).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { benchEvm } from '../bench/evm.js';
+import { ROOT } from './build.js';
+
+const lines: string[] = [];
+const report = (name: string, value: number | bigint, unit: string): void => {
+  const line = JSON.stringify({ name, value: typeof value === 'bigint' ? Number(value) : value, unit });
+  lines.push(line);
+  console.log(line);
+};
+
+const started = Date.now();
+await benchEvm(report);
+const dir = join(ROOT, 'bench', 'results');
+mkdirSync(dir, { recursive: true });
+writeFileSync(join(dir, 'latest.jsonl'), `${lines.join('\n')}\n`);
+console.error(`bench: ${lines.length} figures in ${((Date.now() - started) / 1000).toFixed(0)} s -> bench/results/latest.jsonl`);
