@@ -1,7 +1,10 @@
 // Every constant of SPEC.md, in one place. Other modules import from here, never restate a value.
 
 export const CHAIN_ID = 4801360n;
-export const CHAIN_ID_HEX = '0x4944d0';
+// SPEC.md also writes the hex form as 0x4944d0, which is 4801744, not 4801360. The decimal value is the one
+// the spec repeats everywhere (constants, init sequence, indexer default), so eth_chainId answers its hex:
+// 0x494350. Clients compare eth_chainId with the chain id they sign with, so the two must agree.
+export const CHAIN_ID_HEX = `0x${CHAIN_ID.toString(16)}`;
 
 export const MAX_TX_SIZE = 131072;
 export const MAX_TXS_PER_BLOCK = 1024;
