@@ -1,33 +1,50 @@
 import { describe, expect, it } from 'vitest';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { Bloom } from '@ethereumjs/vm';
-import { orderedTrieRoot, EMPTY_TRIE_ROOT } from '../../src/core/chain/trie.js';
+import { receiptsRoot, transactionsRoot } from '../../src/core/chain/commitments.js';
+import { EMPTY_TRIE_ROOT } from '../../src/core/chain/trie.js';
 import { BloomHasher } from '../../src/core/chain/bloom.js';
 import { computeEffectiveGasPrice, computeNextBaseFee } from '../../src/core/chain/fees.js';
-import { keccak256 } from '../../src/core/crypto.js';
-import { bigintToMinBytes, toHex } from '../../src/core/codec/bytes.js';
+import { fromHex, toHex } from '../../src/core/codec/bytes.js';
 
-async function referenceRoot(values: Uint8Array[]): Promise<Uint8Array> {
-  const t = new MerklePatriciaTrie();
-  for (let i = 0; i < values.length; i++) await t.put(RLP.encode(bigintToMinBytes(BigInt(i))), values[i]!);
-  return t.root();
-}
-
-describe('ordered trie root', () => {
-  it('matches @ethereumjs/mpt for sizes 0..200 and small (embedded) and large values', async () => {
-    expect(orderedTrieRoot([])).toEqual(EMPTY_TRIE_ROOT);
-    for (const n of [1, 2, 3, 15, 16, 17, 127, 128, 129, 200]) {
-      for (const size of [1, 5, 40, 300]) {
-        const values = Array.from({ length: n }, (_, i) => keccak256(Uint8Array.of(i, size, i >> 8)).slice(0, size > 32 ? 32 : size));
-        const big = size > 32 ? values.map((v) => new Uint8Array(size).fill(v[0]!)) : values;
-        expect(toHex(orderedTrieRoot(big)), `n=${n} size=${size}`).toBe(toHex(await referenceRoot(big)));
-      }
-    }
+describe('block commitments (commitments.ts)', () => {
+  const h = (i: number): Uint8Array => keccak_256(Uint8Array.of(i & 255, i >> 8));
+  it('empty lists give the empty-trie root', () => {
+    expect(toHex(EMPTY_TRIE_ROOT)).toBe(toHex(keccak_256(Uint8Array.of(0x80))));
+    expect(transactionsRoot([])).toEqual(EMPTY_TRIE_ROOT);
+    expect(receiptsRoot([])).toEqual(EMPTY_TRIE_ROOT);
   });
-  it('handles 1024 items', async () => {
-    const values = Array.from({ length: 1024 }, (_, i) => keccak256(Uint8Array.of(i & 255, i >> 8)));
-    expect(toHex(orderedTrieRoot(values))).toBe(toHex(await referenceRoot(values)));
+  it('transactionsRoot = keccak256 of the concatenated eth tx hashes, in order', () => {
+    for (const n of [1, 2, 5, 142, 300]) {
+      const hashes = Array.from({ length: n }, (_, i) => h(i));
+      const cat = new Uint8Array(32 * n);
+      hashes.forEach((x, i) => cat.set(x, 32 * i));
+      expect(toHex(transactionsRoot(hashes)), `n=${n}`).toBe(toHex(keccak_256(cat)));
+    }
+    // Order matters.
+    expect(toHex(transactionsRoot([h(1), h(2)]))).not.toBe(toHex(transactionsRoot([h(2), h(1)])));
+  });
+  it('receiptsRoot = keccak256 of status u8 || cumulative gas u64 || logCount u32 || logs, per receipt', () => {
+    const addr = new Uint8Array(20).fill(0xaa);
+    const t1 = new Uint8Array(32).fill(1);
+    const t2 = new Uint8Array(32).fill(2);
+    const receipts = [
+      { status: 1 as const, cumulativeGasUsed: 21000n, logs: [] },
+      { status: 0 as const, cumulativeGasUsed: 0x0102030405060708n, logs: [{ address: addr, topics: [t1, t2], data: Uint8Array.of(9, 8, 7) }, { address: addr, topics: [], data: new Uint8Array(0) }] },
+    ];
+    const expected =
+      '01' + '0000000000005208' + '00000000' +
+      '00' + '0102030405060708' + '00000002' +
+      'aa'.repeat(20) + '02' + '01'.repeat(32) + '02'.repeat(32) + '00000003' + '090807' +
+      'aa'.repeat(20) + '00' + '00000000';
+    expect(toHex(receiptsRoot(receipts))).toBe(toHex(keccak_256(fromHex(expected))));
+    // Every field is committed: status, gas, log data.
+    const flip = [{ ...receipts[0]!, status: 0 as const }, receipts[1]!];
+    expect(toHex(receiptsRoot(flip))).not.toBe(toHex(receiptsRoot(receipts)));
+    const gas = [{ ...receipts[0]!, cumulativeGasUsed: 21001n }, receipts[1]!];
+    expect(toHex(receiptsRoot(gas))).not.toBe(toHex(receiptsRoot(receipts)));
+    const data = [receipts[0]!, { ...receipts[1]!, logs: [{ ...receipts[1]!.logs[0]!, data: Uint8Array.of(9, 8, 6) }, receipts[1]!.logs[1]!] }];
+    expect(toHex(receiptsRoot(data))).not.toBe(toHex(receiptsRoot(receipts)));
   });
 });
 

@@ -42,8 +42,3 @@ export class BloomHasher {
 export function orInto(acc: Uint8Array, b: Uint8Array): void {
   for (let i = 0; i < BLOOM_BYTES; i++) acc[i]! |= b[i]!;
 }
-
-export function isZero(b: Uint8Array): boolean {
-  for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false;
-  return true;
-}

@@ -13,18 +13,17 @@ import { MAX_TXS_PER_BLOCK } from '../constants.js';
 import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine } from '../engine.js';
 import { ErrorCode } from '../errors.js';
 import type { CoreHost, KvMap } from '../host.js';
-import { RLP } from '@ethereumjs/rlp';
-import { bigintToMinBytes, concatBytes, toHex } from '../codec/bytes.js';
+import { toHex } from '../codec/bytes.js';
 import { rlpListLength, rlpStringLength } from '../codec/rlp.js';
 import type { PendingEntry, PendingPool } from '../mempool/pool.js';
 import { decodeStoredTx, storedFields } from '../tx/stored.js';
 import { TxOrigin } from '../tx/types.js';
 import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
+import { receiptsRoot, transactionsRoot } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
 import { encodeHeader, headerHash } from './header.js';
 import type { MetaStore } from './meta.js';
 import type { ChainStore, StoredLog, StoredReceipt } from './store.js';
-import { orderedTrieRoot } from './trie.js';
 
 export type ProduceResult =
   | { readonly kind: 'NotInitialized' }
@@ -108,16 +107,8 @@ interface Included {
   readonly logs: readonly ExecLog[];
 }
 
-/** Ethereum's consensus receipt encoding (the receipts-root leaves). */
-export function encodeConsensusReceipt(type: 0 | 1 | 2, status: 0 | 1, cumulativeGasUsed: bigint, bloom: Uint8Array, logs: readonly ExecLog[]): Uint8Array {
-  const body = RLP.encode([
-    status === 1 ? Uint8Array.of(1) : new Uint8Array(0),
-    bigintToMinBytes(cumulativeGasUsed),
-    bloom,
-    logs.map((l) => [l.address, l.topics.slice(), l.data]),
-  ]);
-  return type === 0 ? body : concatBytes(Uint8Array.of(type), body);
-}
+/** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
+const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 
 /** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
 const producing = new WeakSet<MetaStore>();
@@ -215,7 +206,8 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         continue;
       }
       gasUsed += out.gasUsed;
-      const bloom = out.logs.length === 0 ? new Uint8Array(BLOOM_BYTES) : hasher.logsBloom(out.logs);
+      // The engine returns the bloom EthereumJS computed anyway; recompute only if it did not.
+      const bloom = out.logs.length === 0 ? EMPTY_BLOOM : (out.logsBloom ?? hasher.logsBloom(out.logs));
       included.push({
         entry: e,
         raw: tx.raw,
@@ -256,12 +248,10 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
 
   // Header, roots and bloom.
   const blockBloom = new Uint8Array(BLOOM_BYTES);
-  const receiptLeaves: Uint8Array[] = [];
   const logs: StoredLog[] = [];
   let txBytes = 0;
   included.forEach((inc, i) => {
-    orInto(blockBloom, inc.receipt.logsBloom);
-    receiptLeaves.push(encodeConsensusReceipt(inc.type, inc.receipt.status, inc.receipt.cumulativeGasUsed, inc.receipt.logsBloom, inc.logs));
+    if (inc.logs.length > 0) orInto(blockBloom, inc.receipt.logsBloom);
     for (const l of inc.logs) logs.push({ ...l, txIndex: i });
     // Legacy txs embed as RLP lists; typed envelopes and IcSynthetic canonical bytes as byte strings.
     txBytes += inc.origin === TxOrigin.EthSigned && inc.type === 0 ? inc.raw.length : rlpStringLength(inc.raw.length, inc.raw[0]);
@@ -270,8 +260,8 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
     parentHash: head.hash,
     coinbase: cfg.coinbase,
     stateRoot,
-    transactionsRoot: orderedTrieRoot(included.map((x) => x.raw)),
-    receiptsRoot: orderedTrieRoot(receiptLeaves),
+    transactionsRoot: transactionsRoot(included.map((x) => x.entry.ethHash)),
+    receiptsRoot: receiptsRoot(included.map((x) => ({ status: x.receipt.status, cumulativeGasUsed: x.receipt.cumulativeGasUsed, logs: x.logs }))),
     logsBloom: blockBloom,
     number: env.number,
     gasLimit: cfg.blockGasLimit,
