@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import binaryen from 'binaryen';
 import { HostSetupError } from './errors.js';
+import { CACHE_DIR } from './paths.js';
 
 /** Export names the rewrite adds. */
 export const COUNTER_EXPORT = '__host_instruction_counter';
@@ -32,7 +32,7 @@ export interface PreparedWasm {
 
 export interface PrepareOptions {
   instrument: boolean;
-  /** Cache directory; default `<os tmpdir>/ic-node-host-cache`. */
+  /** Cache directory; default `node_modules/.cache/icp-evm/prepared` in the project. */
   cacheDir?: string;
   /** Path of the ic-wasm binary; default the one from @icp-sdk/ic-wasm-linux-x64. */
   icWasmPath?: string;
@@ -50,7 +50,7 @@ function defaultIcWasmPath(): string {
 
 export function prepareWasm(plain: Uint8Array, opts: PrepareOptions): PreparedWasm {
   const wasmHash = sha256Hex(plain);
-  const cacheDir = opts.cacheDir ?? join(tmpdir(), 'ic-node-host-cache');
+  const cacheDir = opts.cacheDir ?? join(CACHE_DIR, 'prepared');
   mkdirSync(cacheDir, { recursive: true });
   const key = `${wasmHash.slice(0, 32)}-${opts.instrument ? 'instr' : 'plain'}-v${PREPARE_VERSION}.wasm`;
   const cached = join(cacheDir, key);

@@ -25,4 +25,17 @@ describe('evm canister in the Node IC host', () => {
     expect(u.kind).toBe('reply');
     expect(u.instructions).toBeGreaterThan(0n);
   });
+
+  it('installs with no argument at all (as `dfx deploy` without --argument) and answers the block number', async () => {
+    const bare = await IcHost.create({ wasm: WASM_PATH, debugPrint: () => {} });
+    try {
+      await bare.install();
+      const chain = bare.query('rpc_eth_chain_id');
+      const block = bare.query('rpc_eth_block_number');
+      expect(chain.kind === 'reply' && IDL.decode([IDL.Nat64], chain.bytes)[0]).toBe(CHAIN_ID);
+      expect(block.kind === 'reply' && IDL.decode([IDL.Nat64], block.bytes)[0]).toBe(0n);
+    } finally {
+      bare.close();
+    }
+  });
 });

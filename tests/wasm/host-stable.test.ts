@@ -1,13 +1,13 @@
 // Stable memory bookkeeping and the crash-safe file journal, without a canister.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StableFile, StableMemory, WASM_PAGE } from '../../src/host/stable.js';
+import { projectTempDir } from '../../src/host/paths.js';
 
 const dirs: string[] = [];
 const tmp = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'ic-host-stable-'));
+  const d = projectTempDir('ic-host-stable-');
   dirs.push(d);
   return d;
 };

@@ -1,12 +1,12 @@
 // The Node IC host running the real probe canister wasm (tests/fixtures/probe/index.ts, built with azle).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IC_QUERY_INSTRUCTION_LIMIT } from '../../src/core/constants.js';
 import { IcHost, Principal, RejectCode, type CallResult } from '../../src/host/index.js';
 import { buildProbe } from '../fixtures/probe/build.js';
+import { projectTempDir } from '../../src/host/paths.js';
 
 const initArg = (s?: string): Uint8Array => new Uint8Array(IDL.encode([IDL.Opt(IDL.Text)], [s === undefined ? [] : [s]]));
 const kv = (k: string, v: string): Uint8Array => new Uint8Array(IDL.encode([IDL.Text, IDL.Text], [k, v]));
@@ -173,7 +173,7 @@ describe('without instrumentation', () => {
 
 describe('stable memory file', () => {
   it('survives a new host process: state reloaded, post_upgrade run, heap fresh', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ic-host-test-'));
+    const dir = projectTempDir('ic-host-test-');
     const file = join(dir, 'stable.bin');
     try {
       const a = await fresh({ stableMemoryFile: file, canisterId: 'ryjl3-tyaaa-aaaaa-aaaba-cai', controllers: ['2vxsx-fae'] });
