@@ -1,34 +1,14 @@
-// The Azle entry: thin Candid methods over the core (src/core), stable-memory maps, the mining timer and
-// the warm-up of expensive precompile tables. No chain logic lives here.
+// The Azle entry: lifecycle (init, post_upgrade) and thin Candid methods over the core (src/core).
+// Heap state, stable maps and timers are in runtime.ts. No chain logic lives here.
 import './globals_shim.js';
 
-import {
-  IDL,
-  init,
-  msgArgData,
-  msgCaller,
-  canisterSelf,
-  performanceCounter,
-  postUpgrade,
-  query,
-  setTimer,
-  setTimerInterval,
-  StableBTreeMap,
-  time,
-  update,
-} from 'azle';
+import { canisterSelf, IDL, init, msgArgData, msgCaller, postUpgrade, query, time, update } from 'azle';
 
-import { requireHeadState } from '../core/block_tag.js';
-import { DEFAULT_MINING_INTERVAL_MS } from '../core/constants.js';
-import { ErrorCode, err, type Result } from '../core/errors.js';
-import type { CoreHost, KvMap } from '../core/host.js';
-import { EvmCore, type ChainInitArgs } from '../core/index.js';
-import { createEvmEngine, WARM_UP_STEPS, type EvmEngine } from '../core/evm/index.js';
+import type { ChainInitArgs } from '../core/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
 import {
   blockLookupToCandid,
   blockToCandid,
-  blockTagFromCandid,
   candidResult,
   fromOpt,
   opt,
@@ -41,40 +21,12 @@ import {
   type Opt,
 } from './convert.js';
 import { candidTypes, methodSignatures } from './idl.js';
-import { loadSettings, saveSettings, type CanisterSettings } from './settings.js';
+import { atHead, host, notReady, openRuntime, runtime, startTimers } from './runtime.js';
+import { saveSettings } from './settings.js';
 
 const T = candidTypes(IDL);
 const M = methodSignatures(IDL);
 const VERSION = '0.1.0';
-
-const raw = { toBytes: (x: Uint8Array) => x, fromBytes: (x: Uint8Array) => x };
-
-/** One StableBTreeMap per memory id, with raw-byte keys and values (DESIGN rule 7). */
-function stableKvMap(memoryId: number): KvMap {
-  const m = new StableBTreeMap<Uint8Array, Uint8Array>(memoryId, raw, raw);
-  return {
-    get: (k) => m.get(k),
-    insert: (k, v) => void m.insert(k, v),
-    remove: (k) => void m.remove(k),
-    containsKey: (k) => m.containsKey(k),
-    len: () => BigInt(m.len()),
-    items: (start, length) => m.items(start, length),
-  };
-}
-
-const maps = new Map<number, KvMap>();
-const host: CoreHost = {
-  openMap(memoryId) {
-    let m = maps.get(memoryId);
-    if (m === undefined) {
-      m = stableKvMap(memoryId);
-      maps.set(memoryId, m);
-    }
-    return m;
-  },
-  timeNs: () => time(),
-  instructionCounter: () => performanceCounter(0),
-};
 
 interface InitArgsCandid {
   genesis_allocations: Opt<{ address: Uint8Array; balance: bigint }[]>;
@@ -99,15 +51,7 @@ interface IcTxInputCandid {
   data: Uint8Array;
 }
 
-const notReady = <T>(): Result<T> => err(ErrorCode.ExecStateUnavailable, 'the canister is starting; try again shortly');
-
 export default class EvmCanister {
-  private core: EvmCore | undefined;
-  private engine: EvmEngine | undefined;
-  /** Block production waits until every warm-up step ran (no table building inside a transaction's budget). */
-  private warmUpDone = false;
-  private settings: CanisterSettings = { miningIntervalMs: BigInt(DEFAULT_MINING_INTERVAL_MS) };
-
   // Manual decoding: an install with no argument at all (empty Candid args, as `dfx deploy` sends) must
   // work, and @dfinity/candid refuses to read a missing `opt` argument as null.
   @init([IDL.Opt(T.InitArgs)], { manual: true })
@@ -118,64 +62,29 @@ export default class EvmCanister {
     if (interval !== undefined && (interval < 1000n || interval % 1000n !== 0n)) {
       throw new Error('mining_interval_ms must be a whole number of seconds (a positive multiple of 1000)');
     }
-    this.settings = { miningIntervalMs: interval ?? BigInt(DEFAULT_MINING_INTERVAL_MS) };
-    saveSettings(host.openMap(MemoryId.Meta), this.settings);
-    const core = await this.open();
+    if (interval !== undefined) saveSettings(host.openMap(MemoryId.Meta), { miningIntervalMs: interval });
+    const core = await openRuntime();
     const r = await core.init(a === undefined ? {} : chainInitArgs(a));
     if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
-    this.startTimers();
+    startTimers();
   }
 
   @postUpgrade([IDL.Opt(T.InitArgs)], { manual: true })
   async postUpgrade(): Promise<void> {
-    this.settings = loadSettings(host.openMap(MemoryId.Meta)) ?? this.settings;
-    await this.open();
-    this.startTimers();
-  }
-
-  private async open(): Promise<EvmCore> {
-    let core: EvmCore | undefined;
-    const engine = await createEvmEngine({ host, blockHash: (n) => core?.getBlockHash(n) });
-    core = new EvmCore(host, engine);
-    this.engine = engine;
-    this.core = core;
-    return core;
-  }
-
-  private startTimers(): void {
-    this.warmUpDone = false;
-    this.scheduleWarmUp(0);
-    setTimerInterval(Number(this.settings.miningIntervalMs) / 1000, () => this.mine());
-  }
-
-  /** Each warm-up step is its own timer message: one step can cost several billion instructions. */
-  private scheduleWarmUp(step: number): void {
-    if (step >= WARM_UP_STEPS.length) {
-      this.warmUpDone = true;
-      return;
-    }
-    setTimer(0, async () => {
-      const engine = this.engine;
-      if (engine !== undefined) await WARM_UP_STEPS[step]!.run(engine);
-      this.scheduleWarmUp(step + 1);
-    });
-  }
-
-  private async mine(): Promise<void> {
-    if (!this.warmUpDone || this.core === undefined) return;
-    await this.core.produceBlock();
+    await openRuntime();
+    startTimers();
   }
 
   // ---- chain identity and status ----
 
   @query(M.rpc_eth_chain_id.args, M.rpc_eth_chain_id.ret)
   rpc_eth_chain_id(): bigint {
-    return this.core?.chainId() ?? 0n;
+    return runtime.core?.chainId() ?? 0n;
   }
 
   @query(M.rpc_eth_block_number.args, M.rpc_eth_block_number.ret)
   rpc_eth_block_number(): bigint {
-    return this.core?.blockNumber() ?? 0n;
+    return runtime.core?.blockNumber() ?? 0n;
   }
 
   @query(M.get_ops_status.args, M.get_ops_status.ret)
@@ -185,7 +94,7 @@ export default class EvmCanister {
 
   @query(M.health.args, M.health.ret)
   health() {
-    const core = this.core;
+    const core = runtime.core;
     return {
       ok: core !== undefined && core.isInitialized(),
       mode: { Normal: null },
@@ -200,12 +109,12 @@ export default class EvmCanister {
 
   @update(M.rpc_eth_send_raw_transaction.args, M.rpc_eth_send_raw_transaction.ret)
   rpc_eth_send_raw_transaction(rawTx: Uint8Array): CandidResult<Uint8Array> {
-    return candidResult(this.core?.submitRawTx(rawTx) ?? notReady<Uint8Array>(), (id) => id);
+    return candidResult(runtime.core?.submitRawTx(rawTx) ?? notReady<Uint8Array>(), (id) => id);
   }
 
   @update(M.submit_ic_tx.args, M.submit_ic_tx.ret)
   submit_ic_tx(tx: IcTxInputCandid): CandidResult<Uint8Array> {
-    const core = this.core;
+    const core = runtime.core;
     if (core === undefined) return candidResult(notReady<Uint8Array>(), (id) => id);
     const record = {
       to: fromOpt(tx.to),
@@ -223,40 +132,40 @@ export default class EvmCanister {
 
   @query(M.get_pending.args, M.get_pending.ret)
   get_pending(txId: Uint8Array) {
-    return pendingToCandid(this.core?.getPending(txId) ?? { kind: 'Unknown' });
+    return pendingToCandid(runtime.core?.getPending(txId) ?? { kind: 'Unknown' });
   }
 
   @query(M.get_receipt.args, M.get_receipt.ret)
   get_receipt(txId: Uint8Array) {
-    const r = this.core?.getReceipt(txId);
+    const r = runtime.core?.getReceipt(txId);
     return opt(r === undefined ? undefined : receiptToCandid(r));
   }
 
   @query(M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.args, M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.ret)
   rpc_eth_get_transaction_receipt_with_status_by_tx_id(txId: Uint8Array) {
-    return receiptLookupToCandid(this.core?.getTransactionReceiptWithStatusByTxId(txId) ?? { kind: 'NotFound' });
+    return receiptLookupToCandid(runtime.core?.getTransactionReceiptWithStatusByTxId(txId) ?? { kind: 'NotFound' });
   }
 
   @query(M.rpc_eth_get_transaction_receipt_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_by_eth_hash.ret)
   rpc_eth_get_transaction_receipt_by_eth_hash(hash: Uint8Array) {
-    const r = this.core?.getTransactionReceiptByEthHash(hash);
+    const r = runtime.core?.getTransactionReceiptByEthHash(hash);
     return opt(r === undefined ? undefined : receiptToCandid(r));
   }
 
   @query(M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.ret)
   rpc_eth_get_transaction_receipt_with_status_by_eth_hash(hash: Uint8Array) {
-    return receiptLookupToCandid(this.core?.getTransactionReceiptWithStatusByEthHash(hash) ?? { kind: 'NotFound' });
+    return receiptLookupToCandid(runtime.core?.getTransactionReceiptWithStatusByEthHash(hash) ?? { kind: 'NotFound' });
   }
 
   @query(M.rpc_eth_get_transaction_by_eth_hash.args, M.rpc_eth_get_transaction_by_eth_hash.ret)
   rpc_eth_get_transaction_by_eth_hash(hash: Uint8Array) {
-    const t = this.core?.getTransactionByEthHash(hash);
+    const t = runtime.core?.getTransactionByEthHash(hash);
     return opt(t === undefined ? undefined : txToCandid(t));
   }
 
   @query(M.rpc_eth_get_transaction_by_tx_id.args, M.rpc_eth_get_transaction_by_tx_id.ret)
   rpc_eth_get_transaction_by_tx_id(txId: Uint8Array) {
-    const t = this.core?.getTransactionByTxId(txId);
+    const t = runtime.core?.getTransactionByTxId(txId);
     return opt(t === undefined ? undefined : txToCandid(t));
   }
 
@@ -264,53 +173,47 @@ export default class EvmCanister {
 
   @query(M.rpc_eth_get_block_by_number.args, M.rpc_eth_get_block_by_number.ret)
   rpc_eth_get_block_by_number(n: bigint, full: boolean) {
-    const b = this.core?.getBlockByNumber(n, full);
+    const b = runtime.core?.getBlockByNumber(n, full);
     return opt(b === undefined ? undefined : blockToCandid(b));
   }
 
   @query(M.rpc_eth_get_block_by_number_with_status.args, M.rpc_eth_get_block_by_number_with_status.ret)
   rpc_eth_get_block_by_number_with_status(n: bigint, full: boolean) {
-    return blockLookupToCandid(this.core?.getBlockByNumberWithStatus(n, full) ?? { kind: 'NotFound' });
+    return blockLookupToCandid(runtime.core?.getBlockByNumberWithStatus(n, full) ?? { kind: 'NotFound' });
   }
 
   @query(M.rpc_eth_get_block_number_by_hash.args, M.rpc_eth_get_block_number_by_hash.ret)
   rpc_eth_get_block_number_by_hash(hash: Uint8Array): Opt<bigint> {
-    return opt(this.core?.getBlockNumberByHash(hash));
+    return opt(runtime.core?.getBlockNumberByHash(hash));
   }
 
   // ---- state at the head ----
 
   @query(M.expected_nonce_by_address.args, M.expected_nonce_by_address.ret)
   expected_nonce_by_address(address: Uint8Array): CandidResult<bigint> {
-    return candidResult(this.core?.expectedNonceByAddress(address) ?? notReady<bigint>(), (n) => n);
+    return candidResult(runtime.core?.expectedNonceByAddress(address) ?? notReady<bigint>(), (n) => n);
   }
 
   @query(M.rpc_eth_get_transaction_count_at.args, M.rpc_eth_get_transaction_count_at.ret)
   rpc_eth_get_transaction_count_at(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
-    return this.atHead(tag, (core) => core.getTransactionCount(address, 'Pending' in tag));
+    return atHead(tag, (core) => core.getTransactionCount(address, 'Pending' in tag));
   }
 
   @query(M.rpc_eth_get_balance.args, M.rpc_eth_get_balance.ret)
   rpc_eth_get_balance(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
-    return this.atHead(tag, (core) => core.getBalance(address));
+    return atHead(tag, (core) => core.getBalance(address));
   }
 
   @query(M.rpc_eth_get_code.args, M.rpc_eth_get_code.ret)
   rpc_eth_get_code(address: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
-    return this.atHead(tag, (core) => core.getCode(address));
+    return atHead(tag, (core) => core.getCode(address));
   }
 
   @query(M.rpc_eth_get_storage_at.args, M.rpc_eth_get_storage_at.ret)
   rpc_eth_get_storage_at(address: Uint8Array, slot: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
-    return this.atHead(tag, (core) => core.getStorageAt(address, slot));
+    return atHead(tag, (core) => core.getStorageAt(address, slot));
   }
 
-  private atHead<V>(tag: CandidBlockTag, read: (core: EvmCore) => Result<V>): CandidResult<V> {
-    const core = this.core;
-    if (core === undefined) return candidResult(notReady<V>(), (v) => v);
-    const t = requireHeadState(blockTagFromCandid(tag), core.blockNumber());
-    return candidResult(t.ok ? read(core) : t, (v) => v);
-  }
 }
 
 function decodeInitArgs(bytes: Uint8Array): InitArgsCandid | undefined {
