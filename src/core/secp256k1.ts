@@ -1,0 +1,414 @@
+// secp256k1 public-key recovery (ECDSA, as Ethereum uses it), written for the canister's cost model.
+//
+// Why not @noble/curves: inside the canister (QuickJS interpreted in wasm, every instruction costs
+// cycles) noble's recovery measured about 210 M instructions, most of a transaction's submit cost.
+// Measured in the canister (scratch micro-benchmarks, instructions per operation):
+//   BigInt * of 256-bit operands ~4.2 K, + / - ~4 K, shift ~2.2 K, 512-bit % p ~21 K, 768-bit % p ~26 K;
+//   a Number multiply-add on locals ~0.6 K, so a 10-26-bit-limb field multiply (100+ multiply-adds)
+//   costs more than a BigInt multiply plus %; pseudo-Mersenne folding with BigInt shifts and masks
+//   (7 BigInt operations) costs more than one %.
+// BigInt operations cost about the same whatever their size up to ~1000 bits, so the design counts
+// BigInt operations and above all `%` reductions:
+//   - field elements are BigInts in (-p, p): every reduction is a plain `%` (JS keeps the sign of the
+//     dividend, which is harmless because only products and sums are taken until the final output);
+//   - lazy reduction: a product is reduced only when it feeds another product, and sums/differences of
+//     products are reduced once (e.g. Y3 = (R*(V - X3) - Y1*HHH) % p);
+//   - Jacobian coordinates; one field inversion at the end;
+//   - Q = u1*G + u2*R by one shared doubling chain of ~128 doublings: u2*R is split with the GLV
+//     endomorphism (lambda*(x, y) = (beta*x, y)) into two ~128-bit halves, and u1*G into its low and high
+//     128 bits with precomputed affine tables of odd multiples of G and of 2^128*G (built once per heap,
+//     see warmUp); all four scalars are written in width-w NAF, so additions are sparse;
+//   - the odd multiples of R are made affine with one batch inversion so the main loop only needs the
+//     cheaper mixed (Jacobian + affine) addition.
+// Validation follows @noble/curves' Signature.recoverPublicKey exactly (the previous implementation):
+// r, s in [1, n); recovery id 0..3 (2/3 mean R.x = r + n, which must be below p); R.x must have a square
+// root; the recovered point must not be infinity. The result is the same 64-byte x || y as noble's.
+
+/** Field prime p = 2^256 - 2^32 - 977. */
+export const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
+/** Group order n (the curve has cofactor 1, so every point other than infinity has order n). */
+export const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+const GX = 0x79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798n;
+const GY = 0x483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8n;
+/** beta^3 = 1 mod p and lambda^3 = 1 mod n with lambda*(x, y) = (beta*x, y) for every point. */
+export const BETA = 0x7ae96a2b657c07106e64479eac3434e99cf0497512f58995c1396c28719501een;
+export const LAMBDA = 0x5363ad4cc05c30e0a5261c028812645a122e22ea20816678df02967c1b23bd72n;
+// A short basis of the lattice {(a, b) : a + b*lambda = 0 mod n}: (A1, B1) and (A2, B2) (B2 = A1).
+// The unit test checks both vectors lie in the lattice.
+export const GLV_A1 = 0x3086d221a7d46bcde86c90e49284eb15n;
+export const GLV_B1 = -0xe4437ed6010e88286f547fa90abfe4c3n;
+export const GLV_A2 = 0x114ca50f7a8e2f3f657c1108d9d44cfd8n;
+export const GLV_B2 = GLV_A1;
+const HALF_N = N >> 1n;
+
+/** wNAF window for the R term (table of 2^(W_R-2) odd multiples of R, built per signature). */
+const W_R = 5;
+/** wNAF window for the G term (tables of 2^(W_G-2) odd multiples of G and 2^128*G, built once). */
+const W_G = 10;
+
+// ---------------------------------------------------------------------------------------------------
+// Field helpers
+
+/** a mod m in [0, m). */
+function norm(a: bigint, m: bigint): bigint {
+  const r = a % m;
+  return r < 0n ? r + m : r;
+}
+
+/**
+ * Inverse of a modulo the prime m (a not divisible by m), by the extended Euclidean algorithm on
+ * BigInts: about 150 steps of a few BigInt operations each.
+ */
+export function invert(a: bigint, m: bigint): bigint {
+  let x = norm(a, m);
+  if (x === 0n) throw new Error('secp256k1: inverse of zero');
+  let y = m;
+  let u = 1n; // x = u * a (mod m)
+  let v = 0n; // y = v * a (mod m)
+  while (x !== 1n) {
+    const q = y / x;
+    const t = y - q * x;
+    y = x;
+    x = t;
+    const w = v - q * u;
+    v = u;
+    u = w;
+    if (x === 0n) throw new Error('secp256k1: not invertible');
+  }
+  return u < 0n ? u + m : u;
+}
+
+/** s^(2^k) mod p. */
+function sqrN(s: bigint, k: number): bigint {
+  let t = s;
+  for (let i = 0; i < k; i++) t = (t * t) % P;
+  return t;
+}
+
+/**
+ * A square root of c mod p, or undefined if c is not a square. p = 3 mod 4, so it is c^((p+1)/4).
+ * (p+1)/4 in binary is 223 ones, a zero, 22 ones, then 00001100: an addition chain of 253 squarings
+ * and 13 multiplications that builds x_k = c^(2^k - 1) for the runs of ones.
+ */
+export function sqrtModP(c: bigint): bigint | undefined {
+  const x1 = norm(c, P);
+  const x2 = (sqrN(x1, 1) * x1) % P;
+  const x3 = (sqrN(x2, 1) * x1) % P;
+  const x6 = (sqrN(x3, 3) * x3) % P;
+  const x9 = (sqrN(x6, 3) * x3) % P;
+  const x11 = (sqrN(x9, 2) * x2) % P;
+  const x22 = (sqrN(x11, 11) * x11) % P;
+  const x44 = (sqrN(x22, 22) * x22) % P;
+  const x88 = (sqrN(x44, 44) * x44) % P;
+  const x176 = (sqrN(x88, 88) * x88) % P;
+  const x220 = (sqrN(x176, 44) * x44) % P;
+  const x223 = (sqrN(x220, 3) * x3) % P;
+  let t = (sqrN(x223, 23) * x22) % P; // 223 ones, 0, 22 ones
+  t = (sqrN(t, 6) * x2) % P; // 000011
+  t = sqrN(t, 2); // 00
+  const root = norm(t, P);
+  return (root * root - x1) % P === 0n ? root : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The Jacobian accumulator (X/Z^2, Y/Z^3); Z = 0 is infinity. Module variables, so the hot loop
+// allocates nothing but BigInts. Every coordinate is the result of a `% P`, so it lies in (-p, p) and
+// "is zero mod p" is `=== 0n`.
+
+let AX = 0n;
+let AY = 0n;
+let AZ = 0n;
+
+/** A <- 2A (a = 0 curve): 6 reductions. */
+function dbl(): void {
+  const x = AX;
+  const y = AY;
+  const yy = (y * y) % P;
+  const s = (x * yy) % P; // S / 4 with S = 4 X Y^2
+  const m = ((x * x) % P) * 3n; // M = 3 X^2
+  const x3 = (m * m - (s << 3n)) % P; // M^2 - 2S
+  AY = (m * ((s << 2n) - x3) - ((yy * yy) << 3n)) % P; // M (S - X3) - 8 Y^4
+  AZ = ((y * AZ) << 1n) % P; // 2 Y Z
+  AX = x3;
+}
+
+/** A <- A + (x2, y2) with (x2, y2) affine, not infinity: 8 reductions. Handles A = infinity, A = ±(x2, y2). */
+function madd(x2: bigint, y2: bigint): void {
+  const z1 = AZ;
+  if (z1 === 0n) {
+    AX = x2;
+    AY = y2;
+    AZ = 1n;
+    return;
+  }
+  const z1z1 = (z1 * z1) % P;
+  const h = (x2 * z1z1 - AX) % P; // U2 - X1
+  const r = (y2 * z1 * z1z1 - AY) % P; // S2 - Y1 (one reduction of a 768-bit value)
+  if (h === 0n) {
+    if (r === 0n) {
+      AX = x2;
+      AY = y2;
+      AZ = 1n;
+      dbl();
+    } else {
+      AZ = 0n; // A = -(x2, y2)
+    }
+    return;
+  }
+  const hh = (h * h) % P;
+  const hhh = h * hh; // not reduced: only used in the sums below
+  const v = (AX * hh) % P;
+  const x3 = (r * r - hhh - (v << 1n)) % P;
+  AY = (r * (v - x3) - AY * hhh) % P;
+  AZ = (z1 * h) % P;
+  AX = x3;
+}
+
+/** (x1, y1, z1) + (x2, y2, z2), both Jacobian and not infinity, for building tables only (no equal/opposite inputs). */
+function addJacobian(x1: bigint, y1: bigint, z1: bigint, x2: bigint, y2: bigint, z2: bigint): [bigint, bigint, bigint] {
+  const z1z1 = (z1 * z1) % P;
+  const z2z2 = (z2 * z2) % P;
+  const u1 = (x1 * z2z2) % P;
+  const s1 = (y1 * z2 * z2z2) % P;
+  const h = (x2 * z1z1 - u1) % P;
+  const r = (y2 * z1 * z1z1 - s1) % P;
+  if (h === 0n) throw new Error('secp256k1: table addition of equal or opposite points');
+  const hh = (h * h) % P;
+  const hhh = h * hh;
+  const v = (u1 * hh) % P;
+  const x3 = (r * r - hhh - (v << 1n)) % P;
+  const y3 = (r * (v - x3) - s1 * hhh) % P;
+  const z3 = (((z1 * z2) % P) * h) % P;
+  return [x3, y3, z3];
+}
+
+/** Affine odd multiples (1, 3, 5, ..., 2*count-1) * (x, y) of an affine point: xs, ys in [0, p). */
+interface OddTable {
+  xs: bigint[];
+  ys: bigint[];
+}
+
+/** Odd multiples of the affine point (x, y): Jacobian chain T + 2P, then one batch inversion (Montgomery's trick). */
+function oddMultiples(x: bigint, y: bigint, count: number): OddTable {
+  AX = x;
+  AY = y;
+  AZ = 1n;
+  dbl();
+  const dx = AX;
+  const dy = AY;
+  const dz = AZ;
+  const jx = [x];
+  const jy = [y];
+  const jz = [1n];
+  for (let i = 1; i < count; i++) {
+    const [nx, ny, nz] = addJacobian(jx[i - 1]!, jy[i - 1]!, jz[i - 1]!, dx, dy, dz);
+    jx.push(nx);
+    jy.push(ny);
+    jz.push(nz);
+  }
+  return toAffine(jx, jy, jz);
+}
+
+/** Batch conversion to affine: one inversion and about 6 multiplications per point. */
+function toAffine(jx: bigint[], jy: bigint[], jz: bigint[]): OddTable {
+  const n = jz.length;
+  const prefix: bigint[] = new Array<bigint>(n);
+  let acc = 1n;
+  for (let i = 0; i < n; i++) {
+    prefix[i] = acc;
+    acc = (acc * jz[i]!) % P;
+  }
+  let inv = invert(acc, P); // 1 / (z0 ... z_{n-1})
+  const xs: bigint[] = new Array<bigint>(n);
+  const ys: bigint[] = new Array<bigint>(n);
+  for (let i = n - 1; i >= 0; i--) {
+    const zi = (inv * prefix[i]!) % P; // 1 / z_i
+    inv = (inv * jz[i]!) % P; // 1 / (z0 ... z_{i-1})
+    const zi2 = (zi * zi) % P;
+    xs[i] = norm(jx[i]! * zi2, P);
+    ys[i] = norm(((jy[i]! * zi2) % P) * zi, P);
+  }
+  return { xs, ys };
+}
+
+/** The same table for lambda * point: (beta * x, y). */
+function endoTable(t: OddTable): OddTable {
+  return { xs: t.xs.map((x) => (x * BETA) % P), ys: t.ys };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scalars
+
+/**
+ * Width-w NAF of k >= 0 into out (zeroed, long enough): out[i] is 0 or odd in (-2^(w-1), 2^(w-1)),
+ * sum out[i] * 2^i = k (negated digits if neg). Works on 32-bit Number words: per-bit BigInt work
+ * would cost more than the additions it saves.
+ */
+function wnaf(k: bigint, w: number, neg: boolean, out: Int16Array): void {
+  const words: number[] = [];
+  while (k > 0n) {
+    words.push(Number(k & 0xffffffffn));
+    k >>= 32n;
+  }
+  const bits = words.length * 32;
+  words.push(0, 0);
+  const full = 1 << w;
+  const half = full >> 1;
+  const mask = full - 1;
+  let carry = 0;
+  let i = 0;
+  while (i < bits) {
+    const sh = i & 31;
+    let win = words[i >>> 5]! >>> sh;
+    if (sh + w > 32) win |= words[(i >>> 5) + 1]! << (32 - sh); // sh > 0 here
+    win &= mask;
+    if ((win & 1) === carry) {
+      // This bit plus the carry is even: digit 0, the carry moves up.
+      i++;
+      continue;
+    }
+    let d = win + carry; // odd, in [1, 2^w - 1]
+    if (d > half) {
+      d -= full;
+      carry = 1;
+    } else {
+      carry = 0;
+    }
+    out[i] = neg ? -d : d;
+    i += w;
+  }
+  if (carry === 1) out[i] = neg ? -1 : 1;
+}
+
+/** k = k1 + k2 * lambda (mod n) with |k1|, |k2| about 2^128 (GLV decomposition with the short basis). */
+export function splitScalar(k: bigint): [bigint, bigint] {
+  const c1 = (GLV_B2 * k + HALF_N) / N; // round(b2 k / n)
+  const c2 = (-GLV_B1 * k + HALF_N) / N; // round(-b1 k / n)
+  const k1 = k - c1 * GLV_A1 - c2 * GLV_A2;
+  const k2 = -c1 * GLV_B1 - c2 * GLV_B2;
+  return [k1, k2];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Fixed-base tables (per heap)
+
+const MASK128 = (1n << 128n) - 1n;
+let gTables: { lo: OddTable; hi: OddTable } | undefined;
+
+function baseTables(): { lo: OddTable; hi: OddTable } {
+  if (gTables === undefined) {
+    const count = 1 << (W_G - 2);
+    const lo = oddMultiples(GX, GY, count);
+    // 2^128 * G by 128 doublings, made affine.
+    AX = GX;
+    AY = GY;
+    AZ = 1n;
+    for (let i = 0; i < 128; i++) dbl();
+    const h = toAffine([AX], [AY], [AZ]);
+    const hi = oddMultiples(h.xs[0]!, h.ys[0]!, count);
+    gTables = { lo, hi };
+  }
+  return gTables;
+}
+
+/** Builds the fixed-base tables now (the canister's 'secp256k1' warm-up step), not in the first recovery. */
+export function warmUp(): void {
+  baseTables();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Recovery
+
+const DIGITS = 272; // > 129 bits + window + carry for every scalar in the main loop
+
+function bytesToBig(b: Uint8Array): bigint {
+  if (b.length === 0) return 0n;
+  let hex = '0x';
+  for (let i = 0; i < b.length; i++) hex += HEX[b[i]!]!;
+  return BigInt(hex);
+}
+const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function writeBig32(v: bigint, out: Uint8Array, off: number): void {
+  let x = v;
+  for (let i = 7; i >= 0; i--) {
+    const w = Number(x & 0xffffffffn);
+    x >>= 32n;
+    const o = off + i * 4;
+    out[o] = w >>> 24;
+    out[o + 1] = (w >>> 16) & 0xff;
+    out[o + 2] = (w >>> 8) & 0xff;
+    out[o + 3] = w & 0xff;
+  }
+}
+
+/** Adds digit d's table entry (odd multiple |d|, negated if d < 0) to the accumulator. */
+function addDigit(t: OddTable, d: number): void {
+  if (d > 0) madd(t.xs[d >> 1]!, t.ys[d >> 1]!);
+  else madd(t.xs[-d >> 1]!, -t.ys[-d >> 1]!);
+}
+
+/**
+ * The 64-byte uncompressed public key (x || y, no 0x04 prefix) that produced the ECDSA signature
+ * (r, s, recovery) over msgHash, or undefined if the signature is invalid. Same results as
+ * @noble/curves' `new secp256k1.Signature(r, s, recovery).recoverPublicKey(msgHash)`.
+ */
+export function recoverPublicKey(msgHash: Uint8Array, r: bigint, s: bigint, recovery: number): Uint8Array | undefined {
+  if (r <= 0n || r >= N || s <= 0n || s >= N) return undefined;
+  if (recovery !== 0 && recovery !== 1 && recovery !== 2 && recovery !== 3) return undefined;
+  const rx = recovery >= 2 ? r + N : r;
+  if (rx >= P) return undefined;
+  // R = (rx, ry) with ry's parity from the recovery id.
+  let ry = sqrtModP((rx * rx * rx + 7n) % P);
+  if (ry === undefined) return undefined;
+  if (Number(ry & 1n) !== (recovery & 1)) ry = P - ry;
+
+  // z: the hash as an integer (leftmost 256 bits), mod n.
+  let z = bytesToBig(msgHash);
+  if (msgHash.length > 32) z >>= BigInt(msgHash.length * 8 - 256);
+  if (z >= N) z -= N;
+
+  // Q = u1 G + u2 R with u1 = -z / r, u2 = s / r (mod n).
+  const rinv = invert(rx, N);
+  const u1 = ((N - z) * rinv) % N;
+  const u2 = (s * rinv) % N;
+
+  const g = baseTables();
+  const dLo = new Int16Array(DIGITS);
+  const dHi = new Int16Array(DIGITS);
+  wnaf(u1 & MASK128, W_G, false, dLo);
+  wnaf(u1 >> 128n, W_G, false, dHi);
+  const [k1, k2] = splitScalar(u2);
+  const d1 = new Int16Array(DIGITS);
+  const d2 = new Int16Array(DIGITS);
+  wnaf(k1 < 0n ? -k1 : k1, W_R, k1 < 0n, d1);
+  wnaf(k2 < 0n ? -k2 : k2, W_R, k2 < 0n, d2);
+  const tR = oddMultiples(rx, ry, 1 << (W_R - 2));
+  const tRl = endoTable(tR);
+
+  let top = DIGITS - 1;
+  while (top >= 0 && dLo[top] === 0 && dHi[top] === 0 && d1[top] === 0 && d2[top] === 0) top--;
+  AX = 0n;
+  AY = 0n;
+  AZ = 0n;
+  for (let i = top; i >= 0; i--) {
+    if (AZ !== 0n) dbl();
+    const a = dLo[i]!;
+    if (a !== 0) addDigit(g.lo, a);
+    const b = dHi[i]!;
+    if (b !== 0) addDigit(g.hi, b);
+    const c = d1[i]!;
+    if (c !== 0) addDigit(tR, c);
+    const e = d2[i]!;
+    if (e !== 0) addDigit(tRl, e);
+  }
+  if (AZ === 0n) return undefined; // Q is infinity
+  const zi = invert(AZ, P);
+  const zi2 = (zi * zi) % P;
+  const qx = norm(AX * zi2, P);
+  const qy = norm(((AY * zi2) % P) * zi, P);
+  const out = new Uint8Array(64);
+  writeBig32(qx, out, 0);
+  writeBig32(qy, out, 32);
+  return out;
+}
