@@ -1,29 +1,23 @@
 // Hashing and signature recovery used by the core (tx decode) and plugged into EthereumJS
 // (Common customCrypto). One module so the cheapest measured implementation is swapped in one place.
 //
-// keccak256: js-sha3, about 3x cheaper than @noble/hashes inside the canister (DESIGN.md: 4.6 M vs
-// 13 M instructions for 118 bytes). js-sha3 probes `typeof window`/`self` at load; the canister
-// entry deletes azle's throwing getters before this module loads, so a plain import is enough here.
-// Recovery: @noble/curves secp256k1 (the only pure-JS candidate; its precomputation saves < 8%).
+// keccak256: ./keccak.ts, a keccak-f[1600] on int32 locals written for QuickJS. Inside the canister one
+// permutation (136-byte block) costs 1.88 M instructions, against 4.28 M for js-sha3 and about 13 M for
+// @noble/hashes (measured with the host's counter; scratch/blockprof).
+// Recovery: ./secp256k1.ts, written for the canister's cost model: about 61 M instructions inside the
+// canister against about 184 M for @noble/curves (whose precomputation saves < 8%), same results.
 
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import sha3 from 'js-sha3';
+import { recoverPublicKey as recoverPublicKeySecp256k1 } from './secp256k1.js';
+import { keccak256 as keccak256Impl } from './keccak.js';
 
-const keccakImpl = sha3.keccak256;
-
+/** keccak256 (Ethereum's), a fresh 32-byte array. */
 export function keccak256(data: Uint8Array): Uint8Array {
-  return new Uint8Array(keccakImpl.arrayBuffer(data));
+  return keccak256Impl(data);
 }
 
 /** Uncompressed public key (64 bytes, no 0x04 prefix) that signed msgHash, or undefined if the signature is invalid. */
 export function recoverPublicKey(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number): Uint8Array | undefined {
-  try {
-    const sig = new secp256k1.Signature(r, s, yParity);
-    const point = sig.recoverPublicKey(msgHash);
-    return point.toBytes(false).subarray(1);
-  } catch {
-    return undefined;
-  }
+  return recoverPublicKeySecp256k1(msgHash, r, s, yParity);
 }
 
 /** The 20-byte Ethereum address of a 64-byte uncompressed public key. */
