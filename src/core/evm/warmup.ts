@@ -7,7 +7,7 @@
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { bn254 } from '@noble/curves/bn254.js';
 import type { EvmEngine } from './engine.js';
-import { recoverPublicKey } from '../crypto.js';
+import { warmUp as warmUpSecp256k1 } from '../secp256k1.js';
 import { fromHex } from './encoding.js';
 
 export interface WarmUpStep {
@@ -98,10 +98,8 @@ export const WARM_UP_STEPS: readonly WarmUpStep[] = [
   {
     name: 'secp256k1',
     async run() {
-      // Any valid signature: builds noble's base-point tables used by ECRECOVER.
-      const h = new Uint8Array(32).fill(1);
-      const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-      recoverPublicKey(h, 0x79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798n, n / 3n, 0);
+      // Builds the fixed-base tables of src/core/secp256k1.ts (sender recovery and ECRECOVER).
+      warmUpSecp256k1();
     },
   },
   { name: 'bn254', run: async (e) => expectOne(await runPrecompile(e, 0x08, bn254PairingInput()), 'BN254 pairing') },

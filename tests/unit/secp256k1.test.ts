@@ -1,0 +1,262 @@
+// src/core/secp256k1.ts against @noble/curves (the previous implementation): same public key for valid
+// signatures, undefined exactly where noble throws, the curve constants it relies on, and Ethereum vectors.
+import { describe, expect, it } from 'vitest';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { RLP } from '@ethereumjs/rlp';
+import {
+  BETA,
+  GLV_A1,
+  GLV_A2,
+  GLV_B1,
+  GLV_B2,
+  LAMBDA,
+  N,
+  P,
+  invert,
+  recoverPublicKey,
+  splitScalar,
+  sqrtModP,
+  warmUp,
+} from '../../src/core/secp256k1.js';
+import { keccak256, recoverAddress } from '../../src/core/crypto.js';
+import { ecrecoverHook } from '../../src/core/evm/common.js';
+import { parseSignedTx } from '../../src/core/tx/decode.js';
+import { bigintToFixed, bytesToBigint, toHex } from '../../src/core/codec/bytes.js';
+import { key, sign1559, signLegacy } from './chain_testkit.js';
+
+/** Deterministic PRNG (xorshift32), so a failure can be replayed. */
+function rng(seed: number): (n: number) => Uint8Array {
+  let x = seed >>> 0 || 1;
+  return (n) => {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
+      out[i] = x & 0xff;
+    }
+    return out;
+  };
+}
+
+/** noble's answer: the 64-byte key, or undefined where it throws. */
+function noble(h: Uint8Array, r: bigint, s: bigint, rec: number): Uint8Array | undefined {
+  try {
+    return new secp256k1.Signature(r, s, rec).recoverPublicKey(h).toBytes(false).subarray(1);
+  } catch {
+    return undefined;
+  }
+}
+
+function expectSame(h: Uint8Array, r: bigint, s: bigint, rec: number): Uint8Array | undefined {
+  const want = noble(h, r, s, rec);
+  const got = recoverPublicKey(h, r, s, rec);
+  expect(got === undefined ? undefined : toHex(got), `r=${r} s=${s} rec=${rec} h=${toHex(h)}`).toBe(
+    want === undefined ? undefined : toHex(want),
+  );
+  return got;
+}
+
+function modPow(b: bigint, e: bigint, m: bigint): bigint {
+  let r = 1n;
+  let x = b % m;
+  for (let k = e; k > 0n; k >>= 1n) {
+    if (k & 1n) r = (r * x) % m;
+    x = (x * x) % m;
+  }
+  return r;
+}
+
+const G = secp256k1.Point.BASE;
+const be32 = (v: bigint): Uint8Array => bigintToFixed(v, 32);
+
+describe('secp256k1 constants', () => {
+  it('p, n and the endomorphism: beta^3 = 1 (p), lambda^3 = 1 (n), lambda*G = (beta*Gx, Gy)', () => {
+    expect(P).toBe(secp256k1.Point.Fp.ORDER);
+    expect(N).toBe(secp256k1.Point.Fn.ORDER);
+    expect(modPow(BETA, 3n, P)).toBe(1n);
+    expect(modPow(LAMBDA, 3n, N)).toBe(1n);
+    const lg = G.multiply(LAMBDA).toAffine();
+    expect(lg.x).toBe((G.toAffine().x * BETA) % P);
+    expect(lg.y).toBe(G.toAffine().y);
+  });
+
+  it('the GLV basis vectors are in the lattice and splitScalar gives short halves', () => {
+    expect((((GLV_A1 + GLV_B1 * LAMBDA) % N) + N) % N).toBe(0n);
+    expect((((GLV_A2 + GLV_B2 * LAMBDA) % N) + N) % N).toBe(0n);
+    const rand = rng(7);
+    const ks = [0n, 1n, N - 1n, N >> 1n, (1n << 128n) - 1n, 1n << 255n];
+    for (let i = 0; i < 500; i++) ks.push(bytesToBigint(rand(32)) % N);
+    for (const k of ks) {
+      const [k1, k2] = splitScalar(k);
+      expect((((k1 + k2 * LAMBDA - k) % N) + N) % N).toBe(0n);
+      expect(k1 < 1n << 129n && -k1 < 1n << 129n && k2 < 1n << 129n && -k2 < 1n << 129n).toBe(true);
+    }
+  });
+
+  it('invert and sqrtModP', () => {
+    const rand = rng(11);
+    for (let i = 0; i < 200; i++) {
+      const a = (bytesToBigint(rand(32)) % (P - 1n)) + 1n;
+      expect((invert(a, P) * a) % P).toBe(1n);
+      const b = (bytesToBigint(rand(32)) % (N - 1n)) + 1n;
+      expect((invert(b, N) * b) % N).toBe(1n);
+      const sq = (a * a) % P;
+      const root = sqrtModP(sq)!;
+      expect(root === a || root === P - a).toBe(true);
+      // A non-residue times a residue is a non-residue: -1 is a non-residue since p = 3 mod 4.
+      expect(sqrtModP(P - sq)).toBeUndefined();
+    }
+    expect(invert(1n, P)).toBe(1n);
+    expect(invert(P - 1n, P)).toBe(P - 1n);
+    expect(() => invert(0n, P)).toThrow();
+    expect(() => invert(N, N)).toThrow();
+    expect(sqrtModP(0n)).toBe(0n);
+  });
+});
+
+describe('secp256k1 recovery matches @noble/curves', () => {
+  warmUp();
+
+  it('2000 random keys and messages (both recovery ids)', () => {
+    const rand = rng(1234);
+    const seen = new Set<number>();
+    for (let i = 0; i < 2000; i++) {
+      const sk = rand(32);
+      const h = rand(32);
+      const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, sk, { prehash: false, format: 'recovered' }), 'recovered');
+      seen.add(sig.recovery!);
+      const got = expectSame(h, sig.r, sig.s, sig.recovery!);
+      expect(toHex(got!)).toBe(toHex(secp256k1.getPublicKey(sk, false).subarray(1)));
+    }
+    expect([...seen].sort()).toEqual([0, 1]);
+  });
+
+  it('random (r, s, recovery id) that were never signed: a key or a rejection, as noble', () => {
+    const rand = rng(99);
+    for (let i = 0; i < 300; i++) {
+      const r = bytesToBigint(rand(32));
+      const s = bytesToBigint(rand(32));
+      expectSame(rand(32), r, s, i & 1);
+    }
+  });
+
+  it('message hashes at the edges of z = hash mod n (u1 = 0, hash >= n, longer and shorter hashes)', () => {
+    const sig = secp256k1.Signature.fromBytes(secp256k1.sign(new Uint8Array(32).fill(9), key(1).priv, { prehash: false, format: 'recovered' }), 'recovered');
+    for (const h of [new Uint8Array(32), be32(N), be32(N + 1n), new Uint8Array(32).fill(0xff), be32(N - 1n), be32(1n), new Uint8Array(0), new Uint8Array(20).fill(3), new Uint8Array(48).fill(0xa5)]) {
+      expectSame(h, sig.r, sig.s, sig.recovery!);
+      expectSame(h, sig.r, sig.s, sig.recovery! ^ 1);
+    }
+  });
+
+  it('R = ±G, ±2G, ±3G: partial sums that meet equal or opposite points, and Q = infinity', () => {
+    const rand = rng(5);
+    for (const m of [1n, 2n, 3n, 7n]) {
+      const R = G.multiply(m).toAffine();
+      for (const rec of [0, 1]) {
+        for (let i = 0; i < 40; i++) {
+          const s = (bytesToBigint(rand(32)) % (N - 1n)) + 1n;
+          expectSame(rand(32), R.x, s, rec);
+          // u1 G + u2 R = (s*(±m) - z)/r * G: infinity when z = ±m*s.
+          const sign = (R.y & 1n) === BigInt(rec) ? 1n : N - 1n;
+          const z = (s * m * sign) % N;
+          expect(recoverPublicKey(be32(z), R.x, s, rec)).toBeUndefined();
+          expectSame(be32(z), R.x, s, rec);
+        }
+      }
+    }
+  });
+
+  it('rejects r or s outside [1, n), bad recovery ids, r with no curve point', () => {
+    const h = new Uint8Array(32).fill(1);
+    const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, key(2).priv, { prehash: false, format: 'recovered' }), 'recovered');
+    const { r, s } = sig;
+    const rec = sig.recovery!;
+    expect(recoverPublicKey(h, r, s, rec)).toBeDefined();
+    for (const [rr, ss] of [
+      [0n, s],
+      [N, s],
+      [N + 1n, s],
+      [P, s],
+      [1n << 256n, s],
+      [-r, s],
+      [r, 0n],
+      [r, N],
+      [r, N + s],
+      [r, -s],
+    ] as const) {
+      expect(recoverPublicKey(h, rr, ss, rec)).toBeUndefined();
+      expect(noble(h, rr, ss, rec)).toBeUndefined();
+    }
+    for (const bad of [-1, 4, 0.5, 27, Number.NaN]) expect(recoverPublicKey(h, r, s, bad)).toBeUndefined();
+    // x values whose x^3 + 7 has no square root.
+    let found = 0;
+    for (let x = 1n; found < 5; x++) {
+      if (modPow((x * x * x + 7n) % P, (P - 1n) / 2n, P) === 1n) continue;
+      found++;
+      for (const rc of [0, 1]) {
+        expect(recoverPublicKey(h, x, s, rc)).toBeUndefined();
+        expectSame(h, x, s, rc);
+      }
+    }
+  });
+
+  it('recovery ids 2 and 3 (R.x = r + n): rejected when r + n >= p, as noble otherwise', () => {
+    const h = new Uint8Array(32).fill(4);
+    const rand = rng(77);
+    const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, key(3).priv, { prehash: false, format: 'recovered' }), 'recovered');
+    expect(recoverPublicKey(h, P - N, sig.s, 2)).toBeUndefined(); // r + n = p
+    expect(recoverPublicKey(h, sig.r > P - N ? sig.r : P - N + 5n, sig.s, 3)).toBeUndefined();
+    let keys = 0;
+    for (let i = 0; i < 60; i++) {
+      const r = (bytesToBigint(rand(17)) % (P - N - 1n)) + 1n; // r + n < p
+      const got = expectSame(h, r, sig.s, 2 + (i & 1));
+      if (got !== undefined) keys++;
+    }
+    expect(keys).toBeGreaterThan(10);
+  });
+
+  it('the ECRECOVER hook returns the same key', () => {
+    const h = new Uint8Array(32).fill(6);
+    const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, key(4).priv, { prehash: false, format: 'recovered' }), 'recovered');
+    expect(toHex(ecrecoverHook(h, 27n + BigInt(sig.recovery!), be32(sig.r), be32(sig.s)))).toBe(toHex(noble(h, sig.r, sig.s, sig.recovery!)!));
+    expect(() => ecrecoverHook(h, 27n, be32(0n), be32(sig.s))).toThrow();
+  });
+});
+
+describe('Ethereum vectors', () => {
+  it('EIP-155 example: key 0x46..46 signs nonce 9 to 0x35..35 on chain 1; sender 0x9d8A62f6...5A4F', () => {
+    const fields = [9n, 20n * 10n ** 9n, 21000n, new Uint8Array(20).fill(0x35), 10n ** 18n, new Uint8Array(0), 1n, 0n, 0n];
+    const signing = RLP.encode(fields);
+    expect(toHex(signing)).toBe('ec098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a764000080018080');
+    const hash = keccak256(signing);
+    expect(toHex(hash)).toBe('daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53');
+    const r = 18515461264373351373200002665853028612451056578545711640558177340181847433846n;
+    const s = 46948507304638947509940763649030358759909902576025900602547168820602576006531n;
+    const v = 37n; // 35 + 2 * 1 + yParity
+    const address = recoverAddress(hash, r, s, Number((v - 35n) & 1n));
+    expect(toHex(address!)).toBe('9d8a62f656a8d1615c1294fd71e9cfb3e4855a4f');
+    const pub = recoverPublicKey(hash, r, s, 0)!;
+    expect(toHex(pub)).toBe(toHex(secp256k1.getPublicKey(new Uint8Array(32).fill(0x46), false).subarray(1)));
+  });
+
+  it('the decoder only ever hands recovery ids 0 and 1 to recovery (EIP-155 v parity, typed yParity <= 1)', () => {
+    const k = key(1);
+    for (let nonce = 0n; nonce < 12n; nonce++) {
+      for (const raw of [signLegacy(k, { nonce }), sign1559(k, { nonce })]) {
+        const p = parseSignedTx(raw);
+        if (!p.ok) throw new Error(p.error.message);
+        expect([0, 1]).toContain(p.value.sig.yParity);
+      }
+    }
+    // A typed transaction whose yParity is 2 is rejected before recovery.
+    const raw = sign1559(k, {});
+    const items = RLP.decode(raw.subarray(1)) as Uint8Array[];
+    items[9] = Uint8Array.of(2);
+    const bad = new Uint8Array([2, ...RLP.encode(items)]);
+    const p = parseSignedTx(bad);
+    expect(p.ok).toBe(false);
+  });
+});
