@@ -118,6 +118,7 @@ export interface InitOptions {
   genesis?: { address: Uint8Array; balance: bigint }[];
   blockGasLimit?: bigint;
   instructionSoftLimit?: bigint;
+  miningIntervalMs?: bigint;
 }
 
 export function initArgs(o: InitOptions): Uint8Array {
@@ -125,6 +126,7 @@ export function initArgs(o: InitOptions): Uint8Array {
     genesis_allocations: o.genesis === undefined ? [] : [o.genesis],
     block_gas_limit: o.blockGasLimit === undefined ? [] : [o.blockGasLimit],
     instruction_soft_limit: o.instructionSoftLimit === undefined ? [] : [o.instructionSoftLimit],
+    mining_interval_ms: o.miningIntervalMs === undefined ? [] : [o.miningIntervalMs],
   });
 }
 

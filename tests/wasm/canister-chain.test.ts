@@ -16,7 +16,8 @@ import {
 } from '../fixtures/contracts/index.js';
 import { word } from '../support/asm.js';
 import { Principal } from '@dfinity/principal';
-import { CANISTER_ID, Evm, LATEST, errCode, type CandidResult, type IcTxInput, type Receipt, type TxView } from '../support/canister.js';
+import { Evm, LATEST, errCode, type CandidResult, type IcTxInput, type Receipt, type TxView } from '../support/canister.js';
+import { selfAuthenticating, syntheticHash, syntheticSender } from '../support/ic.js';
 import {
   BASE_FEE,
   ETH,
@@ -27,7 +28,6 @@ import {
   common,
   createAddress,
   feeMarketTx,
-  fromHex,
   hex,
   keccak,
   legacyTx,
@@ -42,35 +42,9 @@ const BOB = plainAddress(1);
 const ZERO = new Uint8Array(20);
 const GENESIS = 1000n * ETH;
 const CAROL = account(2);
-// A user's self-authenticating principal (an Ed25519 public key in DER) and the EVM address SPEC derives
-// for it, computed here from the formula documented in src/core/tx/ic_synthetic.ts.
-const IC_USER = Principal.selfAuthenticating(fromHex('302a300506032b6570032100' + '11'.repeat(32)));
-const IC_SENDER = syntheticSender(IC_USER.toUint8Array(), Principal.fromText(CANISTER_ID).toUint8Array());
-
-function syntheticSender(caller: Uint8Array, canister: Uint8Array): Uint8Array {
-  const domain = new TextEncoder().encode('evm-ic-synthetic-v1');
-  return keccak(cat(domain, Uint8Array.of(canister.length), canister, Uint8Array.of(caller.length), caller)).subarray(12);
-}
-
-/** eth_tx_hash of an IcSynthetic tx: keccak256("evm-ic-synthetic-tx-v1" || canonical bytes), per ic_synthetic.ts. */
-function syntheticHash(from: Uint8Array, t: IcTxInput): Uint8Array {
-  const u = (v: bigint, n: number) => word(v).subarray(32 - n);
-  const to = t.to.length === 0 ? Uint8Array.of(0) : cat(Uint8Array.of(1), t.to[0]!);
-  const canonical = cat(
-    Uint8Array.of(1),
-    u(4801360n, 8),
-    from,
-    to,
-    u(t.nonce, 8),
-    u(t.gas_limit, 8),
-    word(t.max_fee_per_gas),
-    word(t.max_priority_fee_per_gas),
-    word(t.value),
-    u(BigInt(t.data.length), 4),
-    t.data,
-  );
-  return keccak(cat(new TextEncoder().encode('evm-ic-synthetic-tx-v1'), canonical));
-}
+// A user's self-authenticating principal and the EVM address derived for it (by the documented formula).
+const IC_USER = selfAuthenticating(0x11);
+const IC_SENDER = syntheticSender(IC_USER);
 
 // One installed canister for the file (install and warm-up take seconds); the tests use disjoint senders.
 let evm: Evm;
