@@ -2,7 +2,7 @@
 // Heap state, stable maps and timers are in runtime.ts. No chain logic lives here.
 import './globals_shim.js';
 
-import { canisterSelf, IDL, init, msgArgData, msgCaller, postUpgrade, query, time, update } from 'azle';
+import { canisterSelf, IDL, init, msgArgData, msgCaller, postUpgrade, time, update } from 'azle';
 
 import type { ChainInitArgs } from '../core/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
@@ -20,6 +20,7 @@ import {
   type CandidResult,
   type Opt,
 } from './convert.js';
+import { evmQuery } from './decorators.js';
 import { candidTypes, methodSignatures } from './idl.js';
 import { atHead, host, notReady, openRuntime, runtime, startTimers } from './runtime.js';
 import { saveSettings } from './settings.js';
@@ -77,22 +78,22 @@ export default class EvmCanister {
 
   // ---- chain identity and status ----
 
-  @query(M.rpc_eth_chain_id.args, M.rpc_eth_chain_id.ret)
+  @evmQuery(M.rpc_eth_chain_id.args, M.rpc_eth_chain_id.ret)
   rpc_eth_chain_id(): bigint {
     return runtime.core?.chainId() ?? 0n;
   }
 
-  @query(M.rpc_eth_block_number.args, M.rpc_eth_block_number.ret)
+  @evmQuery(M.rpc_eth_block_number.args, M.rpc_eth_block_number.ret)
   rpc_eth_block_number(): bigint {
     return runtime.core?.blockNumber() ?? 0n;
   }
 
-  @query(M.get_ops_status.args, M.get_ops_status.ret)
+  @evmQuery(M.get_ops_status.args, M.get_ops_status.ret)
   get_ops_status() {
     return { mode: { Normal: null }, reason: [], since_ns: 0n, writes_allowed: true };
   }
 
-  @query(M.health.args, M.health.ret)
+  @evmQuery(M.health.args, M.health.ret)
   health() {
     const core = runtime.core;
     return {
@@ -130,40 +131,40 @@ export default class EvmCanister {
 
   // ---- what happened to a transaction ----
 
-  @query(M.get_pending.args, M.get_pending.ret)
+  @evmQuery(M.get_pending.args, M.get_pending.ret)
   get_pending(txId: Uint8Array) {
     return pendingToCandid(runtime.core?.getPending(txId) ?? { kind: 'Unknown' });
   }
 
-  @query(M.get_receipt.args, M.get_receipt.ret)
+  @evmQuery(M.get_receipt.args, M.get_receipt.ret)
   get_receipt(txId: Uint8Array) {
     const r = runtime.core?.getReceipt(txId);
     return opt(r === undefined ? undefined : receiptToCandid(r));
   }
 
-  @query(M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.args, M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.ret)
+  @evmQuery(M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.args, M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.ret)
   rpc_eth_get_transaction_receipt_with_status_by_tx_id(txId: Uint8Array) {
     return receiptLookupToCandid(runtime.core?.getTransactionReceiptWithStatusByTxId(txId) ?? { kind: 'NotFound' });
   }
 
-  @query(M.rpc_eth_get_transaction_receipt_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_by_eth_hash.ret)
+  @evmQuery(M.rpc_eth_get_transaction_receipt_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_by_eth_hash.ret)
   rpc_eth_get_transaction_receipt_by_eth_hash(hash: Uint8Array) {
     const r = runtime.core?.getTransactionReceiptByEthHash(hash);
     return opt(r === undefined ? undefined : receiptToCandid(r));
   }
 
-  @query(M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.ret)
+  @evmQuery(M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.ret)
   rpc_eth_get_transaction_receipt_with_status_by_eth_hash(hash: Uint8Array) {
     return receiptLookupToCandid(runtime.core?.getTransactionReceiptWithStatusByEthHash(hash) ?? { kind: 'NotFound' });
   }
 
-  @query(M.rpc_eth_get_transaction_by_eth_hash.args, M.rpc_eth_get_transaction_by_eth_hash.ret)
+  @evmQuery(M.rpc_eth_get_transaction_by_eth_hash.args, M.rpc_eth_get_transaction_by_eth_hash.ret)
   rpc_eth_get_transaction_by_eth_hash(hash: Uint8Array) {
     const t = runtime.core?.getTransactionByEthHash(hash);
     return opt(t === undefined ? undefined : txToCandid(t));
   }
 
-  @query(M.rpc_eth_get_transaction_by_tx_id.args, M.rpc_eth_get_transaction_by_tx_id.ret)
+  @evmQuery(M.rpc_eth_get_transaction_by_tx_id.args, M.rpc_eth_get_transaction_by_tx_id.ret)
   rpc_eth_get_transaction_by_tx_id(txId: Uint8Array) {
     const t = runtime.core?.getTransactionByTxId(txId);
     return opt(t === undefined ? undefined : txToCandid(t));
@@ -171,45 +172,45 @@ export default class EvmCanister {
 
   // ---- blocks ----
 
-  @query(M.rpc_eth_get_block_by_number.args, M.rpc_eth_get_block_by_number.ret)
+  @evmQuery(M.rpc_eth_get_block_by_number.args, M.rpc_eth_get_block_by_number.ret)
   rpc_eth_get_block_by_number(n: bigint, full: boolean) {
     const b = runtime.core?.getBlockByNumber(n, full);
     return opt(b === undefined ? undefined : blockToCandid(b));
   }
 
-  @query(M.rpc_eth_get_block_by_number_with_status.args, M.rpc_eth_get_block_by_number_with_status.ret)
+  @evmQuery(M.rpc_eth_get_block_by_number_with_status.args, M.rpc_eth_get_block_by_number_with_status.ret)
   rpc_eth_get_block_by_number_with_status(n: bigint, full: boolean) {
     return blockLookupToCandid(runtime.core?.getBlockByNumberWithStatus(n, full) ?? { kind: 'NotFound' });
   }
 
-  @query(M.rpc_eth_get_block_number_by_hash.args, M.rpc_eth_get_block_number_by_hash.ret)
+  @evmQuery(M.rpc_eth_get_block_number_by_hash.args, M.rpc_eth_get_block_number_by_hash.ret)
   rpc_eth_get_block_number_by_hash(hash: Uint8Array): Opt<bigint> {
     return opt(runtime.core?.getBlockNumberByHash(hash));
   }
 
   // ---- state at the head ----
 
-  @query(M.expected_nonce_by_address.args, M.expected_nonce_by_address.ret)
+  @evmQuery(M.expected_nonce_by_address.args, M.expected_nonce_by_address.ret)
   expected_nonce_by_address(address: Uint8Array): CandidResult<bigint> {
     return candidResult(runtime.core?.expectedNonceByAddress(address) ?? notReady<bigint>(), (n) => n);
   }
 
-  @query(M.rpc_eth_get_transaction_count_at.args, M.rpc_eth_get_transaction_count_at.ret)
+  @evmQuery(M.rpc_eth_get_transaction_count_at.args, M.rpc_eth_get_transaction_count_at.ret)
   rpc_eth_get_transaction_count_at(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
     return atHead(tag, (core) => core.getTransactionCount(address, 'Pending' in tag));
   }
 
-  @query(M.rpc_eth_get_balance.args, M.rpc_eth_get_balance.ret)
+  @evmQuery(M.rpc_eth_get_balance.args, M.rpc_eth_get_balance.ret)
   rpc_eth_get_balance(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
     return atHead(tag, (core) => core.getBalance(address));
   }
 
-  @query(M.rpc_eth_get_code.args, M.rpc_eth_get_code.ret)
+  @evmQuery(M.rpc_eth_get_code.args, M.rpc_eth_get_code.ret)
   rpc_eth_get_code(address: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
     return atHead(tag, (core) => core.getCode(address));
   }
 
-  @query(M.rpc_eth_get_storage_at.args, M.rpc_eth_get_storage_at.ret)
+  @evmQuery(M.rpc_eth_get_storage_at.args, M.rpc_eth_get_storage_at.ret)
   rpc_eth_get_storage_at(address: Uint8Array, slot: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
     return atHead(tag, (core) => core.getStorageAt(address, slot));
   }

@@ -20,9 +20,10 @@ describe('evm canister in the Node IC host', () => {
     if (r.kind !== 'reply') return;
     expect(IDL.decode([IDL.Nat64], r.bytes)[0]).toBe(CHAIN_ID);
     expect(r.instructions).toBeGreaterThan(0n);
-    // The same method as an update call runs as a replicated query.
+    // SPEC: query methods must be called as queries; as an update the call fails and says why.
     const u = await host.update('rpc_eth_chain_id');
-    expect(u.kind).toBe('reply');
+    expect(u.kind).toBe('reject');
+    expect(u.kind === 'reject' && u.message).toContain('rpc_eth_chain_id is a query method');
     expect(u.instructions).toBeGreaterThan(0n);
   });
 
