@@ -52,6 +52,8 @@ export interface TxView {
   gas_price: bigint;
   max_fee_per_gas: Opt<bigint>;
   max_priority_fee_per_gas: Opt<bigint>;
+  access_list: Opt<{ address: Uint8Array; storage_keys: Uint8Array[] }[]>;
+  y_parity: Opt<number>;
   block_hash: Opt<Uint8Array>;
   block_number: Opt<bigint>;
   transaction_index: Opt<number>;

@@ -163,7 +163,15 @@ describe('evm canister: transactions of all three types through the mining timer
       expect(hex(byId.input)).toBe(hex(p.tx.data));
       // Legacy v carries the EIP-155 chain id; typed transactions carry the y parity.
       expect(byId.v).toBe(p.tx.v);
-      if (p.tx.type === 0) expect(p.tx.v! >= 35n + 2n * 4801360n).toBe(true);
+      if (p.tx.type === 0) {
+        expect(p.tx.v! >= 35n + 2n * 4801360n).toBe(true);
+        expect(byId).toMatchObject({ y_parity: [], access_list: [], max_fee_per_gas: [], gas_price: p.price });
+      } else {
+        expect(byId.y_parity).toEqual([Number(p.tx.v)]);
+        const list = (p.tx as { accessList?: [Uint8Array, Uint8Array[]][] }).accessList ?? [];
+        expect(byId.access_list).toEqual([list.map(([address, keys]) => ({ address, storage_keys: keys }))]);
+      }
+      if (p.tx.type === 2) expect(byId).toMatchObject({ max_fee_per_gas: [(p.tx as { maxFeePerGas: bigint }).maxFeePerGas], gas_price: p.price });
 
       cumulative += r.gas_used;
       expect(r).toMatchObject({
@@ -267,6 +275,7 @@ describe('evm canister: transactions of all three types through the mining timer
     expect(full.transactions.Full.map((t) => hex(t.hash))).toEqual(plan.map((p) => hex(p.tx.hash())));
     expect(full.transactions.Full.map((t) => hex(t.tx_id))).toEqual(ids.map(hex));
     expect(full.transactions.Full[4]!.gas_price).toBe(550n * GWEI); // type 2 once included: the effective price
+    expect(full.transactions.Full[3]!.access_list).toEqual([[{ address: store1, storage_keys: [slotKey] }]]);
     expect(evm.query('rpc_eth_get_block_number_by_hash', b.hash)).toEqual([head]);
     expect(evm.query('rpc_eth_get_block_number_by_hash', parent.hash)).toEqual([head - 1n]);
     expect(evm.query('rpc_eth_get_block_number_by_hash', new Uint8Array(32).fill(7))).toEqual([]);

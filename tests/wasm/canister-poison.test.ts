@@ -30,6 +30,10 @@ const INITS = [JUMPDEST_LOOP_INIT, KECCAK_LOOP_INIT, BLAKE2F_LOOP_INIT, G2ADD_LO
 // One sender per heavy contract and per transfer, so no nonce order ties them together.
 const HEAVY_SENDERS = HEAVY.map((_, i) => account(10 + i));
 const TRANSFER_SENDERS = HEAVY.map((_, i) => account(20 + i));
+// Senders of a block of 160 transfers (20 each, under the per-sender pending limit of 64): about 2.8 B
+// instructions (measured 17.6 M a transfer), close to the 4 B soft limit with room for cost drift.
+const FILL_SENDERS = Array.from({ length: 8 }, (_, i) => account(30 + i));
+const FILL_PER_SENDER = 20;
 const GENESIS = 100n * ETH;
 
 let evm: Evm;
@@ -60,7 +64,7 @@ beforeAll(async () => {
   // A 30 M block gas limit, so gas would let all heavy transactions into one block: only the instruction
   // soft limit (default 4 B) and the per-transaction budget decide.
   evm = await Evm.start({
-    genesis: [DEPLOYER, ...HEAVY_SENDERS, ...TRANSFER_SENDERS].map((a) => ({ address: a.address, balance: GENESIS })),
+    genesis: [DEPLOYER, ...HEAVY_SENDERS, ...TRANSFER_SENDERS, ...FILL_SENDERS].map((a) => ({ address: a.address, balance: GENESIS })),
     blockGasLimit: 30_000_000n,
   });
   const ids: Uint8Array[] = [];
@@ -171,5 +175,29 @@ describe('evm canister: heavy transactions cannot stop block production', () => 
       lines.push(`${HEAVY[i]} alone: ${describeRound(ms)}`);
     }
     console.log(`heavy transactions alone:\n  ${lines.join('\n  ')}`);
+  });
+
+  it('worst case for a timer message: a heavy transaction that starts near the soft limit, after 160 transfers', async () => {
+    const fill: Uint8Array[] = [];
+    for (let k = 0; k < FILL_PER_SENDER; k++) {
+      for (const f of FILL_SENDERS) fill.push(await evm.submit(transfer(f, nextNonce(f), plainAddress(0x60), 1n)));
+    }
+    // Equal tips: arrival order, so the heavy transaction (submitted last) runs after every transfer.
+    const h = HEAVY_SENDERS[1]!; // the KECCAK256 loop
+    const heavy = await evm.submit(feeMarketTx(h, { nonce: nextNonce(h), to: contracts[1]!, data: UNBOUNDED, gasLimit: HEAVY_GAS, ...FEE }));
+    const head = evm.blockNumber();
+    const ms = await evm.mine();
+    expectWithinLimits(ms);
+    const b = evm.block(head + 1n)!;
+    const count = 'Hashes' in b.transactions ? b.transactions.Hashes.length : 0;
+    console.log(`block of ${count} txs (${fill.length} transfers, then the KECCAK256 loop): ${describeRound(ms)}`);
+    // Everything fit under the soft limit before the heavy one started: one block, the heavy one last.
+    expect(count).toBe(fill.length + 1);
+    const r = evm.receipt(heavy)!;
+    expect(r.transaction_index).toBe(fill.length);
+    const outcome = (x: Receipt) => [x.status, x.gas_used, x.failure_code, x.logs.length, x.effective_gas_price];
+    expect(outcome(r)).toEqual(outcome(mixed[1]!));
+    for (const id of fill) expect(evm.receipt(id)).toMatchObject({ status: 1, gas_used: 21000n });
+    expect(evm.balance(plainAddress(0x60))).toBe(BigInt(fill.length));
   });
 });
