@@ -91,9 +91,12 @@ const dec = new TextDecoder();
 /** Append-only writer for the stored records. */
 export class ByteWriter {
   private buf: Uint8Array;
+  /** View over buf, replaced when buf grows (a DataView per write costs more than the write in QuickJS). */
+  private view: DataView;
   private len = 0;
   constructor(initial = 128) {
     this.buf = new Uint8Array(initial);
+    this.view = new DataView(this.buf.buffer);
   }
   private ensure(n: number): void {
     if (this.len + n <= this.buf.length) return;
@@ -102,6 +105,7 @@ export class ByteWriter {
     const next = new Uint8Array(cap);
     next.set(this.buf.subarray(0, this.len));
     this.buf = next;
+    this.view = new DataView(next.buffer);
   }
   u8(v: number): this {
     this.ensure(1);
@@ -110,13 +114,13 @@ export class ByteWriter {
   }
   u32(v: number): this {
     this.ensure(4);
-    new DataView(this.buf.buffer).setUint32(this.len, v >>> 0);
+    this.view.setUint32(this.len, v >>> 0);
     this.len += 4;
     return this;
   }
   u64(v: bigint): this {
     this.ensure(8);
-    new DataView(this.buf.buffer).setBigUint64(this.len, v);
+    this.view.setBigUint64(this.len, v);
     this.len += 8;
     return this;
   }
@@ -142,6 +146,7 @@ export class ByteWriter {
     return this.u8(b.length).fixed(b);
   }
   str(s: string): this {
+    if (s === '') return this.u8(0);
     return this.short(enc.encode(s));
   }
   optFixed(b: Uint8Array | undefined): this {
@@ -194,7 +199,8 @@ export class ByteReader {
     return this.fixed(this.u8());
   }
   str(): string {
-    return dec.decode(this.short());
+    const b = this.short();
+    return b.length === 0 ? '' : dec.decode(b);
   }
   optFixed(n: number): Uint8Array | undefined {
     return this.u8() === 0 ? undefined : this.fixed(n);
