@@ -18,8 +18,9 @@
 //     endomorphism (lambda*(x, y) = (beta*x, y)) into two ~128-bit halves, and u1*G into its low and high
 //     128 bits with precomputed affine tables of odd multiples of G and of 2^128*G (built once per heap,
 //     see warmUp); all four scalars are written in width-w NAF, so additions are sparse;
-//   - the odd multiples of R are made affine with one batch inversion so the main loop only needs the
-//     cheaper mixed (Jacobian + affine) addition.
+//   - the odd multiples of R are made affine, without an inversion, on an isomorphic curve on which the
+//     main loop then runs (see oddMultiplesIso), so it only needs the cheaper mixed (Jacobian + affine)
+//     addition.
 // Validation follows @noble/curves' Signature.recoverPublicKey exactly (the previous implementation):
 // r, s in [1, n); recovery id 0..3 (2/3 mean R.x = r + n, which must be below p); R.x must have a square
 // root; the recovered point must not be infinity. The result is the same 64-byte x || y as noble's.
@@ -119,12 +120,14 @@ let AX = 0n;
 let AY = 0n;
 let AZ = 0n;
 
-/** A <- 2A (a = 0 curve): 6 reductions. */
+/** A <- 2A (a = 0 curve): 5 reductions. */
 function dbl(): void {
   const x = AX;
   const y = AY;
   const yy = (y * y) % P;
-  const s = (x * yy) % P; // S / 4 with S = 4 X Y^2
+  // S / 4 with S = 4 X Y^2, not reduced: it is only used in sums and in one product below, where a
+  // 512-bit factor costs ~1.6 K more than a 256-bit one and the (768-bit) % ~5 K more, against ~21 K for a %.
+  const s = x * yy;
   const m = ((x * x) % P) * 3n; // M = 3 X^2
   const x3 = (m * m - (s << 3n)) % P; // M^2 - 2S
   AY = (m * ((s << 2n) - x3) - ((yy * yy) << 3n)) % P; // M (S - X3) - 8 Y^4
@@ -132,7 +135,7 @@ function dbl(): void {
   AX = x3;
 }
 
-/** A <- A + (x2, y2) with (x2, y2) affine, not infinity: 8 reductions. Handles A = infinity, A = ±(x2, y2). */
+/** A <- A + (x2, y2) with (x2, y2) affine, not infinity: 7 reductions. Handles A = infinity, A = ±(x2, y2). */
 function madd(x2: bigint, y2: bigint): void {
   const z1 = AZ;
   if (z1 === 0n) {
@@ -157,12 +160,16 @@ function madd(x2: bigint, y2: bigint): void {
   }
   const hh = (h * h) % P;
   const hhh = h * hh; // not reduced: only used in the sums below
-  const v = (AX * hh) % P;
+  const v = AX * hh; // not reduced either (the Y3 sum is 768 bits wide anyway)
   const x3 = (r * r - hhh - (v << 1n)) % P;
   AY = (r * (v - x3) - AY * hhh) % P;
   AZ = (z1 * h) % P;
   AX = x3;
+  LAST_H = h;
 }
+
+/** H of madd's last general addition: the ratio Z3 / Z1 (used to put a table on one common Z). */
+let LAST_H = 0n;
 
 /** (x1, y1, z1) + (x2, y2, z2), both Jacobian and not infinity, for building tables only (no equal/opposite inputs). */
 function addJacobian(x1: bigint, y1: bigint, z1: bigint, x2: bigint, y2: bigint, z2: bigint): [bigint, bigint, bigint] {
@@ -229,6 +236,52 @@ function toAffine(jx: bigint[], jy: bigint[], jz: bigint[]): OddTable {
     ys[i] = norm(((jy[i]! * zi2) % P) * zi, P);
   }
   return { xs, ys };
+}
+
+/**
+ * Odd multiples 1, 3, ..., 2*count-1 of the affine point R = (x, y), affine on an isomorphic curve,
+ * without any field inversion ("effective affine"). For a nonzero W, (x, y) -> (x W^2, y W^3) maps the
+ * curve y^2 = x^3 + 7 onto y^2 = x^3 + 7 W^6; doubling and addition formulas for a = 0 curves do not
+ * involve the constant, so the whole main loop can run on the image curve and the result is mapped back
+ * by multiplying its Jacobian Z by W. Here D = 2R = (Xd, Yd, Zd) is affine on the image for W = Zd, so
+ * the chain T + D uses mixed additions; each addition multiplies Z by its H, so the chain's points are
+ * rescaled to the last point's Z (Zl) with the running product of the H's, which makes them all affine
+ * on the image for W = Zd * Zl. Costs ~1/3 of building Jacobian multiples and batch-inverting them; the
+ * price is two multiplications per G addition (G's tables are affine on the original curve).
+ */
+function oddMultiplesIso(x: bigint, y: bigint, count: number): { t: OddTable; w: bigint } {
+  AX = x;
+  AY = y;
+  AZ = 1n;
+  dbl();
+  const dx = AX;
+  const dy = AY;
+  const zd = AZ;
+  const zd2 = (zd * zd) % P;
+  const jx = [(x * zd2) % P];
+  const jy = [(((y * zd2) % P) * zd) % P];
+  const hs: bigint[] = [];
+  AX = jx[0]!;
+  AY = jy[0]!;
+  AZ = 1n;
+  for (let i = 1; i < count; i++) {
+    madd(dx, dy); // never a special case: (2i-1)R != ±2R since R has prime order n
+    jx.push(AX);
+    jy.push(AY);
+    hs.push(LAST_H);
+  }
+  const xs: bigint[] = new Array<bigint>(count);
+  const ys: bigint[] = new Array<bigint>(count);
+  xs[count - 1] = jx[count - 1]!;
+  ys[count - 1] = jy[count - 1]!;
+  let f = 1n; // Zl / Z_i
+  for (let i = count - 2; i >= 0; i--) {
+    f = (f * hs[i]!) % P;
+    const f2 = (f * f) % P;
+    xs[i] = (jx[i]! * f2) % P;
+    ys[i] = (((jy[i]! * f2) % P) * f) % P;
+  }
+  return { t: { xs, ys }, w: (zd * AZ) % P };
 }
 
 /** The same table for lambda * point: (beta * x, y). */
@@ -348,6 +401,12 @@ function addDigit(t: OddTable, d: number): void {
   else madd(t.xs[-d >> 1]!, -t.ys[-d >> 1]!);
 }
 
+/** The same for a table on the original curve while the accumulator runs on the image for W (w2 = W^2, w3 = W^3). */
+function addDigitMapped(t: OddTable, d: number, w2: bigint, w3: bigint): void {
+  if (d > 0) madd((t.xs[d >> 1]! * w2) % P, (t.ys[d >> 1]! * w3) % P);
+  else madd((t.xs[-d >> 1]! * w2) % P, -((t.ys[-d >> 1]! * w3) % P));
+}
+
 /**
  * The 64-byte uncompressed public key (x || y, no 0x04 prefix) that produced the ECDSA signature
  * (r, s, recovery) over msgHash, or undefined if the signature is invalid. Same results as
@@ -383,8 +442,10 @@ export function recoverPublicKey(msgHash: Uint8Array, r: bigint, s: bigint, reco
   const d2 = new Int16Array(DIGITS);
   wnaf(k1 < 0n ? -k1 : k1, W_R, k1 < 0n, d1);
   wnaf(k2 < 0n ? -k2 : k2, W_R, k2 < 0n, d2);
-  const tR = oddMultiples(rx, ry, 1 << (W_R - 2));
-  const tRl = endoTable(tR);
+  const { t: tR, w } = oddMultiplesIso(rx, ry, 1 << (W_R - 2));
+  const tRl = endoTable(tR); // the endomorphism commutes with the isomorphism (both scale x)
+  const w2 = (w * w) % P;
+  const w3 = (w2 * w) % P;
 
   let top = DIGITS - 1;
   while (top >= 0 && dLo[top] === 0 && dHi[top] === 0 && d1[top] === 0 && d2[top] === 0) top--;
@@ -394,16 +455,16 @@ export function recoverPublicKey(msgHash: Uint8Array, r: bigint, s: bigint, reco
   for (let i = top; i >= 0; i--) {
     if (AZ !== 0n) dbl();
     const a = dLo[i]!;
-    if (a !== 0) addDigit(g.lo, a);
+    if (a !== 0) addDigitMapped(g.lo, a, w2, w3);
     const b = dHi[i]!;
-    if (b !== 0) addDigit(g.hi, b);
+    if (b !== 0) addDigitMapped(g.hi, b, w2, w3);
     const c = d1[i]!;
     if (c !== 0) addDigit(tR, c);
     const e = d2[i]!;
     if (e !== 0) addDigit(tRl, e);
   }
   if (AZ === 0n) return undefined; // Q is infinity
-  const zi = invert(AZ, P);
+  const zi = invert(AZ * w, P); // back from the image curve: Z * W
   const zi2 = (zi * zi) % P;
   const qx = norm(AX * zi2, P);
   const qy = norm(((AY * zi2) % P) * zi, P);
