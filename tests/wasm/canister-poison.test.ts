@@ -4,6 +4,8 @@
 // message may trap, mining must go on, the transfers must be mined, and each heavy transaction gets the
 // documented receipt of src/core/evm/engine.ts: included, status 0, exec.halt.instruction_budget, all gas
 // charged, effects undone, nonce bumped, the same whether it runs alone in a block or after others.
+import { createEvmEngine } from '../../src/core/evm/index.js';
+import { MemoryCoreHost } from '../../src/core/host.js';
 import type { MessageStats } from '../../src/host/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,6 +16,7 @@ import {
   JUMPDEST_LOOP_INIT,
   KECCAK_LOOP_INIT,
   KZG_LOOP_INIT,
+  RECURSE_INIT,
   UNBOUNDED,
 } from '../fixtures/contracts/index.js';
 import { word } from '../support/asm.js';
@@ -199,5 +202,33 @@ describe('evm canister: heavy transactions cannot stop block production', () => 
     expect(outcome(r)).toEqual(outcome(mixed[1]!));
     for (const id of fill) expect(evm.receipt(id)).toMatchObject({ status: 1, gas_used: 21000n });
     expect(evm.balance(plainAddress(0x60))).toBe(BigInt(fill.length));
+  });
+
+  it('deep CALL recursion (hundreds of frames, 29 M gas) runs in the canister exactly as the same engine in Node', async () => {
+    const gas = 29_000_000n;
+    const create = await evm.submit(feeMarketTx(DEPLOYER, { nonce: nextNonce(DEPLOYER), data: RECURSE_INIT, gasLimit: 200_000n, ...FEE }));
+    await evm.mine();
+    const target = evm.receipt(create)!.contract_address[0]!;
+    const h = HEAVY_SENDERS[0]!;
+    const id = await evm.submit(feeMarketTx(h, { nonce: nextNonce(h), to: target, gasLimit: gas, ...FEE }));
+    const ms = await evm.mine();
+    expectWithinLimits(ms);
+    const r = evm.receipt(id)!;
+    const depth = BigInt('0x' + storageWord(target, 0n));
+    console.log(`recursion: depth ${depth}, gas ${r.gas_used}; ${describeRound(ms)}`);
+
+    // Reference: the engine under Node (no wasm stack, no QuickJS), same transaction on a fresh chain.
+    const engine = await createEvmEngine({ host: new MemoryCoreHost() });
+    engine.setGenesisBalance(h.address, GENESIS);
+    engine.beginBlock({ number: 1n, timestamp: 1n, baseFeePerGas: 250n * GWEI, gasLimit: 30_000_000n, coinbase: new Uint8Array(20), prevRandao: new Uint8Array(32), parentHash: new Uint8Array(32) });
+    const base = { type: 2 as const, from: h.address, value: 0n, accessList: [], maxFeePerGas: FEE.maxFeePerGas, maxPriorityFeePerGas: FEE.maxPriorityFeePerGas };
+    const c = await engine.runTx({ ...base, nonce: 0n, to: undefined, data: RECURSE_INIT, gasLimit: 200_000n });
+    if (c.kind !== 'included' || c.contractAddress === undefined) throw new Error('reference deployment failed');
+    const o = await engine.runTx({ ...base, nonce: 1n, to: c.contractAddress, data: new Uint8Array(0), gasLimit: gas });
+    if (o.kind !== 'included') throw new Error(`reference run rejected: ${o.code}`);
+    await engine.commitBlock();
+    const refDepth = BigInt('0x' + hex(engine.getStorage(c.contractAddress, word(0n))));
+    expect(depth).toBeGreaterThan(400n);
+    expect([r.status, r.gas_used, depth]).toEqual([o.status, o.gasUsed, refDepth]);
   });
 });
