@@ -109,6 +109,17 @@ describe('secp256k1 constants', () => {
       // A non-residue times a residue is a non-residue: -1 is a non-residue since p = 3 mod 4.
       expect(sqrtModP(P - sq)).toBeUndefined();
     }
+    // Lehmer's method: every operand size, and values around its 2^50 switch to Number arithmetic.
+    const edge = [2n, 3n, (1n << 50n) - 1n, 1n << 50n, (1n << 50n) + 1n, (1n << 53n) + 1n, 1n << 200n, P >> 1n, N >> 1n, N - 2n, P - 2n];
+    for (let len = 1; len <= 32; len++) for (let i = 0; i < 30; i++) edge.push(bytesToBigint(rand(len)));
+    for (const a of edge) {
+      for (const m of [P, N]) {
+        if (a % m === 0n) continue;
+        const inv = invert(a, m);
+        expect(inv >= 0n && inv < m && (inv * a) % m === 1n, `${a} mod ${m}`).toBe(true);
+      }
+    }
+    expect(invert(-5n, P)).toBe(invert(P - 5n, P));
     expect(invert(1n, P)).toBe(1n);
     expect(invert(P - 1n, P)).toBe(P - 1n);
     expect(() => invert(0n, P)).toThrow();
