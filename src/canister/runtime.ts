@@ -1,5 +1,5 @@
 // The canister's heap state, shared by every method class: the core over stable maps, the EVM engine,
-// the timers and the warm-up flag. The JS heap is rebuilt on upgrade; everything durable is in the maps.
+// the timers. The JS heap is rebuilt on upgrade; everything durable is in the maps.
 import { performanceCounter, setTimer, setTimerInterval, StableBTreeMap, time } from 'azle';
 
 import { requireHeadState } from '../core/block_tag.js';
@@ -44,13 +44,10 @@ export const host: CoreHost = {
 export const runtime: {
   core: EvmCore | undefined;
   engine: EvmEngine | undefined;
-  /** Block production waits until every warm-up step ran (no table building inside a transaction's budget). */
-  warmUpDone: boolean;
   settings: CanisterSettings;
 } = {
   core: undefined,
   engine: undefined,
-  warmUpDone: false,
   settings: { miningIntervalMs: BigInt(DEFAULT_MINING_INTERVAL_MS) },
 };
 
@@ -65,27 +62,27 @@ export async function openRuntime(): Promise<EvmCore> {
   return core;
 }
 
+/**
+ * Warm-up and mining. Each warm-up step is its own timer message (one step costs up to tens of billions of
+ * instructions), and all of them are armed here rather than each arming the next: a step that traps (e.g.
+ * past the message instruction limit) is rolled back on its own, and the other steps and block production
+ * still run. Chained steps would lose the rest of the chain, and mining with it, on one trap.
+ * Blocks still wait for the tables (no table building inside a transaction's budget): the mining timer's
+ * first deadline is later than the steps', ic-cdk-timers issues due timers in deadline order, and calls to
+ * self are delivered in order, so every step has run (or trapped) before the first mining tick.
+ */
 export function startTimers(): void {
-  runtime.warmUpDone = false;
-  scheduleWarmUp(0);
+  for (const step of WARM_UP_STEPS) {
+    setTimer(0, async () => {
+      const engine = runtime.engine;
+      if (engine !== undefined) await step.run(engine);
+    });
+  }
   setTimerInterval(Number(runtime.settings.miningIntervalMs) / 1000, mine);
 }
 
-/** Each warm-up step is its own timer message: one step can cost tens of billions of instructions. */
-function scheduleWarmUp(step: number): void {
-  if (step >= WARM_UP_STEPS.length) {
-    runtime.warmUpDone = true;
-    return;
-  }
-  setTimer(0, async () => {
-    const engine = runtime.engine;
-    if (engine !== undefined) await WARM_UP_STEPS[step]!.run(engine);
-    scheduleWarmUp(step + 1);
-  });
-}
-
 async function mine(): Promise<void> {
-  if (!runtime.warmUpDone || runtime.core === undefined) return;
+  if (runtime.core === undefined) return;
   await runtime.core.produceBlock();
 }
 

@@ -3,7 +3,7 @@
 // manual clock.
 import { WASM_PATH } from '../../scripts/build.js';
 import { EvmClient, encodeInitArgs } from '../../src/host/evm_client.js';
-import { IcHost, type MessageStats, type PrincipalLike } from '../../src/host/index.js';
+import { IcHost, type IcHostOptions, type MessageStats, type PrincipalLike } from '../../src/host/index.js';
 import type { TypedTransaction } from '@ethereumjs/tx';
 
 export type Opt<T> = [] | [T];
@@ -141,7 +141,8 @@ export class Evm {
     this.client = new EvmClient(host);
   }
 
-  static async start(o: InitOptions): Promise<Evm> {
+  /** Installs the canister; `hostOptions` overrides the host's defaults (e.g. its instruction limits). */
+  static async start(o: InitOptions, hostOptions: Partial<IcHostOptions> = {}): Promise<Evm> {
     let evm: Evm | undefined;
     const pre: MessageStats[] = [];
     const host = await IcHost.create({
@@ -149,6 +150,7 @@ export class Evm {
       canisterId: CANISTER_ID,
       debugPrint: () => {},
       onMessage: (m) => (evm?.messages ?? pre).push(m),
+      ...hostOptions,
     });
     evm = new Evm(host);
     evm.messages.push(...pre);
