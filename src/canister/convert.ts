@@ -3,6 +3,7 @@
 
 import type { BlockTag } from '../core/block_tag.js';
 import type { CoreError, Result } from '../core/errors.js';
+import type { CallObject, FeeHistory, LogCursor, LogFilter, LogPage } from '../core/index.js';
 import type {
   EthBlockView,
   EthLogView,
@@ -167,3 +168,79 @@ export function blockLookupToCandid(v: RpcBlockLookupView) {
       return { Pruned: { pruned_before_block: v.prunedBeforeBlock } };
   }
 }
+
+// ---- Read API (docs/read-api.md) ----
+
+export interface CandidCallObject {
+  to: Opt<Uint8Array>;
+  from: Opt<Uint8Array>;
+  gas: Opt<bigint>;
+  gas_price: Opt<bigint>;
+  value: Opt<bigint>;
+  data: Opt<Uint8Array>;
+  nonce: Opt<bigint>;
+  max_fee_per_gas: Opt<bigint>;
+  max_priority_fee_per_gas: Opt<bigint>;
+  chain_id: Opt<bigint>;
+  tx_type: Opt<bigint>;
+  access_list: Opt<{ address: Uint8Array; storage_keys: Uint8Array[] }[]>;
+}
+
+export function callObjectFromCandid(c: CandidCallObject): CallObject {
+  return {
+    to: fromOpt(c.to),
+    from: fromOpt(c.from),
+    gas: fromOpt(c.gas),
+    gasPrice: fromOpt(c.gas_price),
+    value: fromOpt(c.value),
+    data: fromOpt(c.data),
+    nonce: fromOpt(c.nonce),
+    maxFeePerGas: fromOpt(c.max_fee_per_gas),
+    maxPriorityFeePerGas: fromOpt(c.max_priority_fee_per_gas),
+    chainId: fromOpt(c.chain_id),
+    type: fromOpt(c.tx_type),
+    accessList: fromOpt(c.access_list)?.map((e) => [e.address, e.storage_keys] as const),
+  };
+}
+
+export interface CandidLogFilter {
+  from_block: Opt<CandidBlockTag>;
+  to_block: Opt<CandidBlockTag>;
+  block_hash: Opt<Uint8Array>;
+  address: Opt<Uint8Array[]>;
+  topics: Opt<Opt<Uint8Array[]>[]>;
+}
+
+export interface CandidLogCursor {
+  block_number: bigint;
+  log_index: number;
+}
+
+export function logFilterFromCandid(f: CandidLogFilter): LogFilter {
+  const from = fromOpt(f.from_block);
+  const to = fromOpt(f.to_block);
+  return {
+    fromBlock: from === undefined ? undefined : blockTagFromCandid(from),
+    toBlock: to === undefined ? undefined : blockTagFromCandid(to),
+    blockHash: fromOpt(f.block_hash),
+    addresses: fromOpt(f.address),
+    topics: fromOpt(f.topics)?.map((t) => fromOpt(t)),
+  };
+}
+
+export const logCursorFromCandid = (c: Opt<CandidLogCursor>): LogCursor | undefined => {
+  const v = fromOpt(c);
+  return v === undefined ? undefined : { blockNumber: v.block_number, logIndex: v.log_index };
+};
+
+export const logPageToCandid = (p: LogPage) => ({
+  logs: p.logs.map(logToCandid),
+  next_cursor: opt(p.nextCursor === undefined ? undefined : { block_number: p.nextCursor.blockNumber, log_index: p.nextCursor.logIndex }),
+});
+
+export const feeHistoryToCandid = (h: FeeHistory) => ({
+  oldest_block: h.oldestBlock,
+  base_fee_per_gas: [...h.baseFeePerGas],
+  gas_used_ratio: [...h.gasUsedRatio],
+  reward: h.reward.map((r) => [...r]),
+});

@@ -174,6 +174,50 @@ export function candidTypes(IDL: Idl) {
     Pruned: IDL.Record({ pruned_before_block: IDL.Nat64 }),
   });
 
+  // Read API (docs/read-api.md).
+  /**
+   * eth_call / eth_estimateGas callObject: exactly SPEC's keys (`type` is tx_type). Candid drops unknown record
+   * fields while decoding, so the gateway rejects unknown JSON keys; the canister validates every value
+   * (address lengths, quantity ranges, type 0x0/0x2, fee combinations, chain id). Quantities are `nat` so an
+   * out-of-range value is an arg.invalid.* error rather than a decoding failure.
+   */
+  const RpcCallObjectView = IDL.Record({
+    to: IDL.Opt(Bytes),
+    from: IDL.Opt(Bytes),
+    gas: IDL.Opt(IDL.Nat),
+    gas_price: IDL.Opt(IDL.Nat),
+    value: IDL.Opt(IDL.Nat),
+    data: IDL.Opt(Bytes),
+    nonce: IDL.Opt(IDL.Nat),
+    max_fee_per_gas: IDL.Opt(IDL.Nat),
+    max_priority_fee_per_gas: IDL.Opt(IDL.Nat),
+    chain_id: IDL.Opt(IDL.Nat),
+    tx_type: IDL.Opt(IDL.Nat),
+    access_list: IDL.Opt(IDL.Vec(AccessListItem)),
+  });
+  /**
+   * eth_getLogs filter. `address` and `topics` take lists so the canister itself answers UnsupportedFilter
+   * for more than one address or a condition on topics[1..]; topics[i] = null or [] is a wildcard.
+   */
+  const RpcLogFilterView = IDL.Record({
+    from_block: IDL.Opt(BlockTag),
+    to_block: IDL.Opt(BlockTag),
+    block_hash: IDL.Opt(Bytes),
+    address: IDL.Opt(IDL.Vec(Bytes)),
+    topics: IDL.Opt(IDL.Vec(IDL.Opt(IDL.Vec(Bytes)))),
+  });
+  /** Position of the next log to examine: block number and the log's index within that block. */
+  const LogCursor = IDL.Record({ block_number: IDL.Nat64, log_index: IDL.Nat32 });
+  const RpcLogPageView = IDL.Record({ logs: IDL.Vec(EthLogView), next_cursor: IDL.Opt(LogCursor) });
+  const FeeHistoryView = IDL.Record({
+    oldest_block: IDL.Nat64,
+    /** block_count + 1 entries: the last is the base fee of the block after the newest. */
+    base_fee_per_gas: IDL.Vec(IDL.Nat),
+    gas_used_ratio: IDL.Vec(IDL.Float64),
+    /** One row per block, one entry per requested percentile; empty when none were requested. */
+    reward: IDL.Vec(IDL.Vec(IDL.Nat)),
+  });
+
   return {
     Error,
     Result,
@@ -196,6 +240,11 @@ export function candidTypes(IDL: Idl) {
     PendingStatusView,
     RpcReceiptLookupView,
     RpcBlockLookupView,
+    RpcCallObjectView,
+    RpcLogFilterView,
+    LogCursor,
+    RpcLogPageView,
+    FeeHistoryView,
   };
 }
 
@@ -230,6 +279,14 @@ export function methodSignatures(IDL: Idl) {
     rpc_eth_get_balance: q([t.Bytes, t.BlockTag], t.Result(IDL.Nat)),
     rpc_eth_get_code: q([t.Bytes, t.BlockTag], t.Result(t.Bytes)),
     rpc_eth_get_storage_at: q([t.Bytes, t.Bytes, t.BlockTag], t.Result(t.Bytes)),
+    // Read API (docs/read-api.md).
+    rpc_eth_call_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(t.Bytes)),
+    rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes)),
+    rpc_eth_estimate_gas_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(IDL.Nat64)),
+    rpc_eth_get_logs_paged: q([t.RpcLogFilterView, IDL.Opt(t.LogCursor), IDL.Opt(IDL.Nat32)], t.Result(t.RpcLogPageView)),
+    rpc_eth_gas_price: q([], t.Result(IDL.Nat)),
+    rpc_eth_max_priority_fee_per_gas: q([], t.Result(IDL.Nat)),
+    rpc_eth_fee_history: q([IDL.Nat64, t.BlockTag, IDL.Vec(IDL.Float64)], t.Result(t.FeeHistoryView)),
   };
 }
 

@@ -21,6 +21,7 @@ import {
   type Opt,
 } from './convert.js';
 import { evmQuery } from './decorators.js';
+import { ReadMethods } from './read_methods.js';
 import { candidTypes, methodSignatures } from './idl.js';
 import { atHead, host, notReady, openRuntime, runtime, startTimers } from './runtime.js';
 import { saveSettings } from './settings.js';
@@ -52,7 +53,7 @@ interface IcTxInputCandid {
   data: Uint8Array;
 }
 
-export default class EvmCanister {
+class EvmCanister {
   // Manual decoding: an install with no argument at all (empty Candid args, as `dfx deploy` sends) must
   // work, and @dfinity/candid refuses to read a missing `opt` argument as null.
   @init([IDL.Opt(T.InitArgs)], { manual: true })
@@ -239,3 +240,6 @@ function chainInitArgs(a: InitArgsCandid): ChainInitArgs {
     feeRecipient: fromOpt(a.fee_recipient),
   };
 }
+
+// azle accepts an array of classes: each method group lives in its own class file.
+export default [EvmCanister, ReadMethods];

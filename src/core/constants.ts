@@ -42,3 +42,24 @@ export const TX_INSTRUCTION_BUDGET = 20_000_000_000n;
 // eth_call / eth_estimateGas executed inside an IC query (5 B limit) can only apply a smaller budget;
 // a call that exhausts it there may still fit TX_INSTRUCTION_BUDGET in a block (run it as an update to know).
 export const QUERY_CALL_INSTRUCTION_BUDGET = 4_500_000_000n;
+
+// ---- Read API (src/core/query; docs/read-api.md explains each choice) ----
+// eth_getLogs / rpc_eth_get_logs_paged.
+/** Widest block range one filter may span (toBlock - fromBlock + 1, after clamping toBlock to the head). */
+export const MAX_LOG_BLOCK_RANGE = 10_000n;
+/** Most logs one page returns (the default page size); asking for more gives logs.too_many_results. */
+export const MAX_LOGS_PER_PAGE = 1000;
+/** A page stops before the log that would take its logs' payload (address, topics, data) past this many bytes (at least one log per page). */
+export const MAX_LOG_PAGE_BYTES = 1_500_000;
+/** A page stops scanning (and returns a cursor) once the message has spent this many instructions; the IC stops queries at 5 B. */
+export const LOG_PAGE_INSTRUCTION_SOFT_LIMIT = 3_000_000_000n;
+/** topics[0] may be one value or an OR list of at most this many. */
+export const MAX_LOG_TOPIC0_ALTERNATIVES = 16;
+// eth_feeHistory.
+/** blockCount above this is clamped to it (as geth does); SPEC: "at most 256". */
+export const MAX_FEE_HISTORY_BLOCKS = 256n;
+/** At most this many reward percentiles per request (as geth). */
+export const MAX_FEE_HISTORY_PERCENTILES = 100;
+// eth_maxPriorityFeePerGas / eth_gasPrice: percentile of the lowest effective tip of each of the last blocks.
+export const PRIORITY_FEE_LOOKBACK_BLOCKS = 20n;
+export const PRIORITY_FEE_PERCENTILE = 60;

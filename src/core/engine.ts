@@ -54,6 +54,8 @@ export interface IncludedOutcome {
   readonly instructions: bigint;
   /** The receipt's 256-byte logs bloom, when the engine computed it anyway (saves recomputing its keccaks). */
   readonly logsBloom?: Uint8Array;
+  /** Gas refund earned (before the 1/5 cap), where the engine knows it; eth_estimateGas starts its search from gasUsed + refund. */
+  readonly gasRefund?: bigint;
 }
 
 /** The transaction cannot be included at all (nonce no longer matches, balance too low for gas * price, ...). */

@@ -46,6 +46,19 @@ export const ErrorCode = {
   LogsRangeTooLarge: 'logs.range_too_large',
   LogsTooManyResults: 'logs.too_many_results',
   UnsupportedFilter: 'UnsupportedFilter',
+  // Read API (src/core/query). arg.* are invalid params (JSON-RPC -32602 at the gateway).
+  /** A callObject value is invalid: address length, a quantity out of range, data of a raw call, ... */
+  ArgInvalidCallObject: 'arg.invalid.call_object',
+  /** callObject fee fields do not combine: gasPrice with maxFeePerGas/maxPriorityFeePerGas, priority above max fee. */
+  ArgInvalidFeeParams: 'arg.invalid.fee_params',
+  /** callObject `type` other than 0x0 or 0x2, or fields that the given type cannot carry. */
+  ArgInvalidTxType: 'arg.invalid.tx_type',
+  /** callObject `chainId` other than this chain's. */
+  ArgInvalidChainId: 'arg.invalid.chain_id',
+  /** A log filter, cursor, page limit or fee-history argument that is malformed (not merely unsupported). */
+  ArgInvalidFilter: 'arg.invalid.filter',
+  /** eth_estimateGas: the binary search could not finish within one query's instruction budget. */
+  ExecEstimateInstructionBudget: 'exec.estimate.instruction_budget',
   Internal: 'internal',
 } as const;
 

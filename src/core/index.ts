@@ -22,7 +22,16 @@ import { EMPTY_TRIE_ROOT } from './chain/trie.js';
 import { rlpListLength } from './codec/rlp.js';
 import { PendingPool } from './mempool/pool.js';
 import { submitIc, submitRaw } from './mempool/submit.js';
+import { Meter } from './ops/meter.js';
+import { OpsStore, type OpsStatus } from './ops/state.js';
+import { Lifecycle, type CoreMetrics, type PruneStatusView } from './ops/lifecycle.js';
+import type { PruneTickResult } from './prune/pruner.js';
+import type { PrunePolicy } from './prune/store.js';
+import type { ExportResult } from './export/export.js';
+import type { ExportCursor } from './export/format.js';
 import { isAnonymous, type IcTxRecord } from './tx/ic_synthetic.js';
+import type { BlockTag } from './block_tag.js';
+import { ReadApi, type CallObject, type FeeHistory, type LogCursor, type LogFilter, type LogPage } from './query/read_api.js';
 import {
   blockView,
   pendingStatus,
@@ -42,6 +51,7 @@ export type { IcTxRecord } from './tx/ic_synthetic.js';
 export type { ProduceResult } from './chain/producer.js';
 export type { ChainConfig } from './chain/meta.js';
 export type * from './views.js';
+export type { CallObject, FeeHistory, LogCursor, LogFilter, LogPage } from './query/read_api.js';
 
 /** What the ops subsystem says about a write: undefined allows it, an error (ops.write.*) rejects it. */
 export type WriteGuard = (op: 'submit' | 'produce' | 'admin') => CoreError | undefined;
@@ -65,6 +75,8 @@ export interface ChainInitArgs {
 
 export interface EvmCoreOptions {
   readonly writeGuard?: WriteGuard;
+  /** The operational state (ops/state.ts); the canister passes the one its writeGuard reads. Default: a new one over Meta. */
+  readonly ops?: OpsStore;
 }
 
 export class EvmCore {
@@ -73,6 +85,11 @@ export class EvmCore {
   private readonly store: ChainStore;
   private readonly views: ViewDeps;
   private readonly writeGuard: WriteGuard;
+  // Lifecycle (pruning, export, ops states, metrics): src/core/ops, src/core/prune, src/core/export.
+  private readonly meter: Meter;
+  private readonly ops: OpsStore;
+  private readonly lifecycle: Lifecycle;
+  private readonly read: ReadApi;
 
   /** Opens every map by its registered id; constructing again over the same maps (an upgrade) loses nothing. */
   constructor(
@@ -80,24 +97,39 @@ export class EvmCore {
     private readonly engine: ExecutionEngine,
     opts: EvmCoreOptions = {},
   ) {
-    this.writeGuard = opts.writeGuard ?? (() => undefined);
+    this.meter = new Meter(host.openMap(MemoryId.Meta));
+    this.ops = opts.ops ?? new OpsStore(host.openMap(MemoryId.Meta));
+    this.writeGuard = opts.writeGuard ?? ((op) => this.ops.guard(op));
     this.meta = new MetaStore(host.openMap(MemoryId.Meta));
-    const txs = host.openMap(MemoryId.Txs);
+    const txs = this.meter.metered(host.openMap(MemoryId.Txs));
     this.pool = new PendingPool({
       pending: host.openMap(MemoryId.Pending),
       bySenderNonce: host.openMap(MemoryId.PendingBySenderNonce),
       byPrincipal: host.openMap(MemoryId.PendingByPrincipal),
-      status: host.openMap(MemoryId.TxStatus),
+      status: this.meter.watchDrops(host.openMap(MemoryId.TxStatus)),
       txs,
       hashToId: host.openMap(MemoryId.TxHashToId),
     });
     this.store = new ChainStore({
-      blocks: host.openMap(MemoryId.Blocks),
+      blocks: this.meter.metered(host.openMap(MemoryId.Blocks)),
       blockHashToNumber: host.openMap(MemoryId.BlockHashToNumber),
-      receipts: host.openMap(MemoryId.Receipts),
-      blockLogs: host.openMap(MemoryId.BlockLogs),
+      receipts: this.meter.metered(host.openMap(MemoryId.Receipts)),
+      blockLogs: this.meter.metered(host.openMap(MemoryId.BlockLogs)),
+      blockFeeSummary: host.openMap(MemoryId.BlockFeeSummary),
     });
     this.views = { pool: this.pool, store: this.store, txs };
+    this.lifecycle = new Lifecycle({
+      host,
+      metaMap: host.openMap(MemoryId.Meta),
+      meta: this.meta,
+      pool: this.pool,
+      store: this.store,
+      txs,
+      meter: this.meter,
+      ops: this.ops,
+      guard: (op) => this.writeGuard(op === 'prune' ? 'produce' : op),
+    });
+    this.read = new ReadApi({ host, engine, meta: this.meta, store: this.store });
   }
 
   isInitialized(): boolean {
@@ -151,6 +183,7 @@ export class EvmCore {
     // Block 1 uses the configured base fee as is (README: base_fee = "base fee of block 1").
     this.meta.setNextBaseFee(baseFee);
     this.meta.setHead({ number: 0n, hash, timestamp });
+    this.meter.flush();
     return ok({ hash });
   }
 
@@ -161,7 +194,9 @@ export class EvmCore {
     const g = this.writeGuard('submit');
     if (g !== undefined) return { ok: false, error: g };
     if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
-    return submitRaw(this.deps(), raw);
+    const r = submitRaw(this.deps(), raw);
+    this.meter.flush();
+    return r;
   }
 
   /** submit_ic_tx: caller = msg_caller() bytes, canisterId = canister_self() bytes. */
@@ -170,14 +205,19 @@ export class EvmCore {
     const g = this.writeGuard('submit');
     if (g !== undefined) return { ok: false, error: g };
     if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
-    return submitIc(this.deps(), rec, caller, canisterId);
+    const r = submitIc(this.deps(), rec, caller, canisterId);
+    this.meter.flush();
+    return r;
   }
 
   /** The mining timer's body. */
   async produceBlock(): Promise<ProduceResult | { readonly kind: 'Rejected'; readonly error: CoreError }> {
     const g = this.writeGuard('produce');
     if (g !== undefined) return { kind: 'Rejected', error: g };
-    return produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs });
+    const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs });
+    if (r.kind === 'Produced') this.meter.blockProduced(r.number, r.txCount, this.host.instructionCounter());
+    this.meter.flush();
+    return r;
   }
 
   // ---- admin (controller checks are the canister's) ----
@@ -226,41 +266,47 @@ export class EvmCore {
     return pendingStatus(this.views, txId);
   }
 
+  // Lookups apply the prune boundary (rules in prune/pruner.ts): a transaction, receipt or block of a pruned
+  // block reads as absent (Pruned in the *_with_status lookups), even while its entries are being deleted.
+
   getReceipt(txId: Uint8Array): EthReceiptView | undefined {
-    return receiptByTxId(this.views, txId);
+    return this.lifecycle.receiptPruned(txId) === undefined ? receiptByTxId(this.views, txId) : undefined;
   }
 
   getTransactionReceiptWithStatusByTxId(txId: Uint8Array): RpcReceiptLookupView {
+    const pruned = this.lifecycle.receiptPruned(txId);
+    if (pruned !== undefined) return pruned;
     const r = receiptByTxId(this.views, txId);
     return r === undefined ? { kind: 'NotFound' } : { kind: 'Found', receipt: r };
   }
 
   getTransactionReceiptByEthHash(hash: Bytes32): EthReceiptView | undefined {
     const id = this.pool.idByHash(hash);
-    return id === undefined ? undefined : receiptByTxId(this.views, id);
+    return id === undefined ? undefined : this.getReceipt(id);
   }
 
   getTransactionReceiptWithStatusByEthHash(hash: Bytes32): RpcReceiptLookupView {
-    const r = this.getTransactionReceiptByEthHash(hash);
-    return r === undefined ? { kind: 'NotFound' } : { kind: 'Found', receipt: r };
+    const id = this.pool.idByHash(hash);
+    return id === undefined ? this.lifecycle.unknownHash(hash) : this.getTransactionReceiptWithStatusByTxId(id);
   }
 
   getTransactionByEthHash(hash: Bytes32): EthTxView | undefined {
-    return transactionByEthHash(this.views, hash);
+    const id = this.pool.idByHash(hash);
+    return id === undefined ? undefined : this.getTransactionByTxId(id);
   }
 
   getTransactionByTxId(txId: Uint8Array): EthTxView | undefined {
-    return transactionByTxId(this.views, txId);
+    return this.lifecycle.receiptPruned(txId) === undefined ? transactionByTxId(this.views, txId) : undefined;
   }
 
   getBlockByNumber(n: bigint, fullTxs: boolean): EthBlockView | undefined {
+    if (n < this.lifecycle.firstAvailableBlock()) return undefined;
     const b = this.store.getBlock(n);
     return b === undefined ? undefined : blockView(this.views, b, fullTxs);
   }
 
   getBlockByNumberWithStatus(n: bigint, fullTxs: boolean): RpcBlockLookupView {
-    const b = this.getBlockByNumber(n, fullTxs);
-    return b === undefined ? { kind: 'NotFound' } : { kind: 'Found', block: b };
+    return this.lifecycle.blockLookup(n, (k) => this.getBlockByNumber(k, fullTxs));
   }
 
   /** Hash of block n (for the engine's BLOCKHASH: createEvmEngine({ blockHash: (n) => core.getBlockHash(n) })). */
@@ -269,7 +315,8 @@ export class EvmCore {
   }
 
   getBlockNumberByHash(hash: Bytes32): bigint | undefined {
-    return this.store.getBlockNumberByHash(hash);
+    const n = this.store.getBlockNumberByHash(hash);
+    return n === undefined || n < this.lifecycle.firstAvailableBlock() ? undefined : n;
   }
 
   /**
@@ -307,6 +354,101 @@ export class EvmCore {
     if (bad !== undefined) return bad;
     if (slot.length !== 32) return err(ErrorCode.ArgInvalid, `storage slot must be 32 bytes, got ${slot.length}`);
     return ok(this.engine.getStorage(address, slot));
+  }
+
+  // ---- read API (query methods; src/core/query, docs/read-api.md) ----
+
+  /** eth_call: the returned data, or the execution error (exec.reverted carries the revert data). */
+  callObject(o: CallObject, tag: BlockTag): Promise<Result<Uint8Array>> {
+    return this.read.callObject(o, tag);
+  }
+
+  /** A signed raw transaction executed as a call from its recovered sender. */
+  callRawTx(raw: Uint8Array, tag: BlockTag): Promise<Result<Uint8Array>> {
+    return this.read.callRawTx(raw, tag);
+  }
+
+  /** eth_estimateGas: the minimum gas limit with which the call succeeds. */
+  estimateGasObject(o: CallObject, tag: BlockTag): Promise<Result<bigint>> {
+    return this.read.estimateGasObject(o, tag);
+  }
+
+  getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined): Result<LogPage> {
+    return this.read.getLogsPaged(filter, cursor, limit);
+  }
+
+  gasPrice(): Result<bigint> {
+    return this.read.gasPrice();
+  }
+
+  maxPriorityFeePerGas(): Result<bigint> {
+    return this.read.maxPriorityFeePerGas();
+  }
+
+  feeHistory(blockCount: bigint, newest: BlockTag, percentiles: readonly number[]): Result<FeeHistory> {
+    return this.read.feeHistory(blockCount, newest, percentiles);
+  }
+
+  // ---- lifecycle: pruning, export, operational states, metrics (src/core/ops, prune, export; docs/lifecycle.md) ----
+
+  /** The prune timer's body (policy-driven, bounded by max_ops_per_tick); undefined when there was nothing to do. */
+  pruneTick(): PruneTickResult | undefined {
+    return this.lifecycle.pruneTick();
+  }
+
+  /** prune_blocks: blocks below `beforeBlock` (never the last 256), at most `maxOps` deletions. */
+  pruneBlocks(beforeBlock: bigint, maxOps: number): Result<PruneTickResult> {
+    return this.lifecycle.pruneBlocks(beforeBlock, maxOps);
+  }
+
+  /** Returns the policy as stored (timer interval rounded up to whole seconds). */
+  setPrunePolicy(p: PrunePolicy): Result<PrunePolicy> {
+    return this.lifecycle.setPrunePolicy(p);
+  }
+
+  setPruningEnabled(enabled: boolean): Result<void> {
+    return this.lifecycle.setPruningEnabled(enabled);
+  }
+
+  /** From install / upgrade arguments (absent values keep what is stored). */
+  configurePruning(policy: PrunePolicy | undefined, enabled: boolean | undefined): Result<void> {
+    return this.lifecycle.configurePruning(policy, enabled);
+  }
+
+  pruneStatus(): PruneStatusView {
+    return this.lifecycle.pruneStatus();
+  }
+
+  exportBlocks(cursor: ExportCursor | undefined, maxBytes: number): ExportResult {
+    return this.lifecycle.exportBlocks(cursor, maxBytes);
+  }
+
+  opsStatus(): OpsStatus {
+    return this.ops.status();
+  }
+
+  /** Migration is entered and left by a controller (set_ops_mode). */
+  setMigration(on: boolean, reason: string): Result<void> {
+    this.ops.setMigration(on, reason, this.host.timeNs());
+    return ok(undefined);
+  }
+
+  /** The ops timer: cycle balance (Cycle mode) and the integrity check (CriticalCorrupt). */
+  observeCycles(balance: bigint): boolean {
+    return this.ops.observeCycles(balance, this.host.timeNs());
+  }
+
+  runIntegrityCheck(): string | undefined {
+    return this.lifecycle.runIntegrityCheck();
+  }
+
+  /** False in CriticalCorrupt: head-state reads answer exec.state.unavailable. */
+  stateReadable(): boolean {
+    return this.ops.stateReadable();
+  }
+
+  metrics(): CoreMetrics {
+    return this.lifecycle.metrics(this.blockNumber());
   }
 
   private deps() {

@@ -21,6 +21,7 @@ import { TxOrigin } from '../tx/types.js';
 import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
 import { receiptsRoot, transactionsRoot } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
+import { groupTips } from './fee_summary.js';
 import { encodeHeader, headerHash } from './header.js';
 import type { MetaStore } from './meta.js';
 import type { ChainStore, StoredLog, StoredReceipt } from './store.js';
@@ -279,6 +280,12 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
     { ...header, hash, size, txs: included.map((x) => ({ txId: x.entry.txId, ethHash: x.entry.ethHash })) },
     logs,
   );
+  store.putFeeSummary(env.number, {
+    baseFeePerGas: baseFee,
+    gasUsed,
+    gasLimit: cfg.blockGasLimit,
+    tips: groupTips(included.map((x) => ({ tip: x.receipt.effectiveGasPrice - baseFee, gasUsed: x.receipt.gasUsed }))),
+  });
   included.forEach((inc, i) => {
     store.putReceipt(inc.entry.txId, inc.receipt);
     pool.remove(inc.entry, { kind: 'Included', blockNumber: env.number, txIndex: i, blockHash: hash });

@@ -14,6 +14,7 @@ import type { Address, Bytes32, ExecLog } from '../engine.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter, readU64be, u64be } from '../codec/bytes.js';
 import { BLOOM_BYTES } from './bloom.js';
+import { decodeFeeSummary, encodeFeeSummary, type FeeSummary } from './fee_summary.js';
 
 export interface StoredBlock {
   readonly number: bigint;
@@ -56,6 +57,8 @@ export interface ChainMaps {
   readonly blockHashToNumber: KvMap;
   readonly receipts: KvMap;
   readonly blockLogs: KvMap;
+  /** Per-block fee summaries (fee_summary.ts); absent in tools that do not need fee history. */
+  readonly blockFeeSummary?: KvMap;
 }
 
 export function encodeBlock(b: StoredBlock): Uint8Array {
@@ -185,6 +188,17 @@ export class ChainStore {
 
   putReceipt(txId: Uint8Array, r: StoredReceipt): void {
     this.maps.receipts.insert(txId, encodeReceipt(r));
+  }
+
+  putFeeSummary(n: bigint, s: FeeSummary): void {
+    this.maps.blockFeeSummary?.insert(u64be(n), encodeFeeSummary(s));
+  }
+
+  /** The stored summary, or undefined (a block produced before summaries existed, or no summary map). */
+  getFeeSummary(n: bigint): FeeSummary | undefined {
+    if (n < 0n || n >= 1n << 64n) return undefined;
+    const b = this.maps.blockFeeSummary?.get(u64be(n));
+    return b === undefined ? undefined : decodeFeeSummary(b);
   }
 
   getReceipt(txId: Uint8Array): StoredReceipt | undefined {

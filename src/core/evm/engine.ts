@@ -360,6 +360,7 @@ export class EvmEngine implements ExecutionEngine {
         failure,
         instructions: this.opts.host.instructionCounter() - start,
         logsBloom: res.bloom.bitvector,
+        gasRefund: res.gasRefund ?? 0n,
       };
     } finally {
       ex.budget.end();

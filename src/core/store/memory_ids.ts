@@ -20,6 +20,8 @@ export const MemoryId = {
   TxHashToId: 23,
   Receipts: 24,
   BlockLogs: 25,
+  // Read API (src/core/query): per-block fee summary (base fee, gas used, tips by gas) for fee history.
+  BlockFeeSummary: 30,
   // Reserved for the probe used by host tests (tests/fixtures/probe).
   ProbeTest: 250,
 } as const;
