@@ -1,0 +1,293 @@
+// Reference decoder of the export_blocks payload (format version 1, docs/export-format.md), for the indexer
+// and the tests. Pure TypeScript; no canister code.
+//
+//   const asm = new ExportAssembler(cursor);           // where the pull starts
+//   for (const chunk of response.chunks) for (const b of asm.push(chunk)) store(b);   // whole blocks, in order
+//   cursor = asm.cursor;                               // equals response.next_cursor
+//
+// exportedBlockViews(b) rebuilds the same views the canister answers (rpc_eth_get_block_by_number with full
+// transactions, transactions by tx_id, receipts with logs) by running the canister's own view builders over
+// an in-memory store.
+
+import { ChainStore, encodeReceipt, type StoredBlock, type StoredLog, type StoredReceipt } from '../chain/store.js';
+import { MemoryKvMap } from '../host.js';
+import { PendingPool } from '../mempool/pool.js';
+import { encodeStoredTx, encodeTxStatus, type StoredTx } from '../tx/stored.js';
+import type { TxOrigin } from '../tx/types.js';
+import { blockView, receiptByTxId, transactionByTxId, type EthBlockView, type EthReceiptView, type EthTxView, type ViewDeps } from '../views.js';
+import { EXPORT_FORMAT_VERSION, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from './format.js';
+
+export class ExportFormatError extends Error {}
+
+export interface ExportedTx extends StoredTx {
+  readonly txId: Uint8Array;
+}
+
+export interface ExportedReceipt extends StoredReceipt {
+  readonly txId: Uint8Array;
+  /** This receipt's logs; their block log index is firstLogIndex + i. */
+  readonly logs: readonly StoredLog[];
+}
+
+export interface ExportedBlock {
+  readonly block: StoredBlock;
+  /** In block order. */
+  readonly txs: readonly ExportedTx[];
+  readonly receipts: readonly ExportedReceipt[];
+}
+
+const dec = new TextDecoder();
+
+class Reader {
+  off = 0;
+  private readonly view: DataView;
+  constructor(private readonly b: Uint8Array) {
+    this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+  private need(n: number): void {
+    if (this.off + n > this.b.length) throw new ExportFormatError(`truncated: need ${n} bytes at offset ${this.off} of ${this.b.length}`);
+  }
+  get remaining(): number {
+    return this.b.length - this.off;
+  }
+  u8(): number {
+    this.need(1);
+    return this.b[this.off++]!;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.view.getUint32(this.off);
+    this.off += 4;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = this.view.getBigUint64(this.off);
+    this.off += 8;
+    return v;
+  }
+  fixed(n: number): Uint8Array {
+    this.need(n);
+    const v = this.b.slice(this.off, this.off + n);
+    this.off += n;
+    return v;
+  }
+  big(): bigint {
+    const b = this.fixed(this.u8());
+    let v = 0n;
+    for (const x of b) v = (v << 8n) | BigInt(x);
+    return v;
+  }
+  short(): Uint8Array {
+    return this.fixed(this.u8());
+  }
+  str(): string {
+    return dec.decode(this.short());
+  }
+  bytes(): Uint8Array {
+    return this.fixed(this.u32());
+  }
+}
+
+function readHeader(r: Reader, segment: number): bigint {
+  const v = r.u8();
+  if (v !== EXPORT_FORMAT_VERSION) throw new ExportFormatError(`unsupported export format version ${v} (this decoder reads ${EXPORT_FORMAT_VERSION})`);
+  const s = r.u8();
+  if (s !== segment) throw new ExportFormatError(`expected segment ${segment}, found ${s}`);
+  return r.u64();
+}
+
+/** Segment 0: the block record and its (tx_id, eth_tx_hash) list. */
+export function decodeBlockSegment(bytes: Uint8Array): StoredBlock {
+  const r = new Reader(bytes);
+  const number = readHeader(r, SEGMENT_BLOCK);
+  const hash = r.fixed(32);
+  const parentHash = r.fixed(32);
+  const timestamp = r.u64();
+  const gasLimit = r.u64();
+  const gasUsed = r.u64();
+  const baseFeePerGas = r.big();
+  const stateRoot = r.fixed(32);
+  const transactionsRoot = r.fixed(32);
+  const receiptsRoot = r.fixed(32);
+  const logsBloom = r.fixed(256);
+  const coinbase = r.fixed(20);
+  const mixHash = r.fixed(32);
+  const size = r.u32();
+  const n = r.u32();
+  const txs: { txId: Uint8Array; ethHash: Uint8Array }[] = [];
+  for (let i = 0; i < n; i++) txs.push({ txId: r.fixed(8), ethHash: r.fixed(32) });
+  return { number, hash, parentHash, timestamp, gasLimit, gasUsed, baseFeePerGas, stateRoot, transactionsRoot, receiptsRoot, logsBloom, coinbase, mixHash, size, txs };
+}
+
+/** Reads `header || u32 n || n * (u32 len || record)`, each record with `read` (which may leave appended fields unread). */
+function decodeRecords<T>(bytes: Uint8Array, segment: number, read: (r: Reader) => T): { blockNumber: bigint; records: T[] } {
+  const r = new Reader(bytes);
+  const blockNumber = readHeader(r, segment);
+  const n = r.u32();
+  const records: T[] = [];
+  for (let i = 0; i < n; i++) records.push(read(new Reader(r.bytes())));
+  if (r.remaining !== 0) throw new ExportFormatError(`${r.remaining} trailing bytes in segment ${segment}`);
+  return { blockNumber, records };
+}
+
+export function decodeTxSegment(bytes: Uint8Array): { blockNumber: bigint; txs: ExportedTx[] } {
+  const { blockNumber, records } = decodeRecords(bytes, SEGMENT_TRANSACTIONS, (r) => {
+    const txId = r.fixed(8);
+    const ethHash = r.fixed(32);
+    const origin = r.u8() as TxOrigin;
+    const from = r.fixed(20);
+    const principal = r.short();
+    const raw = r.bytes();
+    return { txId, ethHash, origin, from, principal, raw };
+  });
+  return { blockNumber, txs: records };
+}
+
+export function decodeReceiptSegment(bytes: Uint8Array): { blockNumber: bigint; receipts: ExportedReceipt[] } {
+  const { blockNumber, records } = decodeRecords(bytes, SEGMENT_RECEIPTS, (r) => {
+    const txId = r.fixed(8);
+    const status = r.u8() as 0 | 1;
+    const gasUsed = r.u64();
+    const cumulativeGasUsed = r.u64();
+    const effectiveGasPrice = r.big();
+    const contractAddress = r.u8() === 1 ? r.fixed(20) : undefined;
+    const failureCode = r.str();
+    const firstLogIndex = r.u32();
+    const logsBloom = r.u8() === 1 ? r.fixed(256) : new Uint8Array(256);
+    const m = r.u32();
+    const logs: StoredLog[] = [];
+    for (let i = 0; i < m; i++) {
+      const address = r.fixed(20);
+      const k = r.u8();
+      const topics: Uint8Array[] = [];
+      for (let j = 0; j < k; j++) topics.push(r.fixed(32));
+      logs.push({ address, topics, data: r.bytes(), txIndex: -1 });
+    }
+    return { txId, status, gasUsed, cumulativeGasUsed, effectiveGasPrice, contractAddress, failureCode, firstLogIndex, logCount: m, logsBloom, logs };
+  });
+  return { blockNumber, receipts: records };
+}
+
+/** Decodes the three segments of one block and checks they agree with each other. */
+export function decodeBlock(segments: readonly [Uint8Array, Uint8Array, Uint8Array]): ExportedBlock {
+  const block = decodeBlockSegment(segments[0]);
+  const t = decodeTxSegment(segments[1]);
+  const r = decodeReceiptSegment(segments[2]);
+  if (t.blockNumber !== block.number || r.blockNumber !== block.number) throw new ExportFormatError(`segments of block ${block.number} name other blocks`);
+  if (t.txs.length !== block.txs.length || r.receipts.length !== block.txs.length) {
+    throw new ExportFormatError(`block ${block.number}: ${block.txs.length} transactions, ${t.txs.length} bodies, ${r.receipts.length} receipts`);
+  }
+  const receipts = r.receipts.map((x, i) => ({ ...x, logs: x.logs.map((l) => ({ ...l, txIndex: i })) }));
+  return { block, txs: t.txs, receipts };
+}
+
+/**
+ * Reassembles blocks from chunks, in the order export_blocks returns them (several calls in a row). Throws
+ * ExportFormatError if a chunk does not continue exactly where the previous one ended.
+ */
+export class ExportAssembler {
+  private parts: Uint8Array[] = [];
+  private partsLength = 0;
+  private segments: Uint8Array[] = [];
+
+  /**
+   * `cursor` is where the pull starts. To resume a pull stopped mid-block, pass the state saved with
+   * snapshot(); a bare mid-block cursor cannot rebuild that block (its earlier bytes are not here).
+   */
+  constructor(
+    private cur: ExportCursor,
+    saved?: { readonly segments: readonly Uint8Array[]; readonly partial: Uint8Array },
+  ) {
+    if (saved !== undefined) {
+      this.segments = [...saved.segments];
+      if (saved.partial.length > 0) this.parts = [saved.partial];
+      this.partsLength = saved.partial.length;
+    }
+  }
+
+  /** Where the next chunk must start; equals the response's next_cursor after pushing all its chunks. */
+  get cursor(): ExportCursor {
+    return this.cur;
+  }
+
+  /** The bytes of the block in progress, to persist with the cursor (restore with the constructor). */
+  snapshot(): { cursor: ExportCursor; segments: Uint8Array[]; partial: Uint8Array } {
+    return { cursor: this.cur, segments: [...this.segments], partial: concat(this.parts, this.partsLength) };
+  }
+
+  /** Starts again at a new cursor (for example first_available_block after Err Pruned), dropping partial data. */
+  restart(cursor: ExportCursor): void {
+    this.cur = cursor;
+    this.parts = [];
+    this.partsLength = 0;
+    this.segments = [];
+  }
+
+  push(c: ExportChunk): ExportedBlock[] {
+    const cur = this.cur;
+    if (c.blockNumber !== cur.blockNumber || c.segment !== cur.segment || c.byteOffset !== cur.byteOffset) {
+      throw new ExportFormatError(
+        `chunk (${c.blockNumber}, ${c.segment}, ${c.byteOffset}) does not continue the cursor (${cur.blockNumber}, ${cur.segment}, ${cur.byteOffset})`,
+      );
+    }
+    if (this.segments.length !== c.segment || this.partsLength !== c.byteOffset) {
+      throw new ExportFormatError(
+        `block ${c.blockNumber}: chunk at segment ${c.segment} offset ${c.byteOffset} without the bytes before it; start at segment 0 or restore a snapshot`,
+      );
+    }
+    const end = c.byteOffset + c.data.length;
+    if (end > c.segmentLength) throw new ExportFormatError('chunk runs past its segment');
+    this.parts.push(c.data);
+    this.partsLength = end;
+    if (end < c.segmentLength) {
+      this.cur = { ...cur, byteOffset: end };
+      return [];
+    }
+    this.segments.push(concat(this.parts, c.segmentLength));
+    this.parts = [];
+    this.partsLength = 0;
+    if (c.segment < EXPORT_MAX_SEGMENT) {
+      this.cur = { blockNumber: c.blockNumber, segment: c.segment + 1, byteOffset: 0 };
+      return [];
+    }
+    const [s0, s1, s2] = this.segments as [Uint8Array, Uint8Array, Uint8Array];
+    this.segments = [];
+    this.cur = { blockNumber: c.blockNumber + 1n, segment: 0, byteOffset: 0 };
+    return [decodeBlock([s0, s1, s2])];
+  }
+}
+
+function concat(parts: readonly Uint8Array[], len: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.length === len) return parts[0]!;
+  const out = new Uint8Array(len);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** The canister's views of an exported block, built by the canister's own view code over an in-memory store. */
+export function exportedBlockViews(b: ExportedBlock): { block: EthBlockView; txs: EthTxView[]; receipts: EthReceiptView[] } {
+  const m = () => new MemoryKvMap();
+  const txs = m();
+  const pool = new PendingPool({ pending: m(), bySenderNonce: m(), byPrincipal: m(), status: m(), txs, hashToId: m() });
+  const store = new ChainStore({ blocks: m(), blockHashToNumber: m(), receipts: m(), blockLogs: m() });
+  const logs: StoredLog[] = [];
+  b.receipts.forEach((r) => logs.push(...r.logs));
+  store.putBlock(b.block, logs);
+  b.txs.forEach((t, i) => {
+    txs.insert(t.txId, encodeStoredTx(t));
+    pool.maps.hashToId.insert(t.ethHash, t.txId);
+    pool.maps.status.insert(t.txId, encodeTxStatus({ kind: 'Included', blockNumber: b.block.number, txIndex: i, blockHash: b.block.hash }));
+  });
+  for (const r of b.receipts) store.maps.receipts.insert(r.txId, encodeReceipt(r));
+  const d: ViewDeps = { pool, store, txs };
+  return {
+    block: blockView(d, b.block, true),
+    txs: b.txs.map((t) => transactionByTxId(d, t.txId)!),
+    receipts: b.receipts.map((r) => receiptByTxId(d, r.txId)!),
+  };
+}

@@ -1,0 +1,126 @@
+// export_blocks payload, format version 1 (docs/export-format.md is the reference; decode.ts the reference
+// decoder). Every block is three byte strings, its segments, read in the order (block, segment, offset):
+//
+//   segment 0  block:        header(0) || hash[32] || parent_hash[32] || timestamp u64 || gas_limit u64 || gas_used u64
+//                            || base_fee big || state_root[32] || transactions_root[32] || receipts_root[32]
+//                            || logs_bloom[256] || miner[20] || mix_hash[32] || size u32
+//                            || u32 n || n * (tx_id[8] || eth_tx_hash[32])
+//   segment 1  transactions: header(1) || u32 n || n * (u32 len || tx record)
+//                            tx record = tx_id[8] || eth_tx_hash[32] || u8 origin (0 EthSigned, 1 IcSynthetic)
+//                            || sender[20] || u8 len || principal || u32 len || raw
+//   segment 2  receipts:     header(2) || u32 n || n * (u32 len || receipt record)
+//                            receipt record = tx_id[8] || status u8 || gas_used u64 || cumulative_gas_used u64
+//                            || effective_gas_price big || u8 has_contract || contract[20]? || failure_code str
+//                            || first_log_index u32 || u8 has_bloom || logs_bloom[256]? || u32 m
+//                            || m * (address[20] || u8 k || k * topic[32] || u32 len || data)
+//   header(s) = u8 format_version (1) || u8 segment || block_number u64
+//
+// Integers are big-endian; big = u8 length + minimal big-endian bytes; str = u8 length + UTF-8. Records are
+// length-prefixed so that a later version 1 decoder can skip fields appended at a record's end.
+
+import { ByteWriter } from '../codec/bytes.js';
+import type { StoredBlock, StoredLog, StoredReceipt } from '../chain/store.js';
+import type { StoredTx } from '../tx/stored.js';
+
+export const EXPORT_FORMAT_VERSION = 1;
+/** Segments are 0..EXPORT_MAX_SEGMENT; INDEXER_MAX_SEGMENT must equal it (SPEC: 2). */
+export const EXPORT_MAX_SEGMENT = 2;
+export const SEGMENT_BLOCK = 0;
+export const SEGMENT_TRANSACTIONS = 1;
+export const SEGMENT_RECEIPTS = 2;
+/**
+ * Most payload bytes one export_blocks response carries, whatever max_bytes asks: 2 MiB of chunk data plus
+ * the Candid framing (about 40 bytes a chunk) stays well under the IC's 3 MiB query response limit.
+ */
+export const EXPORT_MAX_BYTES = 2 * 1024 * 1024;
+/**
+ * A response stops starting new segments once the query has spent this many instructions (the IC's query
+ * limit is 5 B; one segment of a full block costs well under 1 B), so any max_bytes is safe.
+ */
+export const EXPORT_INSTRUCTION_SOFT_LIMIT = 3_000_000_000n;
+
+export interface ExportCursor {
+  readonly blockNumber: bigint;
+  readonly segment: number;
+  readonly byteOffset: number;
+}
+
+export interface ExportChunk {
+  readonly blockNumber: bigint;
+  readonly segment: number;
+  /** Offset of `data` within the segment. */
+  readonly byteOffset: number;
+  /** Total length of the segment; the segment is complete when byteOffset + data.length === segmentLength. */
+  readonly segmentLength: number;
+  readonly data: Uint8Array;
+}
+
+export interface ExportResponse {
+  readonly chunks: readonly ExportChunk[];
+  /** Where the next call starts: after the last byte returned (the same cursor when nothing was returned). */
+  readonly nextCursor: ExportCursor;
+  readonly headBlock: bigint;
+  readonly firstAvailableBlock: bigint;
+}
+
+export type ExportError =
+  | { readonly kind: 'Pruned'; readonly firstAvailableBlock: bigint }
+  | { readonly kind: 'InvalidCursor'; readonly message: string }
+  | { readonly kind: 'InvalidArgument'; readonly message: string }
+  | { readonly kind: 'Unavailable'; readonly message: string };
+
+const header = (w: ByteWriter, segment: number, n: bigint): ByteWriter => w.u8(EXPORT_FORMAT_VERSION).u8(segment).u64(n);
+
+export function encodeBlockSegment(b: StoredBlock): Uint8Array {
+  const w = header(new ByteWriter(720 + 40 * b.txs.length), SEGMENT_BLOCK, b.number)
+    .fixed(b.hash)
+    .fixed(b.parentHash)
+    .u64(b.timestamp)
+    .u64(b.gasLimit)
+    .u64(b.gasUsed)
+    .big(b.baseFeePerGas)
+    .fixed(b.stateRoot)
+    .fixed(b.transactionsRoot)
+    .fixed(b.receiptsRoot)
+    .fixed(b.logsBloom)
+    .fixed(b.coinbase)
+    .fixed(b.mixHash)
+    .u32(b.size)
+    .u32(b.txs.length);
+  for (const t of b.txs) w.fixed(t.txId).fixed(t.ethHash);
+  return w.finish();
+}
+
+export function encodeTxRecord(txId: Uint8Array, t: StoredTx): Uint8Array {
+  return new ByteWriter(72 + t.raw.length).fixed(txId).fixed(t.ethHash).u8(t.origin).fixed(t.from).short(t.principal).bytes(t.raw).finish();
+}
+
+export function encodeReceiptRecord(txId: Uint8Array, r: StoredReceipt, logs: readonly StoredLog[]): Uint8Array {
+  const w = new ByteWriter(96 + (r.logCount > 0 ? 256 : 0) + logs.length * 128)
+    .fixed(txId)
+    .u8(r.status)
+    .u64(r.gasUsed)
+    .u64(r.cumulativeGasUsed)
+    .big(r.effectiveGasPrice)
+    .optFixed(r.contractAddress)
+    .str(r.failureCode)
+    .u32(r.firstLogIndex);
+  if (r.logCount === 0) w.u8(0);
+  else w.u8(1).fixed(r.logsBloom);
+  w.u32(logs.length);
+  for (const l of logs) {
+    w.fixed(l.address).u8(l.topics.length);
+    for (const t of l.topics) w.fixed(t);
+    w.bytes(l.data);
+  }
+  return w.finish();
+}
+
+/** header || u32 n || n * (u32 len || record) */
+export function encodeRecordSegment(segment: number, blockNumber: bigint, records: readonly Uint8Array[]): Uint8Array {
+  let size = 14;
+  for (const r of records) size += 4 + r.length;
+  const w = header(new ByteWriter(size), segment, blockNumber).u32(records.length);
+  for (const r of records) w.bytes(r);
+  return w.finish();
+}
