@@ -244,3 +244,116 @@ export const feeHistoryToCandid = (h: FeeHistory) => ({
   gas_used_ratio: [...h.gasUsedRatio],
   reward: h.reward.map((r) => [...r]),
 });
+
+// ---- Lifecycle and admin (docs/lifecycle.md) ----
+
+import type { ExportResult } from '../core/export/export.js';
+import { EXPORT_FORMAT_VERSION, type ExportCursor } from '../core/export/format.js';
+import type { CoreMetrics, PruneStatusView } from '../core/ops/lifecycle.js';
+import type { OpsMode, OpsStatus } from '../core/ops/state.js';
+import type { PruneTickResult } from '../core/prune/pruner.js';
+import type { PrunePolicy } from '../core/prune/store.js';
+
+export interface CandidExportCursor {
+  block_number: bigint;
+  segment: number;
+  byte_offset: number;
+}
+
+export interface CandidPrunePolicy {
+  keep_recent_blocks: bigint;
+  max_history_bytes: bigint;
+  timer_interval_ms: bigint;
+  max_ops_per_tick: number;
+}
+
+export const exportCursorFromCandid = (c: CandidExportCursor): ExportCursor => ({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset });
+const exportCursorToCandid = (c: ExportCursor): CandidExportCursor => ({ block_number: c.blockNumber, segment: c.segment, byte_offset: c.byteOffset });
+
+export function exportResultToCandid(r: ExportResult) {
+  if (!r.ok) {
+    const e = r.error;
+    switch (e.kind) {
+      case 'Pruned':
+        return { Err: { Pruned: { first_available_block: e.firstAvailableBlock } } };
+      case 'InvalidCursor':
+        return { Err: { InvalidCursor: e.message } };
+      case 'InvalidArgument':
+        return { Err: { InvalidArgument: e.message } };
+      case 'Unavailable':
+        return { Err: { Unavailable: e.message } };
+    }
+  }
+  const v = r.value;
+  return {
+    Ok: {
+      format_version: EXPORT_FORMAT_VERSION,
+      chunks: v.chunks.map((c) => ({ block_number: c.blockNumber, segment: c.segment, byte_offset: c.byteOffset, segment_len: c.segmentLength, data: c.data })),
+      next_cursor: exportCursorToCandid(v.nextCursor),
+      head_block: v.headBlock,
+      first_available_block: v.firstAvailableBlock,
+    },
+  };
+}
+
+export const prunePolicyFromCandid = (p: CandidPrunePolicy): PrunePolicy => ({
+  keepRecentBlocks: p.keep_recent_blocks,
+  maxHistoryBytes: p.max_history_bytes,
+  timerIntervalMs: p.timer_interval_ms,
+  maxOpsPerTick: p.max_ops_per_tick,
+});
+
+export const prunePolicyToCandid = (p: PrunePolicy): CandidPrunePolicy => ({
+  keep_recent_blocks: p.keepRecentBlocks,
+  max_history_bytes: p.maxHistoryBytes,
+  timer_interval_ms: p.timerIntervalMs,
+  max_ops_per_tick: p.maxOpsPerTick,
+});
+
+export const pruneStatusToCandid = (s: PruneStatusView) => ({
+  enabled: s.enabled,
+  policy: prunePolicyToCandid(s.policy),
+  pruned_before_block: s.prunedBeforeBlock,
+  max_pruned_tx_seq: s.maxPrunedTxSeq,
+  in_progress_block: opt(s.inProgressBlock),
+  pruned_blocks: s.prunedBlocks,
+  total_ops: s.totalOps,
+  last_tick_ns: s.lastTickNs,
+  last_tick_ops: s.lastTickOps,
+  history_bytes: s.historyBytes,
+});
+
+export const pruneTickToCandid = (r: PruneTickResult) => ({
+  ops: r.ops,
+  blocks_completed: r.blocksCompleted,
+  pruned_before_block: r.prunedBefore,
+  done: r.done,
+});
+
+export const opsModeToCandid = (m: OpsMode) => ({ [m]: null }) as { Normal: null } | { Migration: null } | { Cycle: null } | { CriticalCorrupt: null };
+
+export const opsStatusToCandid = (s: OpsStatus) => ({
+  mode: opsModeToCandid(s.mode),
+  reason: opt(s.reason),
+  since_ns: s.sinceNs,
+  writes_allowed: s.writesAllowed,
+});
+
+export function metricsToCandid(m: CoreMetrics, extra: { timeNs: bigint; cyclesBalance: bigint; logLevel: string }) {
+  return {
+    time_ns: extra.timeNs,
+    mode: opsModeToCandid(m.ops.mode),
+    block_number: m.blockNumber,
+    pending_txs: m.pendingTxs,
+    blocks_produced: m.blocksProduced,
+    txs_produced: m.txsProduced,
+    drops: m.drops.map((d) => ({ code: d.code, count: d.count })),
+    last_block_number: m.lastBlockNumber,
+    last_block_instructions: m.lastBlockInstructions,
+    cycles_balance: extra.cyclesBalance,
+    history_bytes: m.historyBytes,
+    stable_map_entries: m.mapEntries.map((e) => ({ name: e.name, memory_id: e.memoryId, entries: e.entries })),
+    prune: pruneStatusToCandid(m.prune),
+    log_level: { [extra.logLevel]: null },
+  };
+}

@@ -218,6 +218,78 @@ export function candidTypes(IDL: Idl) {
     reward: IDL.Vec(IDL.Vec(IDL.Nat)),
   });
 
+  // Lifecycle and admin (docs/lifecycle.md; the export payload is docs/export-format.md).
+  /** Position in the export stream: SPEC's fixed keys. Segments are 0 (block), 1 (transactions), 2 (receipts and logs). */
+  const ExportCursor = IDL.Record({ block_number: IDL.Nat64, segment: IDL.Nat8, byte_offset: IDL.Nat32 });
+  /** A slice of one segment: bytes [byte_offset, byte_offset + len(data)) of a segment of segment_len bytes. */
+  const ExportChunk = IDL.Record({
+    block_number: IDL.Nat64,
+    segment: IDL.Nat8,
+    byte_offset: IDL.Nat32,
+    segment_len: IDL.Nat32,
+    data: Bytes,
+  });
+  const ExportResponse = IDL.Record({
+    format_version: IDL.Nat8,
+    chunks: IDL.Vec(ExportChunk),
+    /** Where the next call starts; equal to the cursor sent when nothing was returned (caught up). */
+    next_cursor: ExportCursor,
+    head_block: IDL.Nat64,
+    first_available_block: IDL.Nat64,
+  });
+  const ExportError = IDL.Variant({
+    /** The cursor is in pruned history: continue from first_available_block (and record the gap). */
+    Pruned: IDL.Record({ first_available_block: IDL.Nat64 }),
+    InvalidCursor: IDL.Text,
+    InvalidArgument: IDL.Text,
+    Unavailable: IDL.Text,
+  });
+  const ExportResult = IDL.Variant({ Ok: ExportResponse, Err: ExportError });
+  const PruneStatusView = IDL.Record({
+    enabled: IDL.Bool,
+    policy: PrunePolicy,
+    /** First block still available; every block below it is pruned. 0 when nothing was pruned. */
+    pruned_before_block: IDL.Nat64,
+    /** Highest tx_id sequence number among pruned blocks' transactions (tx_ids are u64 big-endian). */
+    max_pruned_tx_seq: IDL.Nat64,
+    /** A block whose entries are still being deleted (already reported as pruned). */
+    in_progress_block: IDL.Opt(IDL.Nat64),
+    pruned_blocks: IDL.Nat64,
+    total_ops: IDL.Nat64,
+    last_tick_ns: IDL.Nat64,
+    last_tick_ops: IDL.Nat32,
+    history_bytes: IDL.Nat64,
+  });
+  const PruneTickView = IDL.Record({
+    ops: IDL.Nat32,
+    blocks_completed: IDL.Nat32,
+    pruned_before_block: IDL.Nat64,
+    /** False: call prune_blocks again (the target is not reached yet). */
+    done: IDL.Bool,
+  });
+  /** The canister's own debug-print verbosity (set_log_filter); each level includes the ones before it. */
+  const LogLevel = IDL.Variant({ Off: IDL.Null, Error: IDL.Null, Warn: IDL.Null, Info: IDL.Null, Debug: IDL.Null });
+  /** The modes a controller can set; Cycle and CriticalCorrupt follow the canister's own checks. */
+  const SettableOpsMode = IDL.Variant({ Normal: IDL.Null, Migration: IDL.Null });
+  const MetricsView = IDL.Record({
+    time_ns: IDL.Nat64,
+    mode: OpsMode,
+    block_number: IDL.Nat64,
+    pending_txs: IDL.Nat64,
+    blocks_produced: IDL.Nat64,
+    txs_produced: IDL.Nat64,
+    drops: IDL.Vec(IDL.Record({ code: IDL.Text, count: IDL.Nat64 })),
+    last_block_number: IDL.Nat64,
+    last_block_instructions: IDL.Nat64,
+    cycles_balance: IDL.Nat,
+    /** Bytes of history bodies (transactions, blocks, receipts, logs): what max_history_bytes limits. */
+    history_bytes: IDL.Nat64,
+    /** Entries per stable map (azle exposes no stable memory size). */
+    stable_map_entries: IDL.Vec(IDL.Record({ name: IDL.Text, memory_id: IDL.Nat8, entries: IDL.Nat64 })),
+    prune: PruneStatusView,
+    log_level: LogLevel,
+  });
+
   return {
     Error,
     Result,
@@ -240,6 +312,16 @@ export function candidTypes(IDL: Idl) {
     PendingStatusView,
     RpcReceiptLookupView,
     RpcBlockLookupView,
+    ExportCursor,
+    ExportChunk,
+    ExportResponse,
+    ExportError,
+    ExportResult,
+    PruneStatusView,
+    PruneTickView,
+    LogLevel,
+    SettableOpsMode,
+    MetricsView,
     RpcCallObjectView,
     RpcLogFilterView,
     LogCursor,
@@ -279,6 +361,17 @@ export function methodSignatures(IDL: Idl) {
     rpc_eth_get_balance: q([t.Bytes, t.BlockTag], t.Result(IDL.Nat)),
     rpc_eth_get_code: q([t.Bytes, t.BlockTag], t.Result(t.Bytes)),
     rpc_eth_get_storage_at: q([t.Bytes, t.Bytes, t.BlockTag], t.Result(t.Bytes)),
+    // Lifecycle and admin (docs/lifecycle.md). The set_* methods, prune_blocks and set_ops_mode are for controllers only.
+    export_blocks: q([IDL.Opt(t.ExportCursor), IDL.Nat32], t.ExportResult),
+    metrics: q([], t.MetricsView),
+    get_prune_status: q([], t.PruneStatusView),
+    set_block_gas_limit: u([IDL.Nat64], t.Result(IDL.Null)),
+    set_instruction_soft_limit: u([IDL.Nat64], t.Result(IDL.Null)),
+    set_prune_policy: u([t.PrunePolicy], t.Result(t.PrunePolicy)),
+    set_pruning_enabled: u([IDL.Bool], t.Result(IDL.Null)),
+    set_log_filter: u([t.LogLevel], t.Result(IDL.Null)),
+    prune_blocks: u([IDL.Nat64, IDL.Nat32], t.Result(t.PruneTickView)),
+    set_ops_mode: u([t.SettableOpsMode, IDL.Opt(IDL.Text)], t.Result(t.OpsStatusView)),
     // Read API (docs/read-api.md).
     rpc_eth_call_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(t.Bytes)),
     rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes)),

@@ -4,7 +4,7 @@ import './globals_shim.js';
 
 import { canisterSelf, IDL, init, msgArgData, msgCaller, postUpgrade, time, update } from 'azle';
 
-import type { ChainInitArgs } from '../core/index.js';
+import type { ChainInitArgs, EvmCore } from '../core/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
 import {
   blockLookupToCandid,
@@ -16,14 +16,19 @@ import {
   receiptLookupToCandid,
   receiptToCandid,
   txToCandid,
+  opsModeToCandid,
+  opsStatusToCandid,
+  prunePolicyFromCandid,
+  type CandidPrunePolicy,
   type CandidBlockTag,
   type CandidResult,
   type Opt,
 } from './convert.js';
 import { evmQuery } from './decorators.js';
 import { ReadMethods } from './read_methods.js';
+import { AdminMethods } from './admin_methods.js';
 import { candidTypes, methodSignatures } from './idl.js';
-import { atHead, host, notReady, openRuntime, runtime, startTimers } from './runtime.js';
+import { atHead, host, notReady, openRuntime, opsCheck, runtime, startTimers } from './runtime.js';
 import { saveSettings } from './settings.js';
 
 const T = candidTypes(IDL);
@@ -68,12 +73,17 @@ class EvmCanister {
     const core = await openRuntime();
     const r = await core.init(a === undefined ? {} : chainInitArgs(a));
     if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+    configurePruning(core, a);
     startTimers();
   }
 
+  /** An upgrade argument may set prune_policy and pruning_enabled (other fields are install-only). */
   @postUpgrade([IDL.Opt(T.InitArgs)], { manual: true })
   async postUpgrade(): Promise<void> {
-    await openRuntime();
+    const core = await openRuntime();
+    configurePruning(core, decodeInitArgs(msgArgData()));
+    // The integrity check runs before anything else can write (docs/lifecycle.md).
+    opsCheck();
     startTimers();
   }
 
@@ -91,7 +101,9 @@ class EvmCanister {
 
   @evmQuery(M.get_ops_status.args, M.get_ops_status.ret)
   get_ops_status() {
-    return { mode: { Normal: null }, reason: [], since_ns: 0n, writes_allowed: true };
+    const core = runtime.core;
+    if (core === undefined) return { mode: { Normal: null }, reason: ['starting'], since_ns: 0n, writes_allowed: false };
+    return opsStatusToCandid(core.opsStatus());
   }
 
   @evmQuery(M.health.args, M.health.ret)
@@ -99,7 +111,7 @@ class EvmCanister {
     const core = runtime.core;
     return {
       ok: core !== undefined && core.isInitialized(),
-      mode: { Normal: null },
+      mode: core === undefined ? { Normal: null } : opsModeToCandid(core.opsStatus().mode),
       block_number: core?.blockNumber() ?? 0n,
       pending_txs: BigInt(core?.pendingCount() ?? 0),
       time_ns: time(),
@@ -229,6 +241,13 @@ function isEmptyArgs(bytes: Uint8Array): boolean {
   return bytes.length === 0 || (bytes.length === 6 && bytes[4] === 0 && bytes[5] === 0);
 }
 
+function configurePruning(core: EvmCore, a: InitArgsCandid | undefined): void {
+  if (a === undefined) return;
+  const p = fromOpt(a.prune_policy as Opt<CandidPrunePolicy>);
+  const r = core.configurePruning(p === undefined ? undefined : prunePolicyFromCandid(p), fromOpt(a.pruning_enabled));
+  if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+}
+
 function chainInitArgs(a: InitArgsCandid): ChainInitArgs {
   return {
     genesisAllocations: fromOpt(a.genesis_allocations),
@@ -242,4 +261,4 @@ function chainInitArgs(a: InitArgsCandid): ChainInitArgs {
 }
 
 // azle accepts an array of classes: each method group lives in its own class file.
-export default [EvmCanister, ReadMethods];
+export default [EvmCanister, ReadMethods, AdminMethods];

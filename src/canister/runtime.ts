@@ -1,6 +1,6 @@
 // The canister's heap state, shared by every method class: the core over stable maps, the EVM engine,
 // the timers. The JS heap is rebuilt on upgrade; everything durable is in the maps.
-import { performanceCounter, setTimer, setTimerInterval, StableBTreeMap, time } from 'azle';
+import { canisterCycleBalance, clearTimer, performanceCounter, setTimer, setTimerInterval, StableBTreeMap, time } from 'azle';
 
 import { requireHeadState } from '../core/block_tag.js';
 import { DEFAULT_MINING_INTERVAL_MS } from '../core/constants.js';
@@ -11,6 +11,7 @@ import { createEvmEngine, WARM_UP_STEPS, type EvmEngine } from '../core/evm/inde
 import { MemoryId } from '../core/store/memory_ids.js';
 import { blockTagFromCandid, candidResult, type CandidBlockTag, type CandidResult } from './convert.js';
 import { loadSettings, type CanisterSettings } from './settings.js';
+import { OPS_CHECK_INTERVAL_MS, OpsStore } from '../core/ops/state.js';
 
 const raw = { toBytes: (x: Uint8Array) => x, fromBytes: (x: Uint8Array) => x };
 
@@ -45,17 +46,25 @@ export const runtime: {
   core: EvmCore | undefined;
   engine: EvmEngine | undefined;
   settings: CanisterSettings;
+  /** The operational state; the core's writeGuard reads this same object (one heap cache). */
+  ops: OpsStore | undefined;
+  pruneTimer: bigint | undefined;
 } = {
   core: undefined,
   engine: undefined,
   settings: { miningIntervalMs: BigInt(DEFAULT_MINING_INTERVAL_MS) },
+  ops: undefined,
+  pruneTimer: undefined,
 };
 
 /** Creates the engine and the core over the stable maps (install and every upgrade). */
 export async function openRuntime(): Promise<EvmCore> {
   let core: EvmCore | undefined;
   const engine = await createEvmEngine({ host, blockHash: (n) => core?.getBlockHash(n) });
-  core = new EvmCore(host, engine);
+  const ops = new OpsStore(host.openMap(MemoryId.Meta));
+  // Writes refused by the operational state answer ops.write.* before any decoding (SPEC submit order).
+  core = new EvmCore(host, engine, { writeGuard: (op) => ops.guard(op), ops });
+  runtime.ops = ops;
   runtime.engine = engine;
   runtime.core = core;
   runtime.settings = loadSettings(host.openMap(MemoryId.Meta)) ?? runtime.settings;
@@ -79,11 +88,61 @@ export function startTimers(): void {
     });
   }
   setTimerInterval(Number(runtime.settings.miningIntervalMs) / 1000, mine);
+  restartPruneTimer();
+  setTimerInterval(OPS_CHECK_INTERVAL_MS / 1000, opsCheck);
 }
 
 async function mine(): Promise<void> {
   if (runtime.core === undefined) return;
-  await runtime.core.produceBlock();
+  const r = await runtime.core.produceBlock();
+  if (r.kind === 'Produced') log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions`);
+}
+
+// ---- lifecycle: prune timer, ops timer, log filter (docs/lifecycle.md) ----
+
+/** (Re)starts the prune timer at the policy's interval: azle's timers take whole seconds (the policy is stored rounded up). */
+export function restartPruneTimer(): void {
+  if (runtime.pruneTimer !== undefined) clearTimer(runtime.pruneTimer);
+  const ms = runtime.core?.pruneStatus().policy.timerIntervalMs ?? 3_600_000n;
+  runtime.pruneTimer = setTimerInterval(Number((ms + 999n) / 1000n), pruneTick);
+}
+
+function pruneTick(): void {
+  const r = runtime.core?.pruneTick();
+  if (r !== undefined) log('info', `prune: ${r.ops} deletions, ${r.blocksCompleted} blocks done, first available block ${r.prunedBefore}`);
+}
+
+/** The ops timer: cycle balance (Cycle mode) and the integrity check (CriticalCorrupt). */
+export function opsCheck(): void {
+  const core = runtime.core;
+  if (core === undefined) return;
+  const before = core.opsStatus().mode;
+  core.observeCycles(canisterCycleBalance());
+  const failure = core.runIntegrityCheck();
+  if (failure !== undefined) log('error', `integrity check failed: ${failure}`);
+  const after = core.opsStatus();
+  if (after.mode !== before) log('warn', `ops mode ${before} -> ${after.mode}${after.reason === undefined ? '' : `: ${after.reason}`}`);
+}
+
+/** The canister's own debug prints, by level; the filter is kept in Meta under `log_level` (u8 index below). */
+export const LOG_LEVELS = ['Off', 'Error', 'Warn', 'Info', 'Debug'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_KEY = new TextEncoder().encode('log_level');
+const DEFAULT_LOG_LEVEL: LogLevel = 'Info';
+
+export function logLevel(): LogLevel {
+  const b = host.openMap(MemoryId.Meta).get(LOG_KEY);
+  return b === undefined || b[0]! >= LOG_LEVELS.length ? DEFAULT_LOG_LEVEL : LOG_LEVELS[b[0]!]!;
+}
+
+export function setLogLevel(l: LogLevel): void {
+  host.openMap(MemoryId.Meta).insert(LOG_KEY, Uint8Array.of(LOG_LEVELS.indexOf(l)));
+}
+
+export function log(level: 'error' | 'warn' | 'info' | 'debug', message: string): void {
+  const want = LOG_LEVELS.indexOf(logLevel());
+  const rank = { error: 1, warn: 2, info: 3, debug: 4 }[level];
+  if (rank <= want) console.log(`[${level}] ${message}`);
 }
 
 export const notReady = <T>(): Result<T> => err(ErrorCode.ExecStateUnavailable, 'the canister is starting; try again shortly');
@@ -92,6 +151,9 @@ export const notReady = <T>(): Result<T> => err(ErrorCode.ExecStateUnavailable, 
 export function atHead<V>(tag: CandidBlockTag, read: (core: EvmCore) => Result<V>): CandidResult<V> {
   const core = runtime.core;
   if (core === undefined) return candidResult(notReady<V>(), (v) => v);
+  if (!core.stateReadable()) {
+    return candidResult(err<V>(ErrorCode.ExecStateUnavailable, 'the canister is in critical_corrupt state: live state is not served until the integrity check passes'), (v) => v);
+  }
   const t = requireHeadState(blockTagFromCandid(tag), core.blockNumber());
   return candidResult(t.ok ? read(core) : t, (v) => v);
 }

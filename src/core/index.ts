@@ -23,6 +23,7 @@ import { rlpListLength } from './codec/rlp.js';
 import { PendingPool } from './mempool/pool.js';
 import { submitIc, submitRaw } from './mempool/submit.js';
 import { Meter } from './ops/meter.js';
+import { MAX_INSTRUCTION_SOFT_LIMIT, MIN_INSTRUCTION_SOFT_LIMIT } from './ops/limits.js';
 import { OpsStore, type OpsStatus } from './ops/state.js';
 import { Lifecycle, type CoreMetrics, type PruneStatusView } from './ops/lifecycle.js';
 import type { PruneTickResult } from './prune/pruner.js';
@@ -234,7 +235,10 @@ export class EvmCore {
   setInstructionSoftLimit(limit: bigint): Result<void> {
     const g = this.writeGuard('admin');
     if (g !== undefined) return { ok: false, error: g };
-    if (limit <= 0n || limit >= 1n << 64n) return err(ErrorCode.ArgInvalid, 'instruction soft limit must be in (0, 2^64)');
+    // Soft limit + one whole transaction (TX_INSTRUCTION_BUDGET) + finalisation must fit one 40 B message (ops/limits.ts).
+    if (limit < MIN_INSTRUCTION_SOFT_LIMIT || limit > MAX_INSTRUCTION_SOFT_LIMIT) {
+      return err(ErrorCode.ArgInvalid, `instruction soft limit must be in [${MIN_INSTRUCTION_SOFT_LIMIT}, ${MAX_INSTRUCTION_SOFT_LIMIT}]`);
+    }
     this.meta.setConfig({ ...this.meta.getConfig(), instructionSoftLimit: limit });
     return ok(undefined);
   }

@@ -121,6 +121,10 @@ export interface InitOptions {
   blockGasLimit?: bigint;
   instructionSoftLimit?: bigint;
   miningIntervalMs?: bigint;
+  /** Controllers of the canister (admin methods); the first one installs it. */
+  controllers?: PrincipalLike[];
+  prunePolicy?: { keep_recent_blocks: bigint; max_history_bytes: bigint; timer_interval_ms: bigint; max_ops_per_tick: number };
+  pruningEnabled?: boolean;
 }
 
 export function initArgs(o: InitOptions): Uint8Array {
@@ -129,6 +133,8 @@ export function initArgs(o: InitOptions): Uint8Array {
     block_gas_limit: o.blockGasLimit === undefined ? [] : [o.blockGasLimit],
     instruction_soft_limit: o.instructionSoftLimit === undefined ? [] : [o.instructionSoftLimit],
     mining_interval_ms: o.miningIntervalMs === undefined ? [] : [o.miningIntervalMs],
+    prune_policy: o.prunePolicy === undefined ? [] : [o.prunePolicy],
+    pruning_enabled: o.pruningEnabled === undefined ? [] : [o.pruningEnabled],
   });
 }
 
@@ -148,6 +154,7 @@ export class Evm {
     const host = await IcHost.create({
       wasm: WASM_PATH,
       canisterId: CANISTER_ID,
+      ...(o.controllers === undefined ? {} : { controllers: o.controllers }),
       debugPrint: () => {},
       onMessage: (m) => (evm?.messages ?? pre).push(m),
       ...hostOptions,

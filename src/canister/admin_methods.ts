@@ -1,0 +1,140 @@
+// Lifecycle and admin methods (docs/lifecycle.md, docs/export-format.md): export_blocks, metrics and prune
+// status as queries; the controller-only setters, prune_blocks and set_ops_mode as updates. Thin wrappers over
+// the core facade; the timers are in runtime.ts.
+import { canisterCycleBalance, IDL, isController, msgCaller, time, update } from 'azle';
+
+import { ErrorCode, err, ok, type Result } from '../core/errors.js';
+import {
+  candidResult,
+  exportCursorFromCandid,
+  exportResultToCandid,
+  fromOpt,
+  metricsToCandid,
+  opsStatusToCandid,
+  prunePolicyFromCandid,
+  prunePolicyToCandid,
+  pruneStatusToCandid,
+  pruneTickToCandid,
+  type CandidExportCursor,
+  type CandidPrunePolicy,
+  type CandidResult,
+  type Opt,
+} from './convert.js';
+import { evmQuery } from './decorators.js';
+import { methodSignatures } from './idl.js';
+import { LOG_LEVELS, log, logLevel, notReady, restartPruneTimer, runtime, setLogLevel, type LogLevel } from './runtime.js';
+
+const M = methodSignatures(IDL);
+const unit = (): null => null;
+
+/**
+ * Runs an admin action for a controller (azle isController(msgCaller())); anyone else gets auth.not_controller.
+ * The check comes first, before any argument is looked at.
+ */
+function controllerOnly<T>(method: string, action: () => Result<T>): Result<T> {
+  const caller = msgCaller();
+  if (!isController(caller)) {
+    return err(ErrorCode.AuthNotController, `${method} is for controllers of this canister only; ${caller.toText()} is not a controller`);
+  }
+  const r = action();
+  log(r.ok ? 'info' : 'warn', `${method} by ${caller.toText()}: ${r.ok ? 'ok' : `${r.error.code}: ${r.error.message}`}`);
+  return r;
+}
+
+const core = () => runtime.core;
+
+export class AdminMethods {
+  // ---- queries ----
+
+  @evmQuery(M.export_blocks.args, M.export_blocks.ret)
+  export_blocks(cursor: Opt<CandidExportCursor>, maxBytes: number) {
+    const c = core();
+    if (c === undefined) return { Err: { Unavailable: 'the canister is starting; try again shortly' } };
+    const cur = fromOpt(cursor);
+    return exportResultToCandid(c.exportBlocks(cur === undefined ? undefined : exportCursorFromCandid(cur), maxBytes));
+  }
+
+  @evmQuery(M.metrics.args, M.metrics.ret)
+  metrics() {
+    const c = core();
+    if (c === undefined) throw new Error('the canister is starting; try again shortly');
+    return metricsToCandid(c.metrics(), { timeNs: time(), cyclesBalance: canisterCycleBalance(), logLevel: logLevel() });
+  }
+
+  @evmQuery(M.get_prune_status.args, M.get_prune_status.ret)
+  get_prune_status() {
+    const c = core();
+    if (c === undefined) throw new Error('the canister is starting; try again shortly');
+    return pruneStatusToCandid(c.pruneStatus());
+  }
+
+  // ---- controller-only updates ----
+
+  @update(M.set_block_gas_limit.args, M.set_block_gas_limit.ret)
+  set_block_gas_limit(limit: bigint): CandidResult<null> {
+    return candidResult(
+      controllerOnly('set_block_gas_limit', () => core()?.setBlockGasLimit(limit) ?? notReady<never>()),
+      unit,
+    );
+  }
+
+  @update(M.set_instruction_soft_limit.args, M.set_instruction_soft_limit.ret)
+  set_instruction_soft_limit(limit: bigint): CandidResult<null> {
+    return candidResult(
+      controllerOnly('set_instruction_soft_limit', () => core()?.setInstructionSoftLimit(limit) ?? notReady<never>()),
+      unit,
+    );
+  }
+
+  @update(M.set_prune_policy.args, M.set_prune_policy.ret)
+  set_prune_policy(p: CandidPrunePolicy): CandidResult<CandidPrunePolicy> {
+    const r = controllerOnly('set_prune_policy', () => core()?.setPrunePolicy(prunePolicyFromCandid(p)) ?? notReady<never>());
+    if (r.ok) restartPruneTimer();
+    return candidResult(r, prunePolicyToCandid);
+  }
+
+  @update(M.set_pruning_enabled.args, M.set_pruning_enabled.ret)
+  set_pruning_enabled(enabled: boolean): CandidResult<null> {
+    return candidResult(
+      controllerOnly('set_pruning_enabled', () => core()?.setPruningEnabled(enabled) ?? notReady<never>()),
+      unit,
+    );
+  }
+
+  @update(M.set_log_filter.args, M.set_log_filter.ret)
+  set_log_filter(level: Record<string, null>): CandidResult<null> {
+    return candidResult(
+      controllerOnly('set_log_filter', () => {
+        const name = Object.keys(level)[0] as LogLevel | undefined;
+        if (name === undefined || !LOG_LEVELS.includes(name)) return err(ErrorCode.ArgInvalid, `log level must be one of ${LOG_LEVELS.join(', ')}`);
+        setLogLevel(name);
+        return ok(undefined);
+      }),
+      unit,
+    );
+  }
+
+  @update(M.prune_blocks.args, M.prune_blocks.ret)
+  prune_blocks(beforeBlock: bigint, maxOps: number) {
+    return candidResult(
+      controllerOnly('prune_blocks', () => core()?.pruneBlocks(beforeBlock, maxOps) ?? notReady<never>()),
+      pruneTickToCandid,
+    );
+  }
+
+  @update(M.set_ops_mode.args, M.set_ops_mode.ret)
+  set_ops_mode(mode: { Normal: null } | { Migration: null }, reason: Opt<string>) {
+    return candidResult(
+      controllerOnly('set_ops_mode', () => {
+        const c = core();
+        if (c === undefined) return notReady<never>();
+        const on = 'Migration' in mode;
+        const why = fromOpt(reason) ?? '';
+        if (why.length > 200) return err(ErrorCode.ArgInvalid, 'reason must be at most 200 characters');
+        c.setMigration(on, why);
+        return ok(c.opsStatus());
+      }),
+      opsStatusToCandid,
+    );
+  }
+}
