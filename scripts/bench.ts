@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
+import { benchReadApi } from '../bench/read_api.js';
 import { ROOT } from './build.js';
 
 const lines: string[] = [];
@@ -15,6 +16,7 @@ const report = (name: string, value: number | bigint, unit: string): void => {
 
 const started = Date.now();
 await benchEvm(report);
+await benchReadApi(report);
 const dir = join(ROOT, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'latest.jsonl'), `${lines.join('\n')}\n`);

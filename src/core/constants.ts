@@ -45,14 +45,23 @@ export const QUERY_CALL_INSTRUCTION_BUDGET = 4_500_000_000n;
 
 // ---- Read API (src/core/query; docs/read-api.md explains each choice) ----
 // eth_getLogs / rpc_eth_get_logs_paged.
-/** Widest block range one filter may span (toBlock - fromBlock + 1, after clamping toBlock to the head). */
+/** Widest block range one filter may span (toBlock - fromBlock + 1, tags resolved against the head, before toBlock is clamped to it). */
 export const MAX_LOG_BLOCK_RANGE = 10_000n;
 /** Most logs one page returns (the default page size); asking for more gives logs.too_many_results. */
 export const MAX_LOGS_PER_PAGE = 1000;
 /** A page stops before the log that would take its logs' payload (address, topics, data) past this many bytes (at least one log per page). */
 export const MAX_LOG_PAGE_BYTES = 1_500_000;
-/** A page stops scanning (and returns a cursor) once the message has spent this many instructions; the IC stops queries at 5 B. */
-export const LOG_PAGE_INSTRUCTION_SOFT_LIMIT = 3_000_000_000n;
+/**
+ * A page stops (and returns a cursor) before the instructions spent so far plus the projected cost of encoding
+ * its logs into the reply would pass this; the IC stops queries at 5 B. The projection over-estimates (a log's
+ * view is already in the counter), and between checks at most one block's scan of non-matching logs is added
+ * (about 31 K instructions a log, 250 M for a block full of logs): at most about 4.3 B in all.
+ */
+export const LOG_PAGE_INSTRUCTION_SOFT_LIMIT = 4_000_000_000n;
+/** Instructions a returned log costs (its view and its Candid encoding): measured 2.4 M, with margin. */
+export const LOG_REPLY_INSTRUCTIONS_PER_LOG = 3_000_000n;
+/** And per byte of its data and topics (Candid copies blobs in bulk). */
+export const LOG_REPLY_INSTRUCTIONS_PER_BYTE = 64n;
 /** topics[0] may be one value or an OR list of at most this many. */
 export const MAX_LOG_TOPIC0_ALTERNATIVES = 16;
 // eth_feeHistory.

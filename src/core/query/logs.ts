@@ -6,11 +6,13 @@
 // condition on topics[1..] is UnsupportedFilter. As in geth, a filter with N topic positions only matches logs
 // with at least N topics (a wildcard position still needs a topic there).
 //
-// Limits (src/core/constants.ts, docs/read-api.md): toBlock is clamped to the head; the clamped range may
-// span at most MAX_LOG_BLOCK_RANGE blocks (logs.range_too_large); a page holds at most `limit` logs
+// Limits (src/core/constants.ts, docs/read-api.md): the requested range (tags resolved against the head)
+// may span at most MAX_LOG_BLOCK_RANGE blocks (logs.range_too_large); toBlock is then clamped to the head
+// (blocks above it have no logs yet); a page holds at most `limit` logs
 // (default and maximum MAX_LOGS_PER_PAGE; more is logs.too_many_results), at most MAX_LOG_PAGE_BYTES of log
-// payload, and stops scanning further blocks once the message has spent LOG_PAGE_INSTRUCTION_SOFT_LIMIT
-// instructions. A page that stops early returns `nextCursor` = the position (block, log index within the
+// payload, and stops (before the next block or the next matching log) once the instructions spent so far
+// plus the cost of encoding the collected logs into the reply (LOG_REPLY_INSTRUCTIONS_PER_LOG/_PER_BYTE,
+// measured) would pass LOG_PAGE_INSTRUCTION_SOFT_LIMIT. A page that stops early returns `nextCursor` = the position (block, log index within the
 // block) of the next log to examine; pass it back with the same filter to continue. A page may hold fewer
 // logs than `limit`, even none, and still have a cursor: read until nextCursor is undefined.
 //
@@ -21,6 +23,8 @@
 import { type BlockTag } from '../block_tag.js';
 import {
   LOG_PAGE_INSTRUCTION_SOFT_LIMIT,
+  LOG_REPLY_INSTRUCTIONS_PER_BYTE,
+  LOG_REPLY_INSTRUCTIONS_PER_LOG,
   MAX_LOG_BLOCK_RANGE,
   MAX_LOG_PAGE_BYTES,
   MAX_LOG_TOPIC0_ALTERNATIVES,
@@ -117,11 +121,11 @@ export function planLogQuery(f: LogFilter, d: LogsDeps): Result<Plan> {
     to = resolveTag(f.toBlock ?? { kind: 'Latest' }, d.head);
     if (from > to) return invalid(`fromBlock ${from} is after toBlock ${to}`);
   }
-  const cursorTo = to;
-  if (to > d.head) to = d.head;
-  if (from <= to && to - from + 1n > MAX_LOG_BLOCK_RANGE) {
+  if (to - from + 1n > MAX_LOG_BLOCK_RANGE) {
     return err(ErrorCode.LogsRangeTooLarge, `block range ${from}..${to} spans ${to - from + 1n} blocks; at most ${MAX_LOG_BLOCK_RANGE}`);
   }
+  const cursorTo = to;
+  if (to > d.head) to = d.head;
   return ok({ from, to, cursorTo, address, topic0, minTopics: topics.length });
 }
 
@@ -153,9 +157,12 @@ export function getLogsPage(f: LogFilter, cursor: LogCursor | undefined, limit: 
   const topicHeads = p.topic0?.map((t) => head32(t, 0));
   const logs: EthLogView[] = [];
   let bytes = 0;
+  // What the message will have spent once the logs collected so far are encoded into the reply.
+  const projected = (extraLogs: number, extraBytes: number): bigint =>
+    d.counter() + BigInt(logs.length + extraLogs) * LOG_REPLY_INSTRUCTIONS_PER_LOG + BigInt(bytes + extraBytes) * LOG_REPLY_INSTRUCTIONS_PER_BYTE;
   for (; block <= p.to; block++, startIndex = 0) {
     if (logs.length > 0 || block !== (cursor?.blockNumber ?? p.from)) {
-      if (d.counter() >= LOG_PAGE_INSTRUCTION_SOFT_LIMIT) return ok({ logs, nextCursor: { blockNumber: block, logIndex: startIndex } });
+      if (projected(0, 0) >= LOG_PAGE_INSTRUCTION_SOFT_LIMIT) return ok({ logs, nextCursor: { blockNumber: block, logIndex: startIndex } });
     }
     const raw = d.store.maps.blockLogs.get(u64be(block));
     if (raw === undefined) continue;
@@ -179,7 +186,7 @@ export function getLogsPage(f: LogFilter, cursor: LogCursor | undefined, limit: 
         if (!hit) continue;
       }
       const size = 150 + 32 * k + dataLen;
-      if (logs.length >= max || (logs.length > 0 && bytes + size > MAX_LOG_PAGE_BYTES)) {
+      if (logs.length >= max || (logs.length > 0 && (bytes + size > MAX_LOG_PAGE_BYTES || projected(1, size) >= LOG_PAGE_INSTRUCTION_SOFT_LIMIT))) {
         return ok({ logs, nextCursor: { blockNumber: block, logIndex: i } });
       }
       stored ??= d.store.getBlock(block);

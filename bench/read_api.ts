@@ -1,0 +1,49 @@
+// Read API costs (query methods), measured with the host's instruction counter on the real wasm: eth_call of
+// an ERC-20 balanceOf, eth_estimateGas of an ERC-20 transfer (the whole search in one query), and a page of
+// 1000 logs (LOG3 with 32 bytes of data, the shape of an ERC-20 Transfer event).
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
+import { compileFixture } from '../tests/fixtures/solidity/compile.js';
+import { EMITTER_RUNTIME, callObject, logFilter } from '../tests/support/read.js';
+import { account, BenchChain, deployCode, median, signTx, u256 } from './support.js';
+import type { Report } from './evm.js';
+
+const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
+const addrHex = (a: Uint8Array): `0x${string}` => `0x${Buffer.from(a).toString('hex')}`;
+const LATEST = { Latest: null };
+
+export async function benchReadApi(report: Report): Promise<void> {
+  const holder = account(100);
+  const chain = await BenchChain.start({ accounts: [holder] });
+  try {
+    const token = compileFixture('Token.sol', 'Token');
+    const abi = token.abi as Abi;
+    const deploy = signTx(holder, { data: hexBytes(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] })), gasLimit: 2_000_000n });
+    const emitterDeploy = signTx(holder, { data: deployCode(EMITTER_RUNTIME), gasLimit: 200_000n });
+    await chain.submit(deploy);
+    await chain.submit(emitterDeploy);
+    await chain.mine();
+    const tokenAddress = chain.receipt(keccak_256(deploy)).contract_address[0]!;
+    const emitter = chain.receipt(keccak_256(emitterDeploy)).contract_address[0]!;
+
+    const query = (method: 'rpc_eth_call_object' | 'rpc_eth_estimate_gas_object', data: Uint8Array): bigint => {
+      const r = chain.evm.query(method, [callObject({ from: holder.address, to: tokenAddress, data }), LATEST]);
+      if ('Err' in r.value) throw new Error(`${method}: ${r.value.Err.code}`);
+      return r.instructions ?? 0n;
+    };
+    const balanceOf = hexBytes(encodeFunctionData({ abi, functionName: 'balanceOf', args: [addrHex(holder.address)] }));
+    report('query.eth_call.erc20_balance_of.instructions', median([0, 1, 2].map(() => query('rpc_eth_call_object', balanceOf))), 'instructions');
+    const transfer = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(account(101).address), 1000n] }));
+    report('query.estimate_gas.erc20_transfer.instructions', median([0, 1, 2].map(() => query('rpc_eth_estimate_gas_object', transfer))), 'instructions');
+
+    // 16 transactions of 64 logs each (1024 logs; two blocks, the instruction soft limit splits them), then
+    // the first page (1000 logs, the maximum).
+    for (let i = 0; i < 16; i++) await chain.submit(signTx(holder, { to: emitter, data: u256(64n), gasLimit: 400_000n }));
+    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+    const page = chain.evm.query('rpc_eth_get_logs_paged', [logFilter({ from_block: { Number: 0n } }), [], []]);
+    if ('Err' in page.value || page.value.Ok.logs.length !== 1000) throw new Error('get_logs: expected a page of 1000 logs');
+    report('query.get_logs.1000_logs.instructions', page.instructions ?? 0n, 'instructions');
+  } finally {
+    chain.close();
+  }
+}
