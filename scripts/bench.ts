@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
+import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { ROOT } from './build.js';
 
@@ -16,6 +17,7 @@ const report = (name: string, value: number | bigint, unit: string): void => {
 
 const started = Date.now();
 await benchEvm(report);
+await benchLifecycle(report);
 await benchReadApi(report);
 const dir = join(ROOT, 'bench', 'results');
 mkdirSync(dir, { recursive: true });

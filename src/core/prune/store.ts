@@ -28,11 +28,12 @@ const K_STATE = new TextEncoder().encode('prune_state');
  */
 export const PRUNE_MIN_KEEP_BLOCKS = 256n;
 /**
- * Most deletions one tick or one prune_blocks call may do. Measured (`npm run bench`, prune.tick.instructions):
- * about 75 K instructions a deletion in the canister, so 100 000 deletions stay near 8 B, far under the
+ * Most deletions one tick or one prune_blocks call may do. Measured (`npm run bench`, prune.tick.instructions
+ * and prune.op.instructions): 876 M instructions for the default 5000 deletions, about 175 K a deletion in the
+ * canister (a read to meter the bytes, then the removal), so 50 000 deletions stay near 9 B, well under the
  * 40 B a timer or update message may spend.
  */
-export const MAX_PRUNE_OPS_PER_TICK = 100_000;
+export const MAX_PRUNE_OPS_PER_TICK = 50_000;
 
 export interface PrunePolicy {
   /** Keep at least this many most recent blocks; 0: no count limit. Otherwise at least PRUNE_MIN_KEEP_BLOCKS. */
