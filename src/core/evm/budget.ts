@@ -75,8 +75,9 @@ export function keccakReserve(length: number): bigint {
 
 export class InstructionBudget {
   private deadline = 0n;
-  private active = false;
-  private countdown: number;
+  /** Public for the fast interpreter, which runs tick() inline (./interpreter.ts). */
+  active = false;
+  countdown: number;
   /** Counter readings taken; lets tests see that checks happen. */
   reads = 0;
 

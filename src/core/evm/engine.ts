@@ -59,6 +59,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
+import { installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
 
@@ -70,6 +71,8 @@ export interface EvmEngineOptions {
   readonly txInstructionBudget?: bigint;
   /** Opcode steps between counter reads (default budget.ts DEFAULT_CHECK_INTERVAL). */
   readonly checkInterval?: number;
+  /** EthereumJS's own run loop instead of ./interpreter.ts (default false; tests compare the two). */
+  readonly stockInterpreter?: boolean;
 }
 
 /** One VM with its own state manager and budget: the block executor, and a separate one for eth_call. */
@@ -116,6 +119,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       blockchain,
     });
     instrumentOpcodes(vm.evm, budget);
+    if (opts.stockInterpreter !== true) await installFastInterpreter(vm.evm, budget);
     instrumentPrecompiles(vm.evm, common, budget);
     instrumentTopLevel(vm, budget);
     const precompiles = new Set((vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles.keys());

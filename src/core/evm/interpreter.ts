@@ -1,0 +1,591 @@
+// A synchronous run loop for EthereumJS's Interpreter (DESIGN rule 6).
+//
+// Stock `Interpreter.run` awaits an async `runStep` for every opcode, asks Common about EIPs several times
+// a step, evaluates every dynamic gas handler through a promise, and runs jump analysis that turns every
+// PUSH immediate into a bigint. Inside the canister (QuickJS) each promise job and each array
+// destructuring costs thousands of instructions, which made a plain opcode step cost about 87 K.
+//
+// This loop replaces `run` for the EVM instances registered here (other EVM instances, such as the stock
+// VM the differential tests compare against, keep the original). It:
+// - steps in a plain `for` loop and awaits only when a handler actually returns a promise (state
+//   access, calls, creates);
+// - executes the hot opcodes inline (stack, arithmetic and comparison, PUSH/DUP/SWAP, JUMP/JUMPI,
+//   MLOAD/MSTORE, CALLDATALOAD) and computes the pure dynamic gas (memory expansion, copies, EXP, LOG,
+//   KECCAK256) synchronously; every other opcode runs EthereumJS's own handler;
+// - caches the JUMPDEST bitmap and PUSH values per code array (code arrays are never mutated);
+// - keeps EthereumJS's order inside a step: stack peeks of the gas handler, gas (static + dynamic),
+//   out-of-gas, program counter, budget tick, then the operation — so errors and gas are identical.
+// It only installs when the EIPs whose per-step hooks it leaves out are all inactive (EOF, Verkle and
+// binary-tree witnesses, EIP-7928 block access lists, EIP-8037/8038 state gas, EIP-8024), and each frame
+// falls back to the stock loop when a `step` listener, DEBUG or the profiler is on, or the frame carries
+// an access witness (`chargeCodeAccesses` alone only matters with EIP-6800/7864, which are excluded). tests/unit/evm_differential*.test.ts check it against stock EthereumJS.
+
+import { EVMError } from '@ethereumjs/evm';
+import { bytesToHex } from '@ethereumjs/util';
+import type { InstructionBudget } from './budget.js';
+
+const ERR = EVMError.errorMessages;
+const MAX = (1n << 256n) - 1n;
+const TWO256 = 1n << 256n;
+const SIGN = 1n << 255n;
+
+/** EIPs whose per-step or per-frame hooks this loop does not run; any of them active keeps the stock loop. */
+const UNSUPPORTED_EIPS = [3540, 4200, 4750, 6206, 6800, 7069, 7480, 7620, 7708, 7864, 7928, 8024, 8037, 8038];
+
+const INLINE_OPS = [
+  0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x35, 0x50,
+  0x51, 0x52, 0x56, 0x57, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
+];
+
+interface OpInfo {
+  readonly code: number;
+  readonly feeBigInt: bigint;
+  readonly dynamicGas: boolean;
+  readonly isInvalid: boolean;
+}
+type Handler = (rs: RunState, common: unknown) => unknown;
+type GasHandler = (rs: RunState, gas: bigint, common: unknown) => Promise<bigint>;
+interface OpEntry {
+  readonly opcodeInfo: OpInfo;
+  readonly opHandler: Handler;
+  readonly gasHandler: GasHandler | undefined;
+}
+interface StackLike {
+  _store: bigint[];
+  _len: number;
+  _maxHeight: number;
+}
+interface MemoryLike {
+  _store: Uint8Array;
+  extend(offset: number, size: number): void;
+}
+interface RunState {
+  programCounter: number;
+  opCode: number;
+  memory: MemoryLike;
+  memoryWordCount: bigint;
+  highestMemCost: bigint;
+  stack: StackLike;
+  code: Uint8Array;
+  validJumps: Uint8Array;
+  shouldDoJumpAnalysis: boolean;
+  gasLeft: bigint;
+  env: { accessWitness?: unknown; chargeCodeAccesses?: boolean; callData: Uint8Array; isStatic: boolean };
+  interpreter: InterpreterLike;
+  eip7928PostTargetCallOog?: unknown;
+}
+interface EvmLike {
+  _opcodeMap: OpEntry[];
+  common: CommonLike;
+  DEBUG: boolean;
+  events: { listenerCount(name: string): number };
+  runCode(opts: { code: Uint8Array; gasLimit?: bigint }): Promise<unknown>;
+}
+interface CommonLike {
+  isActivatedEIP(eip: number): boolean;
+  param(name: string): bigint;
+  customCrypto: { keccak256?: (data: Uint8Array) => Uint8Array };
+}
+interface InterpreterLike {
+  _evm: EvmLike;
+  _runState: RunState;
+  common: CommonLike;
+  profilerOpts?: { enabled?: boolean };
+  getAddress(): { toString(): string };
+  getReturnDataSize(): bigint;
+  isStatic(): boolean;
+  run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
+}
+interface RunResult {
+  runState: RunState;
+  exceptionError: EVMError | undefined;
+}
+
+type SyncGas = (rs: RunState, gas: bigint) => bigint;
+
+interface FastConfig {
+  readonly budget: InstructionBudget;
+  readonly kind: Uint8Array;
+  readonly fees: number[];
+  readonly feeBig: bigint[];
+  readonly syncGas: (SyncGas | undefined)[];
+  /** Stack items the stock dynamic gas handler peeks (its underflow comes before any gas is charged). */
+  readonly gasPeeks: number[];
+}
+
+/** Per code array: JUMPDEST bitmap and PUSH immediates decoded on first use. */
+interface CodeInfo {
+  readonly jumps: Uint8Array;
+  readonly pushes: (bigint | undefined)[];
+}
+
+const configs = new WeakMap<object, FastConfig>();
+const codeInfos = new WeakMap<Uint8Array, CodeInfo>();
+let stockRun: InterpreterLike['run'] | undefined;
+
+const evmError = (msg: string): EVMError => new EVMError(msg as never);
+
+function isEvmError(e: unknown): e is EVMError {
+  return typeof e === 'object' && e !== null && (e as { errorType?: unknown }).errorType === 'EVMError';
+}
+
+function analyse(code: Uint8Array): CodeInfo {
+  let info = codeInfos.get(code);
+  if (info !== undefined) return info;
+  const jumps = new Uint8Array(code.length);
+  for (let i = 0; i < code.length; i++) {
+    const op = code[i]!;
+    if (op >= 0x60 && op <= 0x7f) i += op - 0x5f;
+    else if (op === 0x5b) jumps[i] = 1;
+  }
+  info = { jumps, pushes: [] };
+  codeInfos.set(code, info);
+  return info;
+}
+
+/** Big-endian word from `n` bytes at `at`, zero-padded on the right past the end of `src` (as PUSH reads code). */
+function readWord(src: Uint8Array, at: number, n: number): bigint {
+  const end = at + n;
+  const avail = end <= src.length ? end : src.length;
+  let i = at;
+  while (i < avail && src[i] === 0) i++;
+  let v = 0n;
+  let chunk = 0;
+  let bits = 0;
+  for (; i < avail; i++) {
+    chunk = chunk * 256 + src[i]!;
+    if (++bits === 6) {
+      v = (v << 48n) | BigInt(chunk);
+      chunk = 0;
+      bits = 0;
+    }
+  }
+  if (bits > 0) v = v === 0n ? BigInt(chunk) : (v << BigInt(bits * 8)) | BigInt(chunk);
+  if (avail < end) v <<= BigInt((end - avail) * 8);
+  return v;
+}
+
+/** Writes `v` (< 2^256) as 32 big-endian bytes at `at`. */
+function writeWord(dst: Uint8Array, at: number, v: bigint): void {
+  if (v < 0x100000000n) {
+    dst.fill(0, at, at + 28);
+    const n = Number(v);
+    dst[at + 28] = n >>> 24;
+    dst[at + 29] = (n >>> 16) & 0xff;
+    dst[at + 30] = (n >>> 8) & 0xff;
+    dst[at + 31] = n & 0xff;
+    return;
+  }
+  for (let p = at + 28; p >= at; p -= 4) {
+    const n = Number(v & 0xffffffffn);
+    dst[p] = n >>> 24;
+    dst[p + 1] = (n >>> 16) & 0xff;
+    dst[p + 2] = (n >>> 8) & 0xff;
+    dst[p + 3] = n & 0xff;
+    v >>= 32n;
+  }
+}
+
+/** Memory expansion gas, with the same bookkeeping as EthereumJS's subMemUsage (words counted in bigint). */
+function makeMemGas(common: CommonLike): (rs: RunState, offset: bigint, length: bigint) => bigint {
+  const fee = common.param('memoryGas');
+  const quad = common.param('quadCoefficientDivGas');
+  return (rs, offset, length) => {
+    if (length === 0n) return 0n;
+    const words = (offset + length + 31n) / 32n;
+    if (words <= rs.memoryWordCount) return 0n;
+    let cost = words * fee + (words * words) / quad;
+    if (cost > rs.highestMemCost) {
+      const prev = rs.highestMemCost;
+      rs.highestMemCost = cost;
+      cost -= prev;
+    }
+    rs.memoryWordCount = words;
+    return cost;
+  };
+}
+
+const top = (rs: RunState, i: number): bigint => rs.stack._store[rs.stack._len - 1 - i]!;
+
+/** Synchronous versions of the dynamic gas handlers that touch no state (same arithmetic as EthereumJS's). */
+function makeSyncGas(common: CommonLike): { fns: (SyncGas | undefined)[]; peeks: number[] } {
+  const mem = makeMemGas(common);
+  const copy = common.param('copyGas');
+  const keccakWord = common.param('keccak256WordGas');
+  const expByte = common.param('expByteGas');
+  const logTopic = common.param('logTopicGas');
+  const logData = common.param('logDataGas');
+  const fns: (SyncGas | undefined)[] = [];
+  const peeks: number[] = [];
+  const set = (op: number, n: number, fn: SyncGas): void => {
+    fns[op] = fn;
+    peeks[op] = n;
+  };
+  set(0x0a, 2, (rs, gas) => {
+    const e = top(rs, 1);
+    if (e === 0n) return gas;
+    return gas + BigInt(Math.ceil(e.toString(2).length / 8)) * expByte;
+  });
+  set(0x20, 2, (rs, gas) => {
+    const len = top(rs, 1);
+    gas += mem(rs, top(rs, 0), len);
+    return gas + keccakWord * ((len + 31n) / 32n);
+  });
+  const copyGas: SyncGas = (rs, gas) => {
+    const len = top(rs, 2);
+    gas += mem(rs, top(rs, 0), len);
+    return len === 0n ? gas : gas + copy * ((len + 31n) / 32n);
+  };
+  set(0x37, 3, copyGas); // CALLDATACOPY
+  set(0x39, 3, copyGas); // CODECOPY
+  set(0x3e, 3, (rs, gas) => {
+    // RETURNDATACOPY: reading past the return data is an exceptional halt (legacy code)
+    if (top(rs, 1) + top(rs, 2) > rs.interpreter.getReturnDataSize()) throw evmError(ERR.OUT_OF_GAS);
+    return copyGas(rs, gas);
+  });
+  set(0x51, 1, (rs, gas) => gas + mem(rs, top(rs, 0), 32n));
+  set(0x52, 1, (rs, gas) => gas + mem(rs, top(rs, 0), 32n));
+  set(0x53, 1, (rs, gas) => gas + mem(rs, top(rs, 0), 1n));
+  set(0x5e, 3, (rs, gas) => {
+    const len = top(rs, 2);
+    gas += 3n * ((len + 31n) / 32n);
+    gas += mem(rs, top(rs, 1), len);
+    return gas + mem(rs, top(rs, 0), len);
+  });
+  for (let op = 0xa0; op <= 0xa4; op++) {
+    const topics = BigInt(op - 0xa0);
+    // LOG: the static check comes before the stack peek, as in EthereumJS
+    fns[op] = (rs, gas) => {
+      if (rs.interpreter.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
+      if (rs.stack._len < 2) throw evmError(ERR.STACK_UNDERFLOW);
+      const len = top(rs, 1);
+      gas += mem(rs, top(rs, 0), len);
+      return gas + logTopic * topics + len * logData;
+    };
+    peeks[op] = 0;
+  }
+  set(0xf3, 2, (rs, gas) => gas + mem(rs, top(rs, 0), top(rs, 1)));
+  set(0xfd, 2, (rs, gas) => gas + mem(rs, top(rs, 0), top(rs, 1)));
+  return { fns, peeks };
+}
+
+/**
+ * Registers `evm` for the fast loop (after its opcodes were instrumented with `budget`). Returns false,
+ * leaving the stock loop in place, when an EIP it does not handle is active.
+ */
+export async function installFastInterpreter(evmObj: unknown, budget: InstructionBudget): Promise<boolean> {
+  const evm = evmObj as EvmLike;
+  const common = evm.common;
+  if (UNSUPPORTED_EIPS.some((eip) => common.isActivatedEIP(eip))) return false;
+  // The inline operations assume the standard opcode at each of these bytes.
+  for (const op of INLINE_OPS) {
+    const e = evm._opcodeMap[op];
+    if (e === undefined || e.opcodeInfo.code !== op || e.opcodeInfo.isInvalid) return false;
+  }
+  if (stockRun === undefined) await patchPrototype(evm);
+  const { fns, peeks } = makeSyncGas(common);
+  configs.set(evm, { budget, syncGas: fns, gasPeeks: peeks, ...classify(evm._opcodeMap, fns) });
+  return true;
+}
+
+/** Whether `evm` runs on the fast loop (for tests). */
+export function usesFastInterpreter(evm: unknown): boolean {
+  return configs.has(evm as object);
+}
+
+/** Finds Interpreter.prototype (not exported by @ethereumjs/evm) by running STOP once, then patches `run`. */
+async function patchPrototype(evm: EvmLike): Promise<void> {
+  const map = evm._opcodeMap;
+  const stop = map[0]!;
+  let proto: { run: InterpreterLike['run'] } | undefined;
+  map[0] = {
+    ...stop,
+    opHandler: (rs, c) => {
+      proto ??= Object.getPrototypeOf(rs.interpreter) as { run: InterpreterLike['run'] };
+      return stop.opHandler(rs, c);
+    },
+  };
+  try {
+    await evm.runCode({ code: Uint8Array.of(0x00), gasLimit: 100_000n });
+  } finally {
+    map[0] = stop;
+  }
+  if (proto === undefined) throw new Error('fast interpreter: Interpreter prototype not found');
+  if (stockRun !== undefined) return;
+  const original = proto.run;
+  stockRun = original;
+  proto.run = function (this: InterpreterLike, code: Uint8Array, opts: { pc?: number } = {}): Promise<RunResult> {
+    const cfg = configs.get(this._evm);
+    if (
+      cfg === undefined ||
+      this._evm.DEBUG ||
+      this.profilerOpts?.enabled === true ||
+      this._evm.events.listenerCount('step') > 0 ||
+      this._runState.env.accessWitness !== undefined ||
+      this._runState.gasLeft > MAX_SAFE
+    ) {
+      return original.call(this, code, opts);
+    }
+    return fastRun(this, cfg, code, opts);
+  };
+}
+
+function invalidJump(rs: RunState, pc: number): EVMError {
+  const keccak = rs.interpreter._evm.common.customCrypto.keccak256!;
+  return evmError(`${ERR.INVALID_JUMP} at ${bytesToHex(keccak(rs.code))}/${rs.interpreter.getAddress().toString()}:${pc}`);
+}
+
+// Per-opcode dispatch classes, resolved once per EVM from its opcode table.
+const K_INLINE = 0; // executed inline, static gas only
+const K_INLINE_MEM = 1; // executed inline, synchronous dynamic gas (MLOAD, MSTORE)
+const K_STOCK = 2; // EthereumJS handler, static gas only
+const K_STOCK_SYNC = 3; // EthereumJS handler, synchronous dynamic gas computed here
+const K_STOCK_ASYNC = 4; // EthereumJS handler and EthereumJS's (async) dynamic gas handler
+const K_INVALID = 5;
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function classify(map: OpEntry[], syncGas: (SyncGas | undefined)[]): { kind: Uint8Array; fees: number[]; feeBig: bigint[] } {
+  const kind = new Uint8Array(256);
+  const fees: number[] = [];
+  const feeBig: bigint[] = [];
+  const inline = new Set(INLINE_OPS);
+  for (let op = 0; op < 256; op++) {
+    const info = map[op]!.opcodeInfo;
+    fees[op] = Number(info.feeBigInt);
+    feeBig[op] = info.feeBigInt;
+    if (info.isInvalid) kind[op] = K_INVALID;
+    else if (inline.has(op)) kind[op] = info.dynamicGas ? K_INLINE_MEM : K_INLINE;
+    else if (!info.dynamicGas) kind[op] = K_STOCK;
+    else kind[op] = syncGas[op] !== undefined ? K_STOCK_SYNC : K_STOCK_ASYNC;
+  }
+  return { kind, fees, feeBig };
+}
+
+async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, opts: { pc?: number }): Promise<RunResult> {
+  const rs = it._runState;
+  rs.code = code;
+  rs.programCounter = opts.pc ?? rs.programCounter;
+  let pc = rs.programCounter;
+  if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
+  const common = it.common;
+  const map = it._evm._opcodeMap;
+  const { budget, syncGas, gasPeeks, kind, fees, feeBig } = cfg;
+  const info = analyse(code);
+  const jumps = info.jumps;
+  const pushes = info.pushes;
+  rs.validJumps = jumps;
+  // PUSH handlers (if ever called) then read immediates from code instead of a cached table
+  rs.shouldDoJumpAnalysis = true;
+  const stack = rs.stack;
+  const s = stack._store;
+  const maxHeight = stack._maxHeight;
+  const codeLen = code.length;
+  // Gas and stack height live in locals (gas as an exact Number: frames above 2^53 gas take the stock
+  // loop) and are written back to the run state around every EthereumJS handler, which reads them.
+  let gas = Number(rs.gasLeft);
+  let sp = stack._len;
+  let inStock = false;
+  let err: EVMError | undefined;
+  try {
+    steps: while (pc < codeLen) {
+      const op = code[pc]!;
+      const k = kind[op]!;
+      let cost = fees[op]!;
+      if (k !== K_INLINE && k !== K_STOCK) {
+        if (k === K_INVALID) throw evmError(ERR.INVALID_OPCODE);
+        stack._len = sp;
+        if (k === K_STOCK_ASYNC) {
+          rs.opCode = op;
+          rs.programCounter = pc;
+          rs.gasLeft = BigInt(gas);
+          inStock = true;
+          const total = await map[op]!.gasHandler!(rs, feeBig[op]!, common);
+          inStock = false;
+          gas = Number(rs.gasLeft);
+          sp = stack._len;
+          cost = Number(total);
+        } else {
+          if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
+          cost = Number(syncGas[op]!(rs, feeBig[op]!));
+        }
+      }
+      if (cost > gas) {
+        gas = 0;
+        throw evmError(ERR.OUT_OF_GAS);
+      }
+      gas -= cost;
+      pc++;
+      if (k >= K_STOCK) {
+        rs.opCode = op;
+        rs.programCounter = pc;
+        rs.gasLeft = BigInt(gas);
+        stack._len = sp;
+        inStock = true;
+        const r = map[op]!.opHandler(rs, common);
+        if (r !== undefined) await r;
+        inStock = false;
+        pc = rs.programCounter;
+        gas = Number(rs.gasLeft);
+        sp = stack._len;
+        continue;
+      }
+      // Inline operations: the budget tick instrumentOpcodes' wrapper would have done, then the operation.
+      if (budget.active && --budget.countdown <= 0) {
+        budget.countdown = budget.interval;
+        budget.require(0n);
+      }
+      if (op >= 0x60) {
+        if (op <= 0x7f) {
+          // PUSH1..PUSH32
+          const n = op - 0x5f;
+          let v = pushes[pc];
+          if (v === undefined) {
+            v = n === 1 ? BigInt(pc < codeLen ? code[pc]! : 0) : readWord(code, pc, n);
+            pushes[pc] = v;
+          }
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = v;
+          pc += n;
+          continue;
+        }
+        if (op <= 0x8f) {
+          // DUP1..DUP16
+          const d = op - 0x7f;
+          if (sp < d) throw evmError(ERR.STACK_UNDERFLOW);
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp] = s[sp - d]!;
+          sp++;
+          continue;
+        }
+        // SWAP1..SWAP16
+        const d = op - 0x8f;
+        const h = sp - 1;
+        if (h < d) throw evmError(ERR.STACK_UNDERFLOW);
+        const t = s[h]!;
+        s[h] = s[h - d]!;
+        s[h - d] = t;
+        continue;
+      }
+      switch (op) {
+        case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
+          break steps;
+        case 0x01: // ADD
+        case 0x02: // MUL
+        case 0x03: // SUB
+        case 0x10: // LT
+        case 0x11: // GT
+        case 0x12: // SLT
+        case 0x13: // SGT
+        case 0x14: // EQ
+        case 0x16: // AND
+        case 0x17: // OR
+        case 0x18: // XOR
+        case 0x1b: // SHL
+        case 0x1c: {
+          // SHR
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          let r: bigint;
+          switch (op) {
+            case 0x01: r = a + b; if (r > MAX) r -= TWO256; break;
+            case 0x02: r = (a * b) & MAX; break;
+            case 0x03: r = a >= b ? a - b : a - b + TWO256; break;
+            case 0x10: r = a < b ? 1n : 0n; break;
+            case 0x11: r = a > b ? 1n : 0n; break;
+            case 0x12: r = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n; break;
+            case 0x13: r = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n; break;
+            case 0x14: r = a === b ? 1n : 0n; break;
+            case 0x16: r = a & b; break;
+            case 0x17: r = a | b; break;
+            case 0x18: r = a ^ b; break;
+            case 0x1b: r = a > 256n ? 0n : (b << a) & MAX; break;
+            default: r = a > 256n ? 0n : b >> a; break;
+          }
+          s[sp - 2] = r;
+          sp--;
+          continue;
+        }
+        case 0x15: // ISZERO
+          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+          s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
+          continue;
+        case 0x19: // NOT
+          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+          s[sp - 1] = MAX ^ s[sp - 1]!;
+          continue;
+        case 0x50: // POP
+          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+          sp--;
+          continue;
+        case 0x5b: // JUMPDEST
+          continue;
+        case 0x5f: // PUSH0
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = 0n;
+          continue;
+        case 0x56: {
+          // JUMP
+          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+          const dest = s[--sp]!;
+          if (dest >= BigInt(codeLen) || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
+          pc = Number(dest);
+          continue;
+        }
+        case 0x57: {
+          // JUMPI
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const dest = s[sp - 1]!;
+          const cond = s[sp - 2]!;
+          sp -= 2;
+          if (cond !== 0n) {
+            if (dest >= BigInt(codeLen) || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
+            pc = Number(dest);
+          }
+          continue;
+        }
+        case 0x51: {
+          // MLOAD (memory gas charged above; the gas step checked the stack)
+          const at = Number(s[sp - 1]!);
+          rs.memory.extend(at, 32);
+          s[sp - 1] = readWord(rs.memory._store, at, 32);
+          continue;
+        }
+        case 0x52: {
+          // MSTORE
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const at = Number(s[sp - 1]!);
+          const v = s[sp - 2]!;
+          sp -= 2;
+          rs.memory.extend(at, 32);
+          writeWord(rs.memory._store, at, v);
+          continue;
+        }
+        case 0x35: {
+          // CALLDATALOAD
+          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+          const data = rs.env.callData;
+          const pos = s[sp - 1]!;
+          s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos), 32);
+          continue;
+        }
+        default:
+          throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
+      }
+    }
+  } catch (e) {
+    if (!inStock) {
+      rs.gasLeft = BigInt(gas);
+      stack._len = sp;
+    }
+    rs.programCounter = pc;
+    if (!isEvmError(e)) throw e;
+    if (e.error !== ERR.STOP) err = e;
+    return { runState: rs, exceptionError: err };
+  }
+  rs.gasLeft = BigInt(gas);
+  stack._len = sp;
+  rs.programCounter = pc;
+  return { runState: rs, exceptionError: err };
+}
