@@ -1,4 +1,4 @@
-// Differential check: the same transactions through our engine (flat state, js-sha3, budget hooks) and
+// Differential check: the same transactions through our engine (flat state, our keccak, budget hooks, fast run loop) and
 // through stock @ethereumjs/vm with its default Merkle state manager must agree on status, gasUsed,
 // logs, return data and the resulting balances, nonces and storage.
 import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';

@@ -1,6 +1,7 @@
 // The EthereumJS Common of this chain: chain id 4801360 on Prague, with this project's crypto plugged in
 // through customCrypto (DESIGN rule 3):
-//   keccak256 -> src/core/crypto.ts (js-sha3): KECCAK256 opcode, tx hashing, logs bloom, code hashes
+//   keccak256 -> src/core/crypto.ts (src/core/keccak.ts, written for QuickJS): KECCAK256 opcode, tx hashing,
+//                logs bloom, code hashes
 //   ecrecover -> src/core/crypto.ts (@noble/curves secp256k1): only the ECRECOVER precompile; senders are
 //                never recovered during execution (they arrive in ExecTx)
 //   kzg       -> micro-eth-signer's pure-JS KZG over a minimal trusted setup (below): point evaluation only
