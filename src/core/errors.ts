@@ -43,6 +43,8 @@ export const ErrorCode = {
   ExecRejected: 'exec.rejected',
   InvalidBlockRangeOutOfWindow: 'invalid.block_range.out_of_window',
   NotFound: 'not_found',
+  /** The request reaches into pruned history (JSON-RPC -32001 at the gateway). */
+  HistoryPruned: 'history.pruned',
   LogsRangeTooLarge: 'logs.range_too_large',
   LogsTooManyResults: 'logs.too_many_results',
   UnsupportedFilter: 'UnsupportedFilter',

@@ -130,7 +130,7 @@ export class EvmCore {
       ops: this.ops,
       guard: (op) => this.writeGuard(op === 'prune' ? 'produce' : op),
     });
-    this.read = new ReadApi({ host, engine, meta: this.meta, store: this.store });
+    this.read = new ReadApi({ host, engine, meta: this.meta, store: this.store, firstAvailableBlock: () => this.lifecycle.firstAvailableBlock() });
   }
 
   isInitialized(): boolean {

@@ -49,7 +49,7 @@ describe('log pages', () => {
     logs.forEach((l, i) => all.push({ block: n, index: i, address: l.address[0]!, topic: l.topics[0]![31]! }));
     putBlock(s, n, logs);
   }
-  const deps = (counter = () => 0n) => ({ store: s, head: 30n, counter });
+  const deps = (counter = () => 0n, firstAvailableBlock = 0n) => ({ store: s, head: 30n, firstAvailableBlock, counter });
   const readAll = (f: LogFilter, limit?: number, counter?: () => bigint) => {
     const out: { block: bigint; index: number; address: number; topic: number }[] = [];
     let cursor: LogCursor | undefined;
@@ -112,6 +112,13 @@ describe('log pages', () => {
     expect(code({}, undefined, MAX_LOGS_PER_PAGE + 1)).toBe(ErrorCode.LogsTooManyResults);
     expect(code({}, undefined, 0)).toBe(ErrorCode.ArgInvalidFilter);
     expect(code({ fromBlock: { kind: 'Number', number: 5n } }, { blockNumber: 4n, logIndex: 0 })).toBe(ErrorCode.ArgInvalidFilter);
+  });
+
+  it('refuses a range that starts in pruned history instead of reading it as empty', () => {
+    const from = (n: bigint) => getLogsPage({ fromBlock: { kind: 'Number', number: n } }, undefined, undefined, deps(() => 0n, 10n));
+    const below = from(9n);
+    expect(below.ok || below.error.code).toBe(ErrorCode.HistoryPruned);
+    expect(from(10n).ok).toBe(true);
   });
 });
 

@@ -61,6 +61,8 @@ export interface LogPage {
 export interface LogsDeps {
   readonly store: ChainStore;
   readonly head: bigint;
+  /** Lowest block whose logs are still stored; a range below it is refused rather than read as empty. */
+  readonly firstAvailableBlock: bigint;
   /** Instructions spent so far by this message. */
   counter(): bigint;
 }
@@ -123,6 +125,9 @@ export function planLogQuery(f: LogFilter, d: LogsDeps): Result<Plan> {
   }
   if (to - from + 1n > MAX_LOG_BLOCK_RANGE) {
     return err(ErrorCode.LogsRangeTooLarge, `block range ${from}..${to} spans ${to - from + 1n} blocks; at most ${MAX_LOG_BLOCK_RANGE}`);
+  }
+  if (from < d.firstAvailableBlock) {
+    return err(ErrorCode.HistoryPruned, `blocks below ${d.firstAvailableBlock} are pruned; the range starts at ${from}`);
   }
   const cursorTo = to;
   if (to > d.head) to = d.head;

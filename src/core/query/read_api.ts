@@ -22,6 +22,8 @@ export interface ReadDeps {
   readonly engine: ExecutionEngine;
   readonly meta: MetaStore;
   readonly store: ChainStore;
+  /** Lowest block whose history is still stored (pruning moves it up). */
+  firstAvailableBlock(): bigint;
 }
 
 const notInitialized = (): Result<never> => err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
@@ -87,7 +89,12 @@ export class ReadApi {
   getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined): Result<LogPage> {
     const head = this.d.meta.getHead();
     if (head === undefined) return notInitialized();
-    return getLogsPage(filter, cursor, limit, { store: this.d.store, head: head.number, counter: () => this.d.host.instructionCounter() });
+    return getLogsPage(filter, cursor, limit, {
+      store: this.d.store,
+      head: head.number,
+      firstAvailableBlock: this.d.firstAvailableBlock(),
+      counter: () => this.d.host.instructionCounter(),
+    });
   }
 
   private feeDeps(): FeeDeps | undefined {
