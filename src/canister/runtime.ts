@@ -60,7 +60,7 @@ export const runtime: {
 /** Creates the engine and the core over the stable maps (install and every upgrade). */
 export async function openRuntime(): Promise<EvmCore> {
   let core: EvmCore | undefined;
-  const engine = await createEvmEngine({ host, blockHash: (n) => core?.getBlockHash(n) });
+  const engine = await createEvmEngine({ host, blockHash: (n) => core?.getBlockHash(n), requireWarmUp: true });
   const ops = new OpsStore(host.openMap(MemoryId.Meta));
   // Writes refused by the operational state answer ops.write.* before any decoding (SPEC submit order).
   core = new EvmCore(host, engine, { writeGuard: (op) => ops.guard(op), ops });

@@ -45,6 +45,8 @@ export const ErrorCode = {
   NotFound: 'not_found',
   /** The request reaches into pruned history (JSON-RPC -32001 at the gateway). */
   HistoryPruned: 'history.pruned',
+  /** A precompile whose curve tables are built by a warm-up step ran before that step finished. */
+  ExecHaltPrecompileNotReady: 'exec.halt.precompile_not_ready',
   LogsRangeTooLarge: 'logs.range_too_large',
   LogsTooManyResults: 'logs.too_many_results',
   UnsupportedFilter: 'UnsupportedFilter',

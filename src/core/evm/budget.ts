@@ -65,6 +65,19 @@ export class InstructionBudgetExceeded extends Error {
   }
 }
 
+/**
+ * Precompiles whose first use builds curve tables of billions of instructions (see warmup.ts), by the warm-up
+ * step that builds them. Building them inside a transaction would overrun its budget, or the message limit.
+ */
+export const TABLE_PRECOMPILES: Readonly<Record<number, string>> = { 0x08: 'bn254', 0x0a: 'kzg', 0x0f: 'bls12-381' };
+
+export class PrecompileNotReady extends Error {
+  readonly code = ErrorCode.ExecHaltPrecompileNotReady;
+  constructor(step: string) {
+    super(`precompile tables (${step}) are not built yet: the canister's warm-up has not finished`);
+  }
+}
+
 export class TooManyLogs extends Error {
   readonly code = ErrorCode.ExecTooManyLogs;
   constructor(count: number) {
@@ -231,12 +244,19 @@ export function precompileGas(id: number, data: Uint8Array, common: ParamSource)
 }
 
 /** Wraps an EVM instance's precompiles with a budget check before each one starts. */
-export function instrumentPrecompiles(evm: unknown, common: ParamSource, budget: InstructionBudget): void {
+/** `isWarm`: when given, a table-building precompile refuses to run inside a transaction before its warm-up step. */
+export function instrumentPrecompiles(evm: unknown, common: ParamSource, budget: InstructionBudget, isWarm?: (step: string) => boolean): void {
   const pcs = (evm as { _precompiles: Map<string, PrecompileFn> })._precompiles;
   for (const [addr, fn] of [...pcs]) {
     const id = parseInt(addr, 16);
     const perGas = PRECOMPILE_INSTRUCTIONS_PER_GAS[id] ?? 1_000_000n;
+    const step = TABLE_PRECOMPILES[id];
     const wrapped: PrecompileFn = (opts) => {
+      // Only inside a transaction or call (the budget is active); the warm-up itself runs outside one.
+      if (budget.active && step !== undefined && isWarm !== undefined && !isWarm(step)) {
+        budget.active = false;
+        throw new PrecompileNotReady(step);
+      }
       const gas = precompileGas(id, opts.data, common) ?? opts.gasLimit;
       const charged = gas < opts.gasLimit ? gas : opts.gasLimit;
       budget.require(PRECOMPILE_BASE_INSTRUCTIONS + charged * perGas);

@@ -52,6 +52,7 @@ import { MemoryId } from '../store/memory_ids.js';
 import {
   InstructionBudget,
   InstructionBudgetExceeded,
+  PrecompileNotReady,
   TAIL_RESERVE_INSTRUCTIONS,
   TooManyLogs,
   instrumentOpcodes,
@@ -59,6 +60,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
+import { isWarm } from './warmup.js';
 import { installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
@@ -73,6 +75,12 @@ export interface EvmEngineOptions {
   readonly checkInterval?: number;
   /** EthereumJS's own run loop instead of ./interpreter.ts (default false; tests compare the two). */
   readonly stockInterpreter?: boolean;
+  /**
+   * Refuse table-building precompiles (BN254 pairing, KZG, BLS12 pairing) inside transactions and calls until
+   * their warm-up step ran (warmup.ts), with exec.halt.precompile_not_ready, instead of building the tables
+   * inside a transaction's budget. The canister sets it; Node tools and tests need not.
+   */
+  readonly requireWarmUp?: boolean;
 }
 
 /** One VM with its own state manager and budget: the block executor, and a separate one for eth_call. */
@@ -120,7 +128,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     });
     instrumentOpcodes(vm.evm, budget);
     if (opts.stockInterpreter !== true) await installFastInterpreter(vm.evm, budget);
-    instrumentPrecompiles(vm.evm, common, budget);
+    instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
     instrumentTopLevel(vm, budget);
     const precompiles = new Set((vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles.keys());
     return { vm, sm, budget, precompiles };
@@ -334,7 +342,7 @@ export class EvmEngine implements ExecutionEngine {
       } catch (e) {
         ex.sm.rollbackTo(mark);
         resetEvm(ex.vm);
-        if (e instanceof InstructionBudgetExceeded || e instanceof TooManyLogs) {
+        if (e instanceof InstructionBudgetExceeded || e instanceof TooManyLogs || e instanceof PrecompileNotReady) {
           ex.budget.end();
           return this.settleHalted(ex, tx, env, e.code, e.message, start);
         }

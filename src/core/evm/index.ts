@@ -9,4 +9,4 @@ export {
   DEFAULT_CHECK_INTERVAL,
 } from './budget.js';
 export { createChainCommon } from './common.js';
-export { WARM_UP_STEPS, warmUpAll, type WarmUpStep } from './warmup.js';
+export { WARM_UP_STEPS, isWarm, warmUpAll, type WarmUpStep } from './warmup.js';

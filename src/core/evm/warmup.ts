@@ -94,7 +94,14 @@ function expectOne(out: Uint8Array, what: string): void {
   if (out.length !== 32 || out[31] !== 1) throw new Error(`${what} warm-up gave a wrong answer`);
 }
 
-export const WARM_UP_STEPS: readonly WarmUpStep[] = [
+const warmed = new Set<string>();
+
+/** Whether a warm-up step has completed in this heap (the tables are per heap, so per process). */
+export function isWarm(step: string): boolean {
+  return warmed.has(step);
+}
+
+const STEPS: readonly WarmUpStep[] = [
   {
     name: 'secp256k1',
     async run() {
@@ -112,6 +119,15 @@ export const WARM_UP_STEPS: readonly WarmUpStep[] = [
     },
   },
 ];
+
+/** The steps, each recording its completion for isWarm. */
+export const WARM_UP_STEPS: readonly WarmUpStep[] = STEPS.map((s) => ({
+  name: s.name,
+  async run(engine: EvmEngine) {
+    await s.run(engine);
+    warmed.add(s.name);
+  },
+}));
 
 /** Runs every step (Node tools and tests; the canister runs them one message at a time). */
 export async function warmUpAll(engine: EvmEngine): Promise<void> {
