@@ -1,0 +1,120 @@
+// The gateway's configuration, parsed once from the environment at the edge (SPEC "Limits / Gateway").
+// Names and defaults are SPEC's; an invalid value fails at start with a message naming the variable.
+
+export const SERVICE_NAME = 'icp-evm';
+export const DEFAULT_CLIENT_VERSION = `${SERVICE_NAME}/phase2-gateway/v0.1.0`;
+/** SPEC's {ic_host} placeholder: the IC's public boundary nodes. */
+export const DEFAULT_IC_HOST = 'https://icp-api.io';
+
+export interface GatewayConfig {
+  readonly maxHttpBodySize: number;
+  readonly maxBatchLen: number;
+  readonly maxJsonDepth: number;
+  readonly host: string;
+  readonly port: number;
+  readonly icHost: string;
+  readonly fetchRootKey: boolean;
+  readonly identityPemPath: string | undefined;
+  readonly clientVersion: string;
+  readonly corsOrigin: string;
+  /** Required for the IC agent client; the in-process devnet host does not need it. */
+  readonly canisterId: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+export const DEFAULT_CONFIG: GatewayConfig = {
+  maxHttpBodySize: 262144,
+  maxBatchLen: 20,
+  maxJsonDepth: 20,
+  host: '127.0.0.1',
+  port: 8545,
+  icHost: DEFAULT_IC_HOST,
+  fetchRootKey: false,
+  identityPemPath: undefined,
+  clientVersion: DEFAULT_CLIENT_VERSION,
+  corsOrigin: '*',
+  canisterId: undefined,
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function present(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const v = present(env, name);
+  if (v === undefined) return def;
+  if (!/^[0-9]+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const v = present(env, name);
+  if (v === undefined) return def;
+  const l = v.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(l)) return true;
+  if (['0', 'false', 'no', 'off'].includes(l)) return false;
+  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(v)}`);
+}
+
+function url(env: Env, name: string, def: string): string {
+  const v = present(env, name);
+  if (v === undefined) return def;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, `not a URL: ${JSON.stringify(v)}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must be an http(s) URL, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Canister ids are principals in text form: groups of 5 base32 characters separated by dashes, with a checksum. */
+const PRINCIPAL_TEXT = /^[a-z2-7]{5}(-[a-z2-7]{5})*(-[a-z2-7]{1,5})?$/;
+
+/**
+ * Parses the environment. `requireCanisterId` is true for the IC agent mode (EVM_CANISTER_ID is required there,
+ * SPEC: "required, no default"); the devnet serves its in-process canister and ignores it.
+ */
+export function loadConfig(env: Env = process.env, opts: { requireCanisterId?: boolean } = {}): GatewayConfig {
+  const canisterId = present(env, 'EVM_CANISTER_ID');
+  if (canisterId !== undefined && !PRINCIPAL_TEXT.test(canisterId)) {
+    throw new ConfigError('EVM_CANISTER_ID', `not a canister id (principal text), got ${JSON.stringify(canisterId)}`);
+  }
+  if (opts.requireCanisterId === true && canisterId === undefined) {
+    throw new ConfigError('EVM_CANISTER_ID', 'required: the id of the evm canister the gateway talks to');
+  }
+  const host = present(env, 'RPC_GATEWAY_HOST') ?? DEFAULT_CONFIG.host;
+  if (/\s/.test(host)) throw new ConfigError('RPC_GATEWAY_HOST', `not a host name or address: ${JSON.stringify(host)}`);
+  const cors = present(env, 'RPC_GATEWAY_CORS_ORIGIN') ?? DEFAULT_CONFIG.corsOrigin;
+  if (/[\r\n]/.test(cors)) throw new ConfigError('RPC_GATEWAY_CORS_ORIGIN', 'must be one line');
+  const clientVersion = env.RPC_GATEWAY_CLIENT_VERSION ?? DEFAULT_CONFIG.clientVersion;
+  if (clientVersion.trim() === '') throw new ConfigError('RPC_GATEWAY_CLIENT_VERSION', 'must not be empty');
+  return {
+    maxHttpBodySize: int(env, 'RPC_GATEWAY_MAX_HTTP_BODY_SIZE', DEFAULT_CONFIG.maxHttpBodySize, 64, 64 * 1024 * 1024),
+    maxBatchLen: int(env, 'RPC_GATEWAY_MAX_BATCH_LEN', DEFAULT_CONFIG.maxBatchLen, 1, 10_000),
+    maxJsonDepth: int(env, 'RPC_GATEWAY_MAX_JSON_DEPTH', DEFAULT_CONFIG.maxJsonDepth, 2, 1000),
+    host,
+    port: int(env, 'RPC_GATEWAY_PORT', DEFAULT_CONFIG.port, 0, 65535),
+    icHost: url(env, 'RPC_GATEWAY_IC_HOST', DEFAULT_CONFIG.icHost),
+    fetchRootKey: bool(env, 'RPC_GATEWAY_FETCH_ROOT_KEY', DEFAULT_CONFIG.fetchRootKey),
+    identityPemPath: present(env, 'RPC_GATEWAY_IDENTITY_PEM_PATH'),
+    clientVersion,
+    corsOrigin: cors,
+    canisterId,
+  };
+}

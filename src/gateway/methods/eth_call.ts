@@ -1,0 +1,22 @@
+import type { CandidResult } from '../candid.js';
+import { bytesHex } from '../hex.js';
+import { positional } from '../params.js';
+import { callObject, stateTag, unwrap } from './common.js';
+import { STATE_TAGS, type MethodSpec } from './types.js';
+
+export const CALL_DIFFERENCES =
+  'callObject keys: SPEC\'s (`to`, `from`, `gas`, `gasPrice`, `value`, `data`, `nonce`, `maxFeePerGas`, `maxPriorityFeePerGas`, `chainId`, `type` 0x0/0x2, `accessList`) plus `input` (alias of `data`); any other key is -32602. No state or block overrides. Revert: -32000, message exactly `execution reverted`, revert bytes in `data` (ethers v6 and viem decode reasons and custom errors). Runs in a query: instruction budget 4.5 B.';
+
+export const eth_call: MethodSpec = {
+  name: 'eth_call',
+  canister: ['rpc_eth_call_object'],
+  blockTags: STATE_TAGS,
+  limits: 'gas capped at the block gas limit; 4.5 B instructions',
+  differences: CALL_DIFFERENCES,
+  async handler(params, ctx) {
+    const [o, b] = positional(params, 'eth_call', 1, 2);
+    const call = callObject(o);
+    const tag = await stateTag(ctx, b);
+    return bytesHex(unwrap(ctx, await ctx.client.query<CandidResult<Uint8Array>>('rpc_eth_call_object', [call, tag])));
+  },
+};

@@ -1,0 +1,84 @@
+import type { CandidBlockTag, CandidResult, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../candid.js';
+import { invalidParams, RpcCode, RpcError } from '../errors.js';
+import { formatLog } from '../format.js';
+import { address, blockParam, hash32, object, positional } from '../params.js';
+import { headNumber, unwrap } from './common.js';
+import type { MethodContext, MethodSpec } from './types.js';
+
+/** Most logs one eth_getLogs answers; the gateway reads the canister's pages (at most 1000 each) up to this. */
+export const GATEWAY_MAX_LOGS = 10_000;
+/** The canister's largest page. */
+export const CANISTER_MAX_PAGE = 1000;
+const FILTER_KEYS = ['fromBlock', 'toBlock', 'blockHash', 'address', 'topics'];
+
+async function rangeTag(ctx: MethodContext, v: unknown, name: string, head: () => Promise<bigint>): Promise<Opt<CandidBlockTag>> {
+  if (v === undefined || v === null) return [];
+  const p = blockParam(v, name);
+  if ('hash' in p) throw invalidParams(`${name}: expected a block number or tag (use blockHash for a block by hash)`);
+  if ('number' in p) return [{ Number: p.number }];
+  if (p.tag === 'earliest') return [{ Number: 0n }];
+  // latest / pending / safe / finalized: the head, read once so every page sees the same range.
+  return [{ Number: await head() }];
+}
+
+function topicsParam(v: unknown): Opt<Opt<Uint8Array[]>[]> {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw invalidParams('topics: expected an array');
+  return [
+    v.map((t, i): Opt<Uint8Array[]> => {
+      if (t === null) return [];
+      if (typeof t === 'string') return [[hash32(t, `topics[${i}]`)]];
+      if (Array.isArray(t)) return [t.map((x, j) => hash32(x, `topics[${i}][${j}]`))];
+      throw invalidParams(`topics[${i}]: expected null, a 32-byte topic or an array of topics`);
+    }),
+  ];
+}
+
+export async function logFilter(ctx: MethodContext, v: unknown): Promise<LogFilterView> {
+  const o = object(v, 'filter');
+  for (const k of Object.keys(o)) {
+    if (!FILTER_KEYS.includes(k)) throw invalidParams(`filter: unsupported key ${JSON.stringify(k)} (supported: ${FILTER_KEYS.join(', ')})`);
+  }
+  const has = (k: string) => o[k] !== undefined && o[k] !== null;
+  if (has('blockHash') && (has('fromBlock') || has('toBlock'))) throw invalidParams('filter: blockHash cannot be combined with fromBlock/toBlock');
+  let head: bigint | undefined;
+  const readHead = async () => (head ??= await headNumber(ctx));
+  let addresses: Opt<Uint8Array[]> = [];
+  if (has('address')) {
+    const a = o.address;
+    addresses = [Array.isArray(a) ? a.map((x, i) => address(x, `address[${i}]`)) : [address(a)]];
+  }
+  return {
+    from_block: await rangeTag(ctx, o.fromBlock, 'fromBlock', readHead),
+    to_block: await rangeTag(ctx, o.toBlock, 'toBlock', readHead),
+    block_hash: has('blockHash') ? [hash32(o.blockHash, 'blockHash')] : [],
+    address: addresses,
+    topics: topicsParam(o.topics),
+  };
+}
+
+export const eth_getLogs: MethodSpec = {
+  name: 'eth_getLogs',
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
+  blockTags: '`fromBlock`/`toBlock`: `latest`, `pending`, `safe`, `finalized` (= head, read once), `earliest` (= 0), number; or `blockHash`',
+  limits: `range at most 10,000 blocks (-32005); at most ${GATEWAY_MAX_LOGS} logs per answer (-32005); one address; topics[0] one value or at most 16 alternatives`,
+  differences:
+    'An address array with more than one entry and any condition on topics[1..3] are unsupported (-32602). `blockHash` is resolved through the canister\'s hash index (any stored block). The gateway reads the canister\'s pages (1000 logs each) until done.',
+  async handler(params, ctx) {
+    const [f] = positional(params, 'eth_getLogs', 1, 1);
+    const filter = await logFilter(ctx, f);
+    const logs: LogView[] = [];
+    let cursor: Opt<LogCursorView> = [];
+    for (;;) {
+      const limit = Math.min(CANISTER_MAX_PAGE, GATEWAY_MAX_LOGS - logs.length + 1);
+      const page: LogPageView = unwrap(ctx, await ctx.client.query<CandidResult<LogPageView>>('rpc_eth_get_logs_paged', [filter, cursor, [limit]]));
+      logs.push(...page.logs);
+      if (logs.length > GATEWAY_MAX_LOGS) {
+        throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOGS} results; narrow the block range or the filter`);
+      }
+      if (page.next_cursor.length === 0) break;
+      cursor = page.next_cursor;
+    }
+    return logs.map(formatLog);
+  },
+};

@@ -1,0 +1,30 @@
+import type { CandidResult, TxView } from '../candid.js';
+import { RpcCode, RpcError } from '../errors.js';
+import { bytesHex } from '../hex.js';
+import { data, positional } from '../params.js';
+import { unwrap } from './common.js';
+import type { MethodSpec } from './types.js';
+
+export const eth_sendRawTransaction: MethodSpec = {
+  name: 'eth_sendRawTransaction',
+  canister: ['rpc_eth_send_raw_transaction', 'rpc_eth_get_transaction_by_tx_id'],
+  blockTags: '-',
+  limits: 'at most 131072 bytes; pool limits 8192 / 64 per sender; nonce window 64',
+  differences:
+    'Types 0x0 (EIP-155 only), 0x1, 0x2; 0x3/0x4 are -32602. Returns `eth_tx_hash` resolved from the canister\'s `tx_id`; if that lookup fails after a successful submit: -32000. Submit errors carry geth\'s phrases (`nonce too low`, `insufficient funds`, ...).',
+  async handler(params, ctx) {
+    const [raw] = positional(params, 'eth_sendRawTransaction', 1, 1);
+    const bytes = data(raw, 'signedTransaction');
+    const txId = unwrap(ctx, await ctx.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [bytes]));
+    let t: TxView | undefined;
+    try {
+      t = (await ctx.client.query<[] | [TxView]>('rpc_eth_get_transaction_by_tx_id', [txId]))[0];
+    } catch (e) {
+      ctx.log(`eth_sendRawTransaction: hash lookup of tx_id ${bytesHex(txId)} failed: ${(e as Error).message}`);
+    }
+    if (t === undefined) {
+      throw new RpcError(RpcCode.Server, `transaction accepted (tx_id ${bytesHex(txId)}) but its hash is unavailable`);
+    }
+    return bytesHex(t.hash);
+  },
+};

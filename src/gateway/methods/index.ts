@@ -1,0 +1,80 @@
+// The method table: it drives dispatch (src/gateway/rpc.ts) and generates the compatibility matrix
+// (docs/compatibility.md, `npx tsx scripts/gen-compat.ts`). Adding or changing a method here and not
+// regenerating the doc fails tests/unit/gateway_compat.test.ts.
+import { eth_accounts } from './eth_accounts.js';
+import { eth_blockNumber } from './eth_blockNumber.js';
+import { eth_call } from './eth_call.js';
+import { eth_chainId } from './eth_chainId.js';
+import { eth_estimateGas } from './eth_estimateGas.js';
+import { eth_feeHistory } from './eth_feeHistory.js';
+import { eth_gasPrice } from './eth_gasPrice.js';
+import { eth_getBalance } from './eth_getBalance.js';
+import { eth_getBlockByNumber } from './eth_getBlockByNumber.js';
+import { eth_getCode } from './eth_getCode.js';
+import { eth_getLogs } from './eth_getLogs.js';
+import { eth_getStorageAt } from './eth_getStorageAt.js';
+import { eth_getTransactionByHash } from './eth_getTransactionByHash.js';
+import { eth_getTransactionCount } from './eth_getTransactionCount.js';
+import { eth_getTransactionReceipt } from './eth_getTransactionReceipt.js';
+import { eth_maxPriorityFeePerGas } from './eth_maxPriorityFeePerGas.js';
+import { eth_sendRawTransaction } from './eth_sendRawTransaction.js';
+import { eth_syncing } from './eth_syncing.js';
+import { net_listening } from './net_listening.js';
+import { net_version } from './net_version.js';
+import { web3_clientVersion } from './web3_clientVersion.js';
+import type { MethodSpec } from './types.js';
+
+export type { MethodContext, MethodSpec } from './types.js';
+
+/** SPEC's method table, in SPEC's order, then the two extras clients call. */
+export const METHODS: readonly MethodSpec[] = [
+  web3_clientVersion,
+  net_version,
+  eth_chainId,
+  eth_blockNumber,
+  eth_gasPrice,
+  eth_maxPriorityFeePerGas,
+  eth_feeHistory,
+  eth_syncing,
+  eth_getBlockByNumber,
+  eth_getTransactionByHash,
+  eth_getTransactionReceipt,
+  eth_getBalance,
+  eth_getTransactionCount,
+  eth_getCode,
+  eth_getStorageAt,
+  eth_getLogs,
+  eth_call,
+  eth_estimateGas,
+  eth_sendRawTransaction,
+  eth_accounts,
+  net_listening,
+];
+
+/** SPEC's unsupported methods (and the other common ones): -32601 with a message saying so. */
+export const UNSUPPORTED: Readonly<Record<string, string>> = {
+  eth_getBlockByHash: 'use eth_getBlockByNumber (blocks by hash are not served)',
+  eth_getTransactionByBlockHashAndIndex: 'use eth_getBlockByNumber with full transactions',
+  eth_getTransactionByBlockNumberAndIndex: 'use eth_getBlockByNumber with full transactions',
+  eth_getBlockTransactionCountByHash: 'use eth_getBlockByNumber',
+  eth_getBlockTransactionCountByNumber: 'use eth_getBlockByNumber',
+  eth_newFilter: 'no filters: poll eth_getLogs',
+  eth_newBlockFilter: 'no filters: poll eth_blockNumber',
+  eth_newPendingTransactionFilter: 'no filters',
+  eth_getFilterChanges: 'no filters: poll eth_getLogs',
+  eth_getFilterLogs: 'no filters: use eth_getLogs',
+  eth_uninstallFilter: 'no filters',
+  eth_subscribe: 'no subscriptions (HTTP only): poll eth_blockNumber / eth_getLogs',
+  eth_unsubscribe: 'no subscriptions',
+  eth_pendingTransactions: 'the pending pool is not exposed',
+  eth_sendTransaction: 'the gateway holds no keys: sign locally and use eth_sendRawTransaction',
+  eth_sign: 'the gateway holds no keys',
+  eth_signTransaction: 'the gateway holds no keys',
+  eth_getProof: 'state is not a Merkle-Patricia trie (docs/execution.md)',
+  eth_createAccessList: 'not implemented',
+  eth_getUncleByBlockNumberAndIndex: 'there are no uncles',
+  eth_getUncleCountByBlockNumber: 'there are no uncles',
+  eth_blobBaseFee: 'blob transactions are not accepted',
+};
+
+export const METHOD_TABLE: ReadonlyMap<string, MethodSpec> = new Map(METHODS.map((m) => [m.name, m]));

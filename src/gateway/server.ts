@@ -1,0 +1,140 @@
+// The HTTP side: POST with a bounded body, CORS (including OPTIONS preflight), JSON answers.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Lru } from './cache.js';
+import type { CanisterClient } from './client.js';
+import type { GatewayConfig } from './config.js';
+import { RpcCode, type InternalLog } from './errors.js';
+import type { MethodContext } from './methods/index.js';
+import { handleBody } from './rpc.js';
+
+/** Entries in the immutable-answer cache (blocks, transactions, receipts). */
+export const DEFAULT_CACHE_ENTRIES = 4096;
+
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  readonly client: CanisterClient;
+  /** Server-side log of internal failures (default: stderr). */
+  readonly log?: InternalLog;
+  readonly cacheEntries?: number;
+}
+
+export interface Gateway {
+  readonly server: Server;
+  readonly url: string;
+  readonly port: number;
+  readonly context: MethodContext;
+  close(): Promise<void>;
+}
+
+const jsonError = (code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } });
+
+function corsHeaders(config: GatewayConfig, req: IncomingMessage): Record<string, string> {
+  const h: Record<string, string> = { 'Access-Control-Allow-Origin': config.corsOrigin };
+  if (config.corsOrigin !== '*') h.Vary = 'Origin';
+  if (req.method === 'OPTIONS') {
+    h['Access-Control-Allow-Methods'] = 'POST, OPTIONS';
+    h['Access-Control-Allow-Headers'] = req.headers['access-control-request-headers'] ?? 'Content-Type';
+    h['Access-Control-Max-Age'] = '86400';
+  }
+  return h;
+}
+
+export function createRequestListener(ctx: MethodContext): (req: IncomingMessage, res: ServerResponse) => void {
+  const { config } = ctx;
+  return (req, res) => {
+    const cors = corsHeaders(config, req);
+    const send = (status: number, body?: string): void => {
+      if (res.headersSent) return;
+      const headers: Record<string, string> = { ...cors };
+      if (body !== undefined) {
+        headers['Content-Type'] = 'application/json';
+        headers['Content-Length'] = String(Buffer.byteLength(body));
+      }
+      res.writeHead(status, headers);
+      res.end(body);
+    };
+    if (req.method === 'OPTIONS') {
+      send(204);
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST, OPTIONS');
+      send(405, jsonError(RpcCode.InvalidRequest, 'only POST is supported'));
+      return;
+    }
+    const tooLarge = (): void => {
+      send(413, jsonError(RpcCode.InvalidRequest, `request body larger than ${config.maxHttpBodySize} bytes`));
+      req.resume();
+    };
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > config.maxHttpBodySize) {
+      tooLarge();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let aborted = false;
+    req.on('data', (c: Buffer) => {
+      if (aborted) return;
+      size += c.length;
+      if (size > config.maxHttpBodySize) {
+        aborted = true;
+        chunks.length = 0;
+        tooLarge();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('error', () => {
+      aborted = true;
+    });
+    req.on('end', () => {
+      if (aborted) return;
+      const text = Buffer.concat(chunks).toString('utf8');
+      handleBody(text, ctx).then(
+        (out) => (out === undefined ? send(204) : send(200, JSON.stringify(out))),
+        (e: unknown) => {
+          ctx.log(`unhandled: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+          send(500, jsonError(RpcCode.Internal, 'internal error'));
+        },
+      );
+    });
+  };
+}
+
+export function createContext(opts: GatewayOptions): MethodContext {
+  return {
+    client: opts.client,
+    config: opts.config,
+    cache: new Lru<unknown>(opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES),
+    log: opts.log ?? ((m) => console.error(`[gateway] ${m}`)),
+  };
+}
+
+/** Starts the gateway on config.host:config.port (port 0 = an ephemeral port). */
+export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
+  const context = createContext(opts);
+  const server = createServer(createRequestListener(context));
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.config.port, opts.config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.config.host.includes(':') ? `[${opts.config.host}]` : opts.config.host;
+  return {
+    server,
+    port,
+    url: `http://${host}:${port}`,
+    context,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
