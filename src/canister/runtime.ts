@@ -9,6 +9,7 @@ import type { CoreHost, KvMap } from '../core/host.js';
 import { EvmCore } from '../core/index.js';
 import { createEvmEngine, WARM_UP_STEPS, type EvmEngine } from '../core/evm/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
+import { toHex } from '../core/codec/bytes.js';
 import { blockTagFromCandid, candidResult, type CandidBlockTag, type CandidResult } from './convert.js';
 import { loadSettings, type CanisterSettings } from './settings.js';
 import { OPS_CHECK_INTERVAL_MS, OpsStore } from '../core/ops/state.js';
@@ -95,7 +96,11 @@ export function startTimers(): void {
 async function mine(): Promise<void> {
   if (runtime.core === undefined) return;
   const r = await runtime.core.produceBlock();
-  if (r.kind === 'Produced') log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions`);
+  // The per-transaction part (`tx <eth hash> <instructions>`) is what the devnet prints for each transaction.
+  if (r.kind === 'Produced') {
+    const txs = r.txInstructions.map((t) => `; tx 0x${toHex(t.ethHash)} ${t.instructions}`).join('');
+    log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions${txs}`);
+  }
 }
 
 // ---- lifecycle: prune timer, ops timer, log filter (docs/lifecycle.md) ----

@@ -1,12 +1,15 @@
 // The local devnet: the real canister wasm in the Node IC host, timers on the wall clock, state in one data
 // folder (stable memory file + host metadata) so that a restart keeps every block, receipt, balance and
-// pending transaction. The JSON-RPC gateway attaches to the returned handle (issue 6).
+// pending transaction, and the JSON-RPC gateway (src/gateway) in front of it on 127.0.0.1:8545.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, isStale, WASM_PATH } from '../../scripts/build.js';
 import { CHAIN_ID } from '../core/constants.js';
+import { HostCanisterClient } from '../gateway/client.js';
+import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
+import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
-import { IcHost, type MessageStats } from '../host/index.js';
+import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
 
 export interface DevnetOptions {
@@ -14,18 +17,55 @@ export interface DevnetOptions {
   /** Delete the data folder first. */
   readonly reset?: boolean;
   readonly log?: (line: string) => void;
+  /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults. */
+  readonly gateway?: GatewayConfig;
 }
 
 export interface Devnet {
   readonly host: IcHost;
   readonly evm: EvmClient;
+  readonly gateway: Gateway;
+  /** The JSON-RPC URL, e.g. http://127.0.0.1:8545. */
+  readonly rpcUrl: string;
   readonly accounts: readonly DevAccount[];
   /** true when the chain was created now, false when resumed from the data folder. */
   readonly fresh: boolean;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 const STABLE_FILE = 'canister.stable';
+/** The devnet installs the canister with this controller, so it can turn the canister's debug log on. */
+export const DEVNET_CONTROLLER = selfAuthenticatingPrincipal(new TextEncoder().encode('icp-evm devnet controller'));
+
+/** The canister's debug line for a produced block (src/canister/runtime.ts): totals, then `; tx <hash> <instructions>` per transaction. */
+const BLOCK_LINE = /^\[debug\] block (\d+): (\d+) txs, (\d+) gas, \d+ instructions((?:; tx 0x[0-9a-f]{64} \d+)*)$/;
+const TX_PART = /; tx (0x[0-9a-f]{64}) (\d+)/g;
+
+export interface BlockReport {
+  readonly number: bigint;
+  readonly gasUsed: bigint;
+  readonly txs: readonly { readonly hash: string; readonly instructions: bigint }[];
+}
+
+export function parseBlockLine(line: string): BlockReport | undefined {
+  const m = BLOCK_LINE.exec(line);
+  if (m === null) return undefined;
+  const txs = [...m[4]!.matchAll(TX_PART)].map((t) => ({ hash: t[1]!, instructions: BigInt(t[2]!) }));
+  return { number: BigInt(m[1]!), gasUsed: BigInt(m[3]!), txs };
+}
+
+/** azle's console.log prints a string argument JSON-quoted. */
+function unquote(m: string): string {
+  if (m.length < 2 || !m.startsWith('"') || !m.endsWith('"')) return m;
+  try {
+    const v: unknown = JSON.parse(m);
+    return typeof v === 'string' ? v : m;
+  } catch {
+    return m;
+  }
+}
+
+const mi = (n: bigint): string => `${(Number(n) / 1e6).toFixed(1)} M`;
 
 export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const log = opts.log ?? ((l: string) => console.log(l));
@@ -36,14 +76,26 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     build({ quiet: true });
   }
   const accounts = devAccounts();
-  let blockMessage: MessageStats | undefined;
+  // One report per produced block: the canister's debug line gives each transaction's instructions, the
+  // host's message statistics the whole timer message's.
+  let report: BlockReport | undefined;
   const host = await IcHost.create({
     wasm: WASM_PATH,
     clock: 'wall',
+    controllers: [DEVNET_CONTROLLER],
     stableMemoryFile: join(opts.dataDir, STABLE_FILE),
-    debugPrint: (m) => log(`[canister] ${m}`),
-    onMessage: (m) => {
-      if (m.kind === 'update' && m.method.includes('timer_executor')) blockMessage = m;
+    debugPrint: (raw) => {
+      const m = unquote(raw);
+      const r = parseBlockLine(m);
+      if (r !== undefined) report = r;
+      else if (!m.startsWith('[debug]')) log(`[canister] ${m}`);
+    },
+    onMessage: (m: MessageStats) => {
+      if (m.kind !== 'update' || !m.method.includes('timer_executor') || report === undefined) return;
+      const r = report;
+      report = undefined;
+      log(`block ${r.number}: ${r.txs.length} tx, gas ${r.gasUsed}${m.instructions === undefined ? '' : `, ${mi(m.instructions)} instructions in the block's message`}`);
+      for (const t of r.txs) log(`  tx ${t.hash}: ${mi(t.instructions)} instructions`);
     },
   });
   const evm = new EvmClient(host);
@@ -55,32 +107,28 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     log(`resuming the chain from ${opts.dataDir} ...`);
     await host.resume();
   }
+  // Debug level makes the canister print each block's per-transaction instructions (a data folder created
+  // before the devnet had a controller cannot: then only block totals are printed).
+  const lf = await evm.update<{ Ok: null } | { Err: { message: string } }>('set_log_filter', [{ Debug: null }], { caller: DEVNET_CONTROLLER });
+  if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
 
-  // One line per produced block, with what no other devnet can tell: the instructions it cost.
-  let lastHead = evm.query<bigint>('rpc_eth_block_number').value;
-  const watcher = setInterval(() => {
-    const head = evm.query<bigint>('rpc_eth_block_number').value;
-    if (head === lastHead) return;
-    for (let n = lastHead + 1n; n <= head; n++) {
-      const b = evm.query('rpc_eth_get_block_by_number', [n, false]).value[0];
-      if (b === undefined) continue;
-      const instr = blockMessage?.instructions;
-      log(
-        `block ${n}: ${b.transactions.Hashes.length} tx, gas ${b.gas_used}` +
-          (instr === undefined ? '' : `, ${(Number(instr) / 1e6).toFixed(1)} M instructions`),
-      );
-    }
-    lastHead = head;
-  }, 500);
-  watcher.unref();
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: new HostCanisterClient(evm) });
+  } catch (e) {
+    host.close();
+    throw e;
+  }
 
   return {
     host,
     evm,
+    gateway,
+    rpcUrl: gateway.url,
     accounts,
     fresh,
-    stop() {
-      clearInterval(watcher);
+    async stop() {
+      await gateway.close();
       host.close();
     },
   };
@@ -90,8 +138,8 @@ export function devnetBanner(d: Devnet, dataDir: string): string {
   const lines = [
     '',
     `EVM devnet (chain id ${CHAIN_ID}, 0x${CHAIN_ID.toString(16)}) — head block ${d.evm.query<bigint>('rpc_eth_block_number').value}`,
+    `JSON-RPC: ${d.rpcUrl}`,
     `state: ${dataDir} (${d.fresh ? 'new chain' : 'resumed'}; --reset starts over)`,
-    'JSON-RPC gateway: not part of this build yet; the canister runs in the Node IC host.',
     '',
     'Development accounts (10,000 ETH each at genesis; mnemonic "test test test test test test test test test test test junk"):',
     ...d.accounts.map((a, i) => `  (${i}) ${a.address}  ${a.privateKey}`),

@@ -41,6 +41,8 @@ export type ProduceResult =
       readonly dropped: number;
       /** Why selection stopped: 'exhausted' (nothing eligible left), 'max_txs', 'soft_limit'. */
       readonly stop: 'exhausted' | 'max_txs' | 'soft_limit';
+      /** Instructions each included transaction spent executing, in block order (the devnet prints them). */
+      readonly txInstructions: readonly { readonly ethHash: Uint8Array; readonly instructions: bigint }[];
     };
 
 export interface ProducerDeps {
@@ -106,6 +108,7 @@ interface Included {
   readonly type: 0 | 1 | 2;
   readonly receipt: StoredReceipt;
   readonly logs: readonly ExecLog[];
+  readonly instructions: bigint;
 }
 
 /** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
@@ -215,6 +218,7 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         origin: tx.origin,
         type: fields.type,
         logs: out.logs,
+        instructions: out.instructions,
         receipt: {
           status: out.status,
           gasUsed: out.gasUsed,
@@ -292,5 +296,6 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
   });
   meta.setHead({ number: env.number, hash, timestamp: env.timestamp });
   meta.setNextBaseFee(computeNextBaseFee(baseFee, gasUsed, cfg.blockGasLimit, cfg.minGasPrice));
-  return { kind: 'Produced', number: env.number, hash, txCount: included.length, gasUsed, dropped, stop };
+  const txInstructions = included.map((x) => ({ ethHash: x.entry.ethHash, instructions: x.instructions }));
+  return { kind: 'Produced', number: env.number, hash, txCount: included.length, gasUsed, dropped, stop, txInstructions };
 }
