@@ -85,6 +85,7 @@ export const ERROR_MAP: Readonly<Record<string, { readonly rpc: RpcCode; readonl
   [ErrorCode.ExecStateUnavailable]: { rpc: RpcCode.Server, prefix: 'state unavailable' },
   [ErrorCode.ExecHalt]: { rpc: RpcCode.Server, prefix: 'execution failed' },
   [ErrorCode.ExecHaltPrecompileError]: { rpc: RpcCode.Server, prefix: 'execution failed (precompile error)' },
+  [ErrorCode.ExecHaltPrecompileNotReady]: { rpc: RpcCode.Server, prefix: 'execution failed (precompile not ready yet)' },
   [ErrorCode.ExecInstructionBudget]: { rpc: RpcCode.Server, prefix: 'execution failed (instruction budget exhausted)' },
   [ErrorCode.ExecTooManyLogs]: { rpc: RpcCode.Server, prefix: 'execution failed (too many logs)' },
   [ErrorCode.ExecRejectedSenderNotEoa]: { rpc: RpcCode.Server, prefix: 'sender not an eoa' },
@@ -93,6 +94,7 @@ export const ERROR_MAP: Readonly<Record<string, { readonly rpc: RpcCode; readonl
   // Missing targets and pruned history.
   [ErrorCode.InvalidBlockRangeOutOfWindow]: { rpc: RpcCode.NotFound, prefix: 'block not found' },
   [ErrorCode.NotFound]: { rpc: RpcCode.NotFound, prefix: 'not found' },
+  [ErrorCode.HistoryPruned]: { rpc: RpcCode.NotFound, prefix: 'history pruned' },
   // Limits.
   [ErrorCode.LogsRangeTooLarge]: { rpc: RpcCode.LimitExceeded, prefix: 'block range too large' },
   [ErrorCode.LogsTooManyResults]: { rpc: RpcCode.LimitExceeded, prefix: 'too many results' },
