@@ -51,6 +51,14 @@ export const CALL_OBJECT_KEYS = [
   'accessList',
 ] as const;
 
+/**
+ * Keys that web3.js v4 adds to every callObject it estimates (its client-side signing settings:
+ * `chain: "mainnet"`, `hardfork: "london"`, `networkId`, and `common` when a custom chain is configured). They
+ * say nothing about the execution and geth ignores them; refusing them made web3.js fail before it could send
+ * anything. They are accepted and ignored; every other unknown key is still -32602.
+ */
+export const IGNORED_CALL_OBJECT_KEYS = ['chain', 'hardfork', 'networkId', 'common'] as const;
+
 const none = <T>(): [] | [T] => [];
 const some = <T>(v: T | undefined): [] | [T] => (v === undefined ? [] : [v]);
 
@@ -75,7 +83,7 @@ function accessList(v: unknown, name: string): AccessListItemView[] {
 export function callObject(v: unknown): CallObjectView {
   const o = object(v, 'callObject');
   for (const k of Object.keys(o)) {
-    if (!(CALL_OBJECT_KEYS as readonly string[]).includes(k)) {
+    if (!(CALL_OBJECT_KEYS as readonly string[]).includes(k) && !(IGNORED_CALL_OBJECT_KEYS as readonly string[]).includes(k)) {
       throw invalidParams(`callObject: unsupported key ${JSON.stringify(k)} (supported: ${CALL_OBJECT_KEYS.join(', ')})`);
     }
   }

@@ -5,7 +5,7 @@ import { callObject, stateTag, unwrap } from './common.js';
 import { STATE_TAGS, type MethodSpec } from './types.js';
 
 export const CALL_DIFFERENCES =
-  'callObject keys: SPEC\'s (`to`, `from`, `gas`, `gasPrice`, `value`, `data`, `nonce`, `maxFeePerGas`, `maxPriorityFeePerGas`, `chainId`, `type` 0x0/0x2, `accessList`) plus `input` (alias of `data`); any other key is -32602. No state or block overrides. Revert: -32000, message exactly `execution reverted`, revert bytes in `data` (ethers v6 and viem decode reasons and custom errors). Runs in a query: instruction budget 4.5 B.';
+  'callObject keys: SPEC\'s (`to`, `from`, `gas`, `gasPrice`, `value`, `data`, `nonce`, `maxFeePerGas`, `maxPriorityFeePerGas`, `chainId`, `type` 0x0/0x2, `accessList`) plus `input` (alias of `data`); the web3.js signing hints `chain`, `hardfork`, `networkId`, `common` are ignored; any other key is -32602. No state or block overrides. Revert: -32000, message exactly `execution reverted`, revert bytes in `data` (ethers v6 and viem decode reasons and custom errors). Runs in a query: instruction budget 4.5 B.';
 
 export const eth_call: MethodSpec = {
   name: 'eth_call',
