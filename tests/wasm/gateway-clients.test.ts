@@ -1,7 +1,7 @@
 // The gateway in front of the real canister wasm, driven by ethers v6 and viem with their defaults: chain id,
 // balances, value transfers with library-chosen fees, a solc-compiled ERC-20 deployed and used, Transfer
 // events through eth_getLogs, and reverts (reason string and custom error) decoded by each library.
-import { Contract, ContractFactory, JsonRpcProvider, Wallet, type ContractTransactionResponse } from 'ethers';
+import { Contract, ContractFactory, JsonRpcProvider, Wallet, type ContractTransactionResponse, type InterfaceAbi } from 'ethers';
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAIN_ID, DEFAULT_MIN_GAS_PRICE, DEFAULT_MIN_PRIORITY_FEE } from '../../src/core/constants.js';
 import { DEV_ACCOUNT_BALANCE } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
-import { startGatewayHarness, type GatewayHarness } from '../support/gateway.js';
+import { rpc, startGatewayHarness, type GatewayHarness } from '../support/gateway.js';
 
 const token = compileFixture('Token.sol', 'Token');
 const abi = token.abi as Abi;
@@ -72,7 +72,7 @@ describe('ethers v6', () => {
   });
 
   it('deploys the ERC-20, transfers and reads Transfer events', async () => {
-    const factory = new ContractFactory(token.abi, token.bytecode, wallet);
+    const factory = new ContractFactory(token.abi as InterfaceAbi, token.bytecode, wallet);
     const deployed = await factory.deploy('Token', 'TOK', SUPPLY);
     await deployed.waitForDeployment();
     contract = deployed as unknown as Contract;
@@ -182,6 +182,21 @@ describe('viem', () => {
     const r2 = (custom as BaseError).walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError;
     expect(r2.data?.errorName).toBe('InsufficientBalance');
     expect(r2.data?.args).toEqual([account.address, 0n, 9n]);
+  });
+
+  it('answers SPEC’s rules from the real canister: block tags, callObject keys, missing blocks', async () => {
+    const a = h.accounts[0]!.address;
+    const head = BigInt((await rpc(h.url, 'eth_blockNumber')).result as string);
+    expect(head).toBeGreaterThan(1n);
+    expect((await rpc(h.url, 'eth_getBalance', [a, `0x${head.toString(16)}`])).result).toMatch(/^0x[0-9a-f]+$/);
+    expect((await rpc(h.url, 'eth_getBalance', [a, '0x1'])).error).toMatchObject({ code: -32000, message: expect.stringMatching(/^state unavailable/) });
+    expect((await rpc(h.url, 'eth_getBalance', [a, `0x${(head + 5n).toString(16)}`])).error).toMatchObject({ code: -32001 });
+    expect((await rpc(h.url, 'eth_getBlockByNumber', [`0x${(head + 5n).toString(16)}`, false])).result).toBeNull();
+    expect((await rpc(h.url, 'eth_call', [{ to: a, data: '0x', blobVersionedHashes: [] }])).error).toMatchObject({ code: -32602 });
+    expect((await rpc(h.url, 'eth_call', [{ to: a, type: '0x1' }])).error).toMatchObject({ code: -32602 });
+    expect((await rpc(h.url, 'eth_getLogs', [{ address: [a, h.accounts[1]!.address] }])).error).toMatchObject({ code: -32602 });
+    expect((await rpc(h.url, 'eth_getBlockByHash', [`0x${'00'.repeat(32)}`, false])).error).toMatchObject({ code: -32601 });
+    expect((await rpc(h.url, 'eth_sendRawTransaction', ['0x03'])).error?.code).toBe(-32602);
   });
 
   it('left no internal errors in the gateway log', () => {
