@@ -1,16 +1,19 @@
-// A tiny EVM assembler for hand-written fixtures (copied from tests/unit/evm_asm.ts, which the unit tests
-// own): opcode names, pushes with minimal width, raw bytes, labels (PUSH2 label / JUMPDEST label).
+// A tiny EVM assembler for hand-written fixtures, shared by the unit and wasm tests: opcode names, pushes
+// with minimal width, raw bytes, labels (PUSH2 label / JUMPDEST label).
 
 const OPS: Record<string, number> = {
   STOP: 0x00, ADD: 0x01, MUL: 0x02, SUB: 0x03, DIV: 0x04, LT: 0x10, GT: 0x11, EQ: 0x14, ISZERO: 0x15,
-  AND: 0x16, NOT: 0x19, SHR: 0x1c, KECCAK256: 0x20, ADDRESS: 0x30, BALANCE: 0x31, ORIGIN: 0x32,
+  AND: 0x16, NOT: 0x19, SHR: 0x1c, SHA3: 0x20, KECCAK256: 0x20, ADDRESS: 0x30, BALANCE: 0x31, ORIGIN: 0x32,
   CALLER: 0x33, CALLVALUE: 0x34, CALLDATALOAD: 0x35, CALLDATASIZE: 0x36, CALLDATACOPY: 0x37,
-  CODESIZE: 0x38, CODECOPY: 0x39, GASPRICE: 0x3a, RETURNDATASIZE: 0x3d, RETURNDATACOPY: 0x3e,
-  NUMBER: 0x43, CHAINID: 0x46, SELFBALANCE: 0x47, BASEFEE: 0x48, POP: 0x50, MLOAD: 0x51, MSTORE: 0x52,
-  MSTORE8: 0x53, SLOAD: 0x54, SSTORE: 0x55, JUMP: 0x56, JUMPI: 0x57, PC: 0x58, GAS: 0x5a, JUMPDEST: 0x5b,
+  CODESIZE: 0x38, CODECOPY: 0x39, GASPRICE: 0x3a, EXTCODESIZE: 0x3b, RETURNDATASIZE: 0x3d,
+  RETURNDATACOPY: 0x3e, EXTCODEHASH: 0x3f, BLOCKHASH: 0x40, COINBASE: 0x41, TIMESTAMP: 0x42,
+  NUMBER: 0x43, PREVRANDAO: 0x44, GASLIMIT: 0x45, CHAINID: 0x46, SELFBALANCE: 0x47, BASEFEE: 0x48,
+  POP: 0x50, MLOAD: 0x51, MSTORE: 0x52, MSTORE8: 0x53, SLOAD: 0x54, SSTORE: 0x55, JUMP: 0x56,
+  JUMPI: 0x57, PC: 0x58, MSIZE: 0x59, GAS: 0x5a, JUMPDEST: 0x5b, TLOAD: 0x5c, TSTORE: 0x5d,
   PUSH0: 0x5f, DUP1: 0x80, DUP2: 0x81, DUP3: 0x82, DUP4: 0x83, SWAP1: 0x90, SWAP2: 0x91,
-  LOG0: 0xa0, LOG1: 0xa1, LOG2: 0xa2, LOG3: 0xa3, LOG4: 0xa4, CREATE: 0xf0, CALL: 0xf1, RETURN: 0xf3,
-  DELEGATECALL: 0xf4, CREATE2: 0xf5, STATICCALL: 0xfa, REVERT: 0xfd, INVALID: 0xfe,
+  LOG0: 0xa0, LOG1: 0xa1, LOG2: 0xa2, LOG3: 0xa3, LOG4: 0xa4, CREATE: 0xf0, CALL: 0xf1,
+  CALLCODE: 0xf2, RETURN: 0xf3, DELEGATECALL: 0xf4, CREATE2: 0xf5, STATICCALL: 0xfa, REVERT: 0xfd,
+  INVALID: 0xfe, SELFDESTRUCT: 0xff,
 };
 
 export type Item = string | bigint | number | Uint8Array | { label: string } | { ref: string };
@@ -83,6 +86,15 @@ export function deployCode(runtime: Uint8Array, constructor: Uint8Array = new Ui
   return out;
 }
 
+export const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+export const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
+export const addr = (n: number): Uint8Array => {
+  const a = new Uint8Array(20);
+  a[19] = n & 0xff;
+  a[18] = (n >> 8) & 0xff;
+  a[0] = 0xaa;
+  return a;
+};
 export const word = (v: bigint): Uint8Array => {
   const out = new Uint8Array(32);
   let x = v;

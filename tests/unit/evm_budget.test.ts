@@ -10,7 +10,7 @@ import {
   bn254PairingInput,
 } from '../../src/core/evm/warmup.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
-import { asm, deployCode, hex, label, ref, word } from './evm_asm.js';
+import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
 import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from './evm_fixtures.js';
 
 /** A host whose counter advances by `perRead` on every read, so budget exhaustion is deterministic under Node. */

@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
 import { usesFastInterpreter } from '../../src/core/evm/interpreter.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
-import { asm, deployCode, hex, label, ref, word, type Item } from './evm_asm.js';
+import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
 import { ALICE, ETH, env, included, newEngine, tx } from './evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);

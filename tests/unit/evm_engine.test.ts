@@ -13,7 +13,7 @@ import {
   bls12PairingInput,
   bn254PairingInput,
 } from '../../src/core/evm/warmup.js';
-import { asm, bytes, deployCode, hex, word } from './evm_asm.js';
+import { asm, bytes, deployCode, hex, word } from '../support/asm.js';
 import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from './evm_fixtures.js';
 
 const pc = (id: number): Uint8Array => {

@@ -2,7 +2,7 @@
 import type { BlockEnv, ExecTx, IncludedOutcome, TxOutcome } from '../../src/core/engine.js';
 import { createEvmEngine, type EvmEngine, type EvmEngineOptions } from '../../src/core/evm/index.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
-import { addr } from './evm_asm.js';
+import { addr } from '../support/asm.js';
 
 export const BASE_FEE = 250_000_000_000n;
 export const TIP = 1_000_000_000n;
