@@ -1,6 +1,8 @@
 // The small interface the core needs from whatever runs it: the Azle canister (stable memory,
 // ic0 time and performance counter) or plain Node (in-memory maps, a test clock).
 
+import { compareBytes, toHex } from './codec/bytes.js';
+
 /** An ordered byte map: keys sort by their bytes (like ic-stable-structures' BTreeMap<Vec<u8>, Vec<u8>>). */
 export interface KvMap {
   get(key: Uint8Array): Uint8Array | undefined;
@@ -20,17 +22,6 @@ export interface CoreHost {
   /** Instructions executed so far in the current message (ic0.performance_counter(0)); 0n where unknown. */
   instructionCounter(): bigint;
 }
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
-}
-
-const toHex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 
 /** In-memory KvMap with the same ordering semantics as the canister's stable maps; for Node tests and tools. */
 export class MemoryKvMap implements KvMap {

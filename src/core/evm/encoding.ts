@@ -46,21 +46,9 @@ export function bytesToBigint(b: Uint8Array): bigint {
   return BigInt('0x' + toHex(b));
 }
 
-const HEX: string[] = [];
-for (let i = 0; i < 256; i++) HEX.push(i.toString(16).padStart(2, '0'));
-
-export function toHex(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!];
-  return s;
-}
-
-export function fromHex(h: string): Uint8Array {
-  const s = h.startsWith('0x') ? h.slice(2) : h;
-  const out = new Uint8Array(s.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
-  return out;
-}
+// One hex codec for the core (src/core/codec/bytes.ts).
+export { fromHex, toHex } from '../codec/bytes.js';
+import { toHex } from '../codec/bytes.js';
 
 /** Strips leading zero bytes (the canonical stored form of a storage value). */
 export function unpad(v: Uint8Array): Uint8Array {

@@ -20,6 +20,7 @@ import type { Address } from '@ethereumjs/util';
 import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import type { KvMap } from '../host.js';
 import { keccak256 } from '../crypto.js';
+import { bytesEqual, compareBytes, concatBytes } from '../codec/bytes.js';
 import {
   type AccountRecord,
   decodeAccount,
@@ -147,11 +148,11 @@ export class FlatStateManager {
   putAccountSync(address: Uint8Array, nonce: bigint, balance: bigint, codeHash: Uint8Array): void {
     const slot = this.accountSlot(address);
     const prev = slot.rec;
-    const noCode = codeHash.length === 0 || equal(codeHash, KECCAK256_NULL);
+    const noCode = codeHash.length === 0 || bytesEqual(codeHash, KECCAK256_NULL);
     let newHash: Uint8Array | undefined;
     let codeSize = 0;
     if (!noCode) {
-      if (prev !== null && prev.codeHash !== undefined && equal(prev.codeHash, codeHash)) {
+      if (prev !== null && prev.codeHash !== undefined && bytesEqual(prev.codeHash, codeHash)) {
         newHash = prev.codeHash;
         codeSize = prev.codeSize;
       } else {
@@ -386,7 +387,7 @@ export class FlatStateManager {
       const a = this.accounts.get(k)!;
       if (!a.dirty) continue;
       const enc = a.rec === null ? undefined : encodeAccount(a.rec);
-      if (enc === undefined ? a.base === undefined : a.base !== undefined && equal(enc, a.base)) continue;
+      if (enc === undefined ? a.base === undefined : a.base !== undefined && bytesEqual(enc, a.base)) continue;
       if (enc === undefined) this.maps.accounts.remove(a.address);
       else this.maps.accounts.insert(a.address, enc);
       if (a.rec?.codeHash !== undefined) referencedCode.push(a.rec.codeHash);
@@ -403,7 +404,7 @@ export class FlatStateManager {
       if (!this.maps.code.containsKey(h)) this.maps.code.insert(h, code);
       this.codeCache.set(k, code);
     }
-    const storageEntries = [...this.storage.values()].filter((s) => s.dirty && !equal(s.value, s.base));
+    const storageEntries = [...this.storage.values()].filter((s) => s.dirty && !bytesEqual(s.value, s.base));
     storageEntries.sort((x, y) => compareBytes(x.key, y.key));
     for (const s of storageEntries) {
       if (s.value.length === 0) this.maps.storage.remove(s.key);
@@ -422,7 +423,7 @@ export class FlatStateManager {
       w.set(p, off);
       off += p.length;
     }
-    const root = keccak256(concat(parent, keccak256(w)));
+    const root = keccak256(concatBytes(parent, keccak256(w)));
     this.maps.accounts.insert(STATE_ROOT_KEY, root);
     return root;
   }
@@ -433,43 +434,16 @@ export class FlatStateManager {
     return this.headStateRoot();
   }
   async setStateRoot(root: Uint8Array): Promise<void> {
-    if (!equal(root, this.headStateRoot())) throw new Error('flat state keeps only the head state');
+    if (!bytesEqual(root, this.headStateRoot())) throw new Error('flat state keeps only the head state');
   }
   async hasStateRoot(root: Uint8Array): Promise<boolean> {
-    return equal(root, this.headStateRoot());
+    return bytesEqual(root, this.headStateRoot());
   }
   async flush(): Promise<void> {}
   clearCaches(): void {}
   shallowCopy(): FlatStateManager {
     return new FlatStateManager(this.maps, this.hooks);
   }
-}
-
-export function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
-}
-
-export function concat(...xs: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const x of xs) n += x.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const x of xs) {
-    out.set(x, o);
-    o += x.length;
-  }
-  return out;
 }
 
 /** Reads an account record from the committed maps, bypassing any block cache (head queries). */
@@ -483,6 +457,6 @@ export function readHeadAccount(accounts: KvMap, address: Uint8Array): AccountRe
 /** Chains one out-of-block write (genesis credit) into the state root, exactly as a one-entry block would. */
 export function chainGenesisWrite(accounts: KvMap, address: Uint8Array, enc: Uint8Array): void {
   const parent = accounts.get(STATE_ROOT_KEY) ?? ZERO_ROOT;
-  const w = concat(Uint8Array.of(0x01), address, Uint8Array.of(enc.length >> 8, enc.length & 0xff), enc);
-  accounts.insert(STATE_ROOT_KEY, keccak256(concat(parent, keccak256(w))));
+  const w = concatBytes(Uint8Array.of(0x01), address, Uint8Array.of(enc.length >> 8, enc.length & 0xff), enc);
+  accounts.insert(STATE_ROOT_KEY, keccak256(concatBytes(parent, keccak256(w))));
 }
