@@ -14,6 +14,11 @@
 // generation instead: the old slots become unreachable garbage. A deleted account that had storage
 // leaves a tombstone holding its next generation so a later re-creation cannot see the old slots.
 
+import { toHex } from '../codec/bytes.js';
+
+// One hex codec for the core (src/core/codec/bytes.ts).
+export { fromHex, toHex } from '../codec/bytes.js';
+
 export const ACCOUNT_FLAG_EXISTS = 0x01;
 export const ACCOUNT_FLAG_HAS_STORAGE = 0x02;
 export const ACCOUNT_FLAG_HAS_CODE = 0x04;
@@ -45,10 +50,6 @@ export function bytesToBigint(b: Uint8Array): bigint {
   if (b.length === 0) return 0n;
   return BigInt('0x' + toHex(b));
 }
-
-// One hex codec for the core (src/core/codec/bytes.ts).
-export { fromHex, toHex } from '../codec/bytes.js';
-import { toHex } from '../codec/bytes.js';
 
 /** Strips leading zero bytes (the canonical stored form of a storage value). */
 export function unpad(v: Uint8Array): Uint8Array {
