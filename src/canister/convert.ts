@@ -2,6 +2,9 @@
 // place that knows both sides. No azle import: the host tests can use them too.
 
 import type { BlockTag } from '../core/block_tag.js';
+import type { CandidBlockTag, CandidError, CandidResult, Opt } from './values.js';
+
+export type { CandidBlockTag, CandidError, CandidResult, Opt } from './values.js';
 import type { CoreError, Result } from '../core/errors.js';
 import type { CallObject, FeeHistory, LogCursor, LogFilter, LogPage } from '../core/index.js';
 import type {
@@ -14,30 +17,16 @@ import type {
   RpcReceiptLookupView,
 } from '../core/index.js';
 
-export type Opt<T> = [] | [T];
 export const opt = <T>(v: T | undefined): Opt<T> => (v === undefined ? [] : [v]);
 export const fromOpt = <T>(v: Opt<T>): T | undefined => (v.length === 0 ? undefined : v[0]);
 
-export interface CandidError {
-  code: string;
-  message: string;
-  data: Opt<Uint8Array>;
-}
-export type CandidResult<T> = { Ok: T } | { Err: CandidError };
+
 
 export const candidError = (e: CoreError): CandidError => ({ code: e.code, message: e.message, data: opt(e.data) });
 
 export function candidResult<T, C>(r: Result<T>, map: (v: T) => C): CandidResult<C> {
   return r.ok ? { Ok: map(r.value) } : { Err: candidError(r.error) };
 }
-
-export type CandidBlockTag =
-  | { Latest: null }
-  | { Pending: null }
-  | { Safe: null }
-  | { Finalized: null }
-  | { Earliest: null }
-  | { Number: bigint };
 
 export function blockTagFromCandid(t: CandidBlockTag): BlockTag {
   if ('Number' in t) return { kind: 'Number', number: t.Number };

@@ -28,6 +28,7 @@ import { evmQuery } from './decorators.js';
 import { ReadMethods } from './read_methods.js';
 import { AdminMethods } from './admin_methods.js';
 import { candidTypes, methodSignatures } from './idl.js';
+import type { IcSyntheticTxInput } from './values.js';
 import { atHead, host, notReady, openRuntime, opsCheck, runtime, startTimers } from './runtime.js';
 import { saveSettings } from './settings.js';
 
@@ -48,15 +49,6 @@ interface InitArgsCandid {
   fee_recipient: Opt<Uint8Array>;
 }
 
-interface IcTxInputCandid {
-  to: Opt<Uint8Array>;
-  value: bigint;
-  gas_limit: bigint;
-  nonce: bigint;
-  max_fee_per_gas: bigint;
-  max_priority_fee_per_gas: bigint;
-  data: Uint8Array;
-}
 
 class EvmCanister {
   // Manual decoding: an install with no argument at all (empty Candid args, as `dfx deploy` sends) must
@@ -127,7 +119,7 @@ class EvmCanister {
   }
 
   @update(M.submit_ic_tx.args, M.submit_ic_tx.ret)
-  submit_ic_tx(tx: IcTxInputCandid): CandidResult<Uint8Array> {
+  submit_ic_tx(tx: IcSyntheticTxInput): CandidResult<Uint8Array> {
     const core = runtime.core;
     if (core === undefined) return candidResult(notReady<Uint8Array>(), (id) => id);
     const record = {

@@ -5,113 +5,18 @@ import { WASM_PATH } from '../../scripts/build.js';
 import { EvmClient, encodeInitArgs } from '../../src/host/evm_client.js';
 import { IcHost, type IcHostOptions, type MessageStats, type PrincipalLike } from '../../src/host/index.js';
 import type { TypedTransaction } from '@ethereumjs/tx';
+import type { BlockView, CandidBlockTag, CandidResult, IcSyntheticTxInput, LogView, Opt, PendingStatusView, ReceiptView, TxView } from '../../src/canister/values.js';
 
-export type Opt<T> = [] | [T];
-export type CandidResult<T> = { Ok: T } | { Err: { code: string; message: string; data: Opt<Uint8Array> } };
-
-export interface Log {
-  address: Uint8Array;
-  topics: Uint8Array[];
-  data: Uint8Array;
-  block_number: bigint;
-  block_hash: Uint8Array;
-  transaction_hash: Uint8Array;
-  transaction_index: number;
-  log_index: number;
-}
-export interface Receipt {
-  transaction_hash: Uint8Array;
-  tx_id: Uint8Array;
-  transaction_index: number;
-  block_hash: Uint8Array;
-  block_number: bigint;
-  from: Uint8Array;
-  to: Opt<Uint8Array>;
-  tx_type: number;
-  status: number;
-  gas_used: bigint;
-  cumulative_gas_used: bigint;
-  effective_gas_price: bigint;
-  contract_address: Opt<Uint8Array>;
-  logs: Log[];
-  logs_bloom: Uint8Array;
-  failure_code: Opt<string>;
-}
-export interface TxView {
-  hash: Uint8Array;
-  tx_id: Uint8Array;
-  origin: { EthSigned: null } | { IcSynthetic: null };
-  tx_type: number;
-  chain_id: bigint;
-  nonce: bigint;
-  from: Uint8Array;
-  to: Opt<Uint8Array>;
-  value: bigint;
-  input: Uint8Array;
-  gas: bigint;
-  gas_price: bigint;
-  max_fee_per_gas: Opt<bigint>;
-  max_priority_fee_per_gas: Opt<bigint>;
-  access_list: Opt<{ address: Uint8Array; storage_keys: Uint8Array[] }[]>;
-  y_parity: Opt<number>;
-  block_hash: Opt<Uint8Array>;
-  block_number: Opt<bigint>;
-  transaction_index: Opt<number>;
-  v: bigint;
-  r: bigint;
-  s: bigint;
-}
-export interface Block {
-  number: bigint;
-  hash: Uint8Array;
-  parent_hash: Uint8Array;
-  nonce: Uint8Array;
-  sha3_uncles: Uint8Array;
-  logs_bloom: Uint8Array;
-  transactions_root: Uint8Array;
-  state_root: Uint8Array;
-  receipts_root: Uint8Array;
-  miner: Uint8Array;
-  difficulty: bigint;
-  total_difficulty: bigint;
-  extra_data: Uint8Array;
-  size: bigint;
-  gas_limit: bigint;
-  gas_used: bigint;
-  timestamp: bigint;
-  base_fee_per_gas: bigint;
-  mix_hash: Uint8Array;
-  withdrawals_root: Uint8Array;
-  blob_gas_used: bigint;
-  excess_blob_gas: bigint;
-  parent_beacon_block_root: Uint8Array;
-  requests_hash: Uint8Array;
-  transactions: { Hashes: Uint8Array[] } | { Full: TxView[] };
-}
-export type Pending =
-  | { Queued: null }
-  | { Included: { block_number: bigint; tx_index: number } }
-  | { Dropped: { code: string } }
-  | { Unknown: null };
-export type BlockTag =
-  | { Latest: null }
-  | { Pending: null }
-  | { Safe: null }
-  | { Finalized: null }
-  | { Earliest: null }
-  | { Number: bigint };
+// The Candid value shapes, from their one definition, under the names the tests use.
+export type { CandidResult, Opt, TxView };
+export type Log = LogView;
+export type Receipt = ReceiptView;
+export type Block = BlockView;
+export type Pending = PendingStatusView;
+export type BlockTag = CandidBlockTag;
+export type IcTxInput = IcSyntheticTxInput;
 
 export const LATEST: BlockTag = { Latest: null };
-
-export interface IcTxInput {
-  to: Opt<Uint8Array>;
-  value: bigint;
-  gas_limit: bigint;
-  nonce: bigint;
-  max_fee_per_gas: bigint;
-  max_priority_fee_per_gas: bigint;
-  data: Uint8Array;
-}
 
 /** The canister id the tests install under (IcSynthetic senders are derived from it). */
 export const CANISTER_ID = 'rrkah-fqaaa-aaaaa-aaaaq-cai';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/core/errors.js';
-import type { BlockView, ReceiptView, TxView } from '../../src/gateway/candid.js';
+import type { BlockView, ReceiptView, TxView } from '../../src/canister/values.js';
 import { renderCompat } from '../../src/gateway/compat.js';
 import { ERROR_MAP, fromCanisterError, RpcError } from '../../src/gateway/errors.js';
 import { METHOD_TABLE, METHODS } from '../../src/gateway/methods/index.js';

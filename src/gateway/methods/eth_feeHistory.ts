@@ -1,4 +1,4 @@
-import type { CandidResult, FeeHistoryView } from '../candid.js';
+import type { CandidResult, FeeHistoryView } from '../../canister/values.js';
 import { invalidParams } from '../errors.js';
 import { qty } from '../hex.js';
 import { blockParam, candidTag, MAX_U64, positional } from '../params.js';

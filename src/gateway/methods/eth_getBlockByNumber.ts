@@ -1,4 +1,4 @@
-import type { BlockLookup } from '../candid.js';
+import type { BlockLookup } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { formatBlock } from '../format.js';
 import { blockParam, bool, positional } from '../params.js';

@@ -1,4 +1,4 @@
-import type { CandidBlockTag, CandidResult, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../candid.js';
+import type { CandidBlockTag, CandidResult, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../canister/values.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import { formatLog } from '../format.js';
 import { address, blockParam, hash32, object, positional } from '../params.js';

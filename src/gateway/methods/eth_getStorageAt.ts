@@ -1,4 +1,4 @@
-import type { CandidResult } from '../candid.js';
+import type { CandidResult } from '../../canister/values.js';
 import { invalidParams } from '../errors.js';
 import { bytesHex, parseData, parseQuantity } from '../hex.js';
 import { address, positional } from '../params.js';

@@ -1,4 +1,4 @@
-import type { TxView } from '../candid.js';
+import type { TxView } from '../../canister/values.js';
 import { formatTx } from '../format.js';
 import { bytesHex } from '../hex.js';
 import { hash32, positional } from '../params.js';

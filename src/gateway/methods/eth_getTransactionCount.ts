@@ -1,4 +1,4 @@
-import type { CandidResult } from '../candid.js';
+import type { CandidResult } from '../../canister/values.js';
 import { qty } from '../hex.js';
 import { address, positional } from '../params.js';
 import { stateTag, unwrap } from './common.js';

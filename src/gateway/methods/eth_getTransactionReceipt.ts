@@ -1,4 +1,4 @@
-import type { ReceiptLookup } from '../candid.js';
+import type { ReceiptLookup } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { formatReceipt } from '../format.js';
 import { bytesHex } from '../hex.js';

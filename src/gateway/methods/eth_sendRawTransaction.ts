@@ -1,4 +1,4 @@
-import type { CandidResult, TxView } from '../candid.js';
+import type { CandidResult, TxView } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { bytesHex } from '../hex.js';
 import { data, positional } from '../params.js';

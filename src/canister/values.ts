@@ -1,5 +1,6 @@
-// The canister's Candid values as the gateway receives them (both clients decode with the one definition in
-// src/canister/idl.ts): `opt T` is [] | [T], blobs are Uint8Array, nat/nat64 are bigint, nat8/nat32 number.
+// The TypeScript shapes of the canister's Candid values, beside their one definition (idl.ts): what the
+// canister returns and what every client (gateway, tests, devnet) decodes. `opt T` is [] | [T], blobs are
+// Uint8Array, nat/nat64 are bigint, nat8/nat32 number. Types only: no run-time imports.
 export type Opt<T> = [] | [T];
 export interface CandidError {
   code: string;
@@ -140,4 +141,21 @@ export interface FeeHistoryView {
   base_fee_per_gas: bigint[];
   gas_used_ratio: number[];
   reward: bigint[][];
+}
+
+export type PendingStatusView =
+  | { Queued: null }
+  | { Included: { block_number: bigint; tx_index: number } }
+  | { Dropped: { code: string } }
+  | { Unknown: null };
+
+/** Input of submit_ic_tx. */
+export interface IcSyntheticTxInput {
+  to: Opt<Uint8Array>;
+  value: bigint;
+  gas_limit: bigint;
+  nonce: bigint;
+  max_fee_per_gas: bigint;
+  max_priority_fee_per_gas: bigint;
+  data: Uint8Array;
 }
