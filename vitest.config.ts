@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: fast pure-core unit tests first, then the tests that run the built canister wasm in the
-// Node IC host (its globalSetup builds the wasm when the sources changed).
+// Three projects: fast pure-core unit tests first, then the tests that run the built canister wasm in the
+// Node IC host (its globalSetup builds the wasm when the sources changed), then the end-to-end client tests.
 export default defineConfig({
   test: {
     projects: [
@@ -23,6 +23,19 @@ export default defineConfig({
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
           globalSetup: ['tests/build-wasm.setup.ts'],
+        },
+      },
+      {
+        test: {
+          // Real clients (web3.js, cast/forge, Hardhat) against `npm start` in its own process, and the
+          // differential run against anvil. One file at a time: each drives a devnet that mines on the wall clock.
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+          globalSetup: ['tests/e2e/global-setup.ts'],
         },
       },
     ],
