@@ -1,11 +1,13 @@
 // `npm run bench`: prints one JSON object per line, {"name", "value", "unit"}, and keeps the run in
 // bench/results/latest.jsonl. Every figure comes from the host's instruction counter on the real wasm
-// (or, for throughput, from wall time on this machine).
+// (or, for throughput, from wall time on this machine; bench/rpc.ts measures JSON-RPC against `npm start` and
+// anvil side by side).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
+import { benchRpc } from '../bench/rpc.js';
 import { ROOT } from './build.js';
 
 const lines: string[] = [];
@@ -19,6 +21,7 @@ const started = Date.now();
 await benchEvm(report);
 await benchLifecycle(report);
 await benchReadApi(report);
+await benchRpc(report);
 const dir = join(ROOT, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'latest.jsonl'), `${lines.join('\n')}\n`);
