@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHAIN_ID } from '../../src/core/constants.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
-import { rpc, startAnvil, waitForReceipt, type Anvil } from '../support/e2e.js';
+import { gatewayInternalErrors, rpc, startAnvil, waitForReceipt, type Anvil } from '../support/e2e.js';
 
 const ours = inject('devnetUrl');
 let anvil: Anvil;
@@ -289,5 +289,11 @@ describe('differential: devnet vs anvil', () => {
     const [o, n] = [await revert(ours), await revert(anvil.url)];
     expect(o.data).toBe(n.data);
     expect(String(o.data).slice(0, 10)).toBe('0xdb42144d'); // InsufficientBalance(address,uint256,uint256)
+  });
+});
+
+describe('the shared devnet', () => {
+  it('logged no internal gateway errors', () => {
+    expect(gatewayInternalErrors(inject('devnetLog'))).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { devAccounts } from '../../src/devnet/accounts.js';
-import { removeDir, ROOT, rpc, run, runOk, tempDir } from '../support/e2e.js';
+import { gatewayInternalErrors, removeDir, ROOT, rpc, run, runOk, tempDir } from '../support/e2e.js';
 
 const url = inject('devnetUrl');
 const [, , , deployer, receiver] = devAccounts();
@@ -87,5 +87,11 @@ describe('forge', () => {
     // InsufficientBalance(address,uint256,uint256) selector
     expect(r.stderr).toContain('execution reverted');
     expect(r.stderr.toLowerCase()).toContain('0xdb42144d');
+  });
+});
+
+describe('the shared devnet', () => {
+  it('logged no internal gateway errors', () => {
+    expect(gatewayInternalErrors(inject('devnetLog'))).toEqual([]);
   });
 });

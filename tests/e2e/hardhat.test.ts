@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHAIN_ID, DEFAULT_MIN_PRIORITY_FEE } from '../../src/core/constants.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
-import { removeDir, ROOT, rpc, runOk, tempDir } from '../support/e2e.js';
+import { gatewayInternalErrors, removeDir, ROOT, rpc, runOk, tempDir } from '../support/e2e.js';
 
 const url = inject('devnetUrl');
 const account = devAccounts()[5]!;
@@ -73,5 +73,11 @@ describe('hardhat', () => {
     ]);
     expect(r.queries.map((q, i) => decodeFunctionResult({ abi, functionName: i === 0 ? 'balanceOf' : 'allowance', data: q }))).toEqual([5n, 7n]);
     expect(await rpc(url, 'eth_getTransactionCount', [account.address, 'latest'])).toBe('0x3');
+  });
+});
+
+describe('the shared devnet', () => {
+  it('logged no internal gateway errors', () => {
+    expect(gatewayInternalErrors(inject('devnetLog'))).toEqual([]);
   });
 });

@@ -71,5 +71,6 @@ describe('npm start', () => {
     expect(r.status).toBe('0x1');
     expect(await cast('call', contract, 'balanceOf(address)(uint256)', to)).toBe('1');
     expect(await cast('nonce', first!.address)).toBe('3');
+    expect(devnet!.proc.output).not.toContain('[gateway]');
   });
 });

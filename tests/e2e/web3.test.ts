@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHAIN_ID, DEFAULT_MIN_PRIORITY_FEE } from '../../src/core/constants.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
+import { gatewayInternalErrors } from '../support/e2e.js';
 
 const url = inject('devnetUrl');
 const [, a1, a2] = devAccounts();
@@ -92,5 +93,11 @@ describe('web3.js v4', () => {
       expect(e.cause?.errorName).toBe('InsufficientBalance');
       expect(e.cause?.errorArgs?.needed).toBe(5n);
     });
+  });
+});
+
+describe('the shared devnet', () => {
+  it('logged no internal gateway errors', () => {
+    expect(gatewayInternalErrors(inject('devnetLog'))).toEqual([]);
   });
 });

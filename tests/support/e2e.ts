@@ -3,7 +3,7 @@
 // binaries from npm (cast, forge). Everything listens on 127.0.0.1 with ephemeral ports; every process started
 // here is killed by its own process group id when the test ends, and every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -239,4 +239,11 @@ export async function runOk(tool: string, args: string[], o: { cwd?: string; env
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Lines the gateway logged as internal failures (`[gateway] ...` on the devnet's stderr). */
+export function gatewayInternalErrors(logPath: string): string[] {
+  return readFileSync(logPath, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('[gateway]'));
 }
