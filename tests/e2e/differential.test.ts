@@ -1,9 +1,11 @@
 // Differential run: the same signed transactions on the devnet (`npm start`: the canister wasm behind the
 // gateway) and on anvil (@foundry-rs/anvil, --chain-id 4801360 --hardfork prague, base fee 250 gwei, on
-// 127.0.0.1, killed at the end). Every transaction is signed once here (legacy, EIP-155, chain id 4801360, a
-// fixed gas price of 1000 gwei and an explicit gas limit), so both chains receive the same bytes and must give
-// the same hashes. Legacy pricing makes the sender pay exactly gas used x gas price on both, whatever each base
-// fee does, so balances compare exactly.
+// 127.0.0.1, killed at the end). Every transaction is signed once here (chain id 4801360, an explicit gas
+// limit; mostly legacy EIP-155 at a fixed 1000 gwei, plus an EIP-2930 one at that price and two EIP-1559 ones
+// with max fee 1000 gwei and a 250 gwei tip), so both chains receive the same bytes and must give the same
+// hashes. At a fixed price the sender pays exactly gas used x price on both, whatever each base fee does; an
+// EIP-1559 fee depends on each chain's base fee, so balances are compared with each chain's fees (gas used x
+// effective price, from its receipts) added back, and type-2 receipts without their effective price.
 //
 // Ordering: phase 1 is one sender's transactions, nonces 0..n (submitted at once to the devnet, which mines them
 // into one or a few blocks in nonce order; anvil mines each into its own block); phase 2 is a second sender's
@@ -28,6 +30,7 @@ const B = privateKeyToAccount(accounts[8]!.privateKey);
 const C = '0x000000000000000000000000000000000000c0c0' as Hex;
 const X = '0x000000000000000000000000000000000000f00d' as Hex;
 const GAS_PRICE = 1000n * 10n ** 9n;
+const TIP = 250n * 10n ** 9n;
 const ETH = 10n ** 18n;
 
 const token = compileFixture('Token.sol', 'Token');
@@ -49,6 +52,9 @@ const nestedSlot = (k1: Hex, k2: Hex, slot: bigint): Hex => keccak256(`0x${k2.sl
 
 interface Step {
   readonly label: string;
+  /** Default legacy (EIP-155) at GAS_PRICE; EIP-2930 at GAS_PRICE; EIP-1559 with max fee GAS_PRICE and a 250 gwei tip. */
+  readonly kind?: 'eip2930' | 'eip1559';
+  readonly accessList?: { address: Hex; storageKeys: Hex[] }[];
   readonly to?: Hex;
   readonly data?: Hex;
   readonly value?: bigint;
@@ -137,6 +143,16 @@ function phases(): { one: Step[]; two: Step[]; addresses: Addresses } {
     { label: 'ERC-20 transfer B -> C', to: addresses.token, data: t('transfer', [C, 100n]), gas: 200_000n },
     { label: 'ERC-20 transferFrom above the allowance (reverts with a reason)', to: addresses.token, data: t('transferFrom', [A.address, C, 201n]), gas: 200_000n },
     { label: 'value transfer B -> A', to: A.address, value: 3n * ETH, gas: 21_000n },
+    {
+      label: 'EIP-2930: ERC-20 transfer B -> C, the token and both balance slots in the access list',
+      kind: 'eip2930',
+      accessList: [{ address: addresses.token, storageKeys: [mappingSlot(B.address, 3n), mappingSlot(C, 3n)] }],
+      to: addresses.token,
+      data: t('transfer', [C, 1n]),
+      gas: 200_000n,
+    },
+    { label: 'EIP-1559: ERC-20 approve', kind: 'eip1559', to: addresses.token, data: t('approve', [C, 9n]), gas: 200_000n },
+    { label: 'EIP-1559: value transfer B -> X', kind: 'eip1559', to: X, value: 5n, gas: 21_000n },
   ];
   return { one, two, addresses };
 }
@@ -150,27 +166,34 @@ interface Signed {
 async function signAll(account: typeof A, steps: Step[], firstNonce: number): Promise<Signed[]> {
   const out: Signed[] = [];
   for (const [i, s] of steps.entries()) {
-    const raw = await account.signTransaction({
-      type: 'legacy',
+    const common = {
       chainId: Number(CHAIN_ID),
       nonce: firstNonce + i,
-      gasPrice: GAS_PRICE,
       gas: s.gas,
       ...(s.to === undefined ? {} : { to: s.to }),
       value: s.value ?? 0n,
       ...(s.data === undefined ? {} : { data: s.data }),
-    });
+    };
+    const raw =
+      s.kind === 'eip1559'
+        ? await account.signTransaction({ ...common, type: 'eip1559', maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: TIP })
+        : s.kind === 'eip2930'
+          ? await account.signTransaction({ ...common, type: 'eip2930', gasPrice: GAS_PRICE, accessList: s.accessList ?? [] })
+          : await account.signTransaction({ ...common, type: 'legacy', gasPrice: GAS_PRICE });
     out.push({ label: s.label, raw, hash: keccak256(raw) });
   }
   return out;
 }
 
-/** What must match in a receipt (block placement, cumulative gas and log indexes depend on the grouping). */
+/**
+ * What must match in a receipt (block placement, cumulative gas and log indexes depend on the grouping; an
+ * EIP-1559 transaction's effective price depends on each chain's base fee, so it is left out for type 2).
+ */
 function receiptCore(r: any) {
   return {
     status: r.status,
     gasUsed: BigInt(r.gasUsed),
-    effectiveGasPrice: BigInt(r.effectiveGasPrice),
+    effectiveGasPrice: r.type === '0x2' ? 'base fee dependent' : BigInt(r.effectiveGasPrice),
     type: r.type,
     from: r.from.toLowerCase(),
     to: r.to?.toLowerCase() ?? null,
@@ -244,7 +267,8 @@ describe('differential: devnet vs anvil', () => {
     for (const [i, t] of two.entries()) {
       expect(receiptCore(results.ours.two[i]), t.label).toEqual(receiptCore(results.anvil.two[i]));
     }
-    expect(results.ours.two.map((r) => r.status)).toEqual(['0x1', '0x1', '0x0', '0x1']);
+    expect(results.ours.two.map((r) => r.status)).toEqual(['0x1', '0x1', '0x0', '0x1', '0x1', '0x1', '0x1']);
+    expect(results.ours.two.map((r) => r.type)).toEqual(['0x0', '0x0', '0x0', '0x0', '0x1', '0x2', '0x2']);
   });
 
   it('the same end state: balances, nonces, code and every written storage slot', async () => {
@@ -255,16 +279,22 @@ describe('differential: devnet vs anvil', () => {
     for (let i = 0n; i <= 64n; i++) slots.push([plan.addresses.store, `0x${word(i)}`]);
     for (let i = 0n; i < 3n; i++) slots.push([plan.addresses.token, `0x${word(i)}`]);
     for (const who of [A.address, B.address, C]) slots.push([plan.addresses.token, mappingSlot(who, 3n)]);
-    slots.push([plan.addresses.token, nestedSlot(A.address, B.address, 4n)]);
+    slots.push([plan.addresses.token, nestedSlot(A.address, B.address, 4n)], [plan.addresses.token, nestedSlot(B.address, C, 4n)]);
     slots.push([plan.addresses.probe, `0x${word(0)}`]);
     for (let i = 0n; i < 11n; i++) slots.push([plan.addresses.probe, mappingSlot(`0x${word(i)}`, 1n)]);
     slots.push([child, `0x${word(64)}`]);
 
     const state = async (name: 'ours' | 'anvil', url: string) => {
       const out: Record<string, unknown> = {};
+      // Fees paid per sender: exact on both for legacy and EIP-2930 (gas used x the fixed price), base fee
+      // dependent for EIP-1559; balances are compared with the fees added back.
+      const fees: Record<string, bigint> = {};
+      for (const r of [...results[name].one, ...results[name].two]) {
+        fees[r.from.toLowerCase()] = (fees[r.from.toLowerCase()] ?? 0n) + BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice);
+      }
       for (const a of accountsToCheck) {
         const balance = BigInt(await rpc(url, 'eth_getBalance', [a, 'latest']));
-        out[`balance-delta ${a}`] = balance - (before[name][a] ?? 0n);
+        out[`balance-delta + fees ${a}`] = balance - (before[name][a] ?? 0n) + (fees[a.toLowerCase()] ?? 0n);
         out[`nonce ${a}`] = BigInt(await rpc(url, 'eth_getTransactionCount', [a, 'latest']));
         out[`code ${a}`] = await rpc(url, 'eth_getCode', [a, 'latest']);
       }
@@ -278,7 +308,8 @@ describe('differential: devnet vs anvil', () => {
     expect(o[`nonce ${A.address}`]).toBe(BigInt(one.length));
     expect(o[`code ${plan.addresses.reverter}`]).toBe('0x');
     expect(o[`code ${child}`]).toBe(storeC.deployedBytecode);
-    expect(o[`storage ${plan.addresses.token} ${mappingSlot(C, 3n)}`]).toBe(400n);
+    expect(o[`storage ${plan.addresses.token} ${mappingSlot(C, 3n)}`]).toBe(401n);
+    expect(o[`storage ${plan.addresses.token} ${nestedSlot(B.address, C, 4n)}`]).toBe(9n);
     expect(o[`storage ${plan.addresses.probe} 0x${word(0)}`]).toBe(11n);
   });
 
