@@ -89,8 +89,18 @@ export class Proc {
     });
     this.child.stdout!.on('data', (d: Buffer) => (this.out += d.toString()));
     this.child.stderr!.on('data', (d: Buffer) => (this.out += d.toString()));
+    // If this process ends first (a crashed or interrupted test run), the group goes with it.
+    const orphanGuard = (): void => {
+      try {
+        process.kill(-this.child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    process.once('exit', orphanGuard);
     this.exited = new Promise((r) =>
       this.child.on('exit', (code, signal) => {
+        process.off('exit', orphanGuard);
         this.exitCode = code ?? (signal === null ? null : -1);
         r(this.exitCode);
       }),
