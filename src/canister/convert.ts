@@ -1,10 +1,19 @@
-// Core values <-> Candid values. The Candid shapes are declared in idl.ts; these functions are the only
-// place that knows both sides. No azle import: the host tests can use them too.
+// Core values <-> Candid values. The Candid types are defined in idl.ts and their TypeScript shapes in
+// values.ts; these functions are the only place that knows both sides. No azle import: the host tests can use them too.
 
 import type { BlockTag } from '../core/block_tag.js';
-import type { CandidBlockTag, CandidError, CandidResult, Opt } from './values.js';
+import type {
+  CallObjectView as CandidCallObject,
+  CandidBlockTag,
+  CandidError,
+  CandidResult,
+  ExportCursorView as CandidExportCursor,
+  LogCursorView as CandidLogCursor,
+  LogFilterView as CandidLogFilter,
+  Opt,
+  PrunePolicyView as CandidPrunePolicy,
+} from './values.js';
 
-export type { CandidBlockTag, CandidError, CandidResult, Opt } from './values.js';
 import type { CoreError, Result } from '../core/errors.js';
 import type { CallObject, FeeHistory, LogCursor, LogFilter, LogPage } from '../core/index.js';
 import type {
@@ -16,11 +25,17 @@ import type {
   RpcBlockLookupView,
   RpcReceiptLookupView,
 } from '../core/index.js';
+import type { ExportResult } from '../core/export/export.js';
+import { EXPORT_FORMAT_VERSION, type ExportCursor } from '../core/export/format.js';
+import type { CoreMetrics, PruneStatusView } from '../core/ops/lifecycle.js';
+import type { OpsMode, OpsStatus } from '../core/ops/state.js';
+import type { PruneTickResult } from '../core/prune/pruner.js';
+import type { PrunePolicy } from '../core/prune/store.js';
+
+export type { CandidBlockTag, CandidCallObject, CandidError, CandidExportCursor, CandidLogCursor, CandidLogFilter, CandidPrunePolicy, CandidResult, Opt };
 
 export const opt = <T>(v: T | undefined): Opt<T> => (v === undefined ? [] : [v]);
 export const fromOpt = <T>(v: Opt<T>): T | undefined => (v.length === 0 ? undefined : v[0]);
-
-
 
 export const candidError = (e: CoreError): CandidError => ({ code: e.code, message: e.message, data: opt(e.data) });
 
@@ -160,21 +175,6 @@ export function blockLookupToCandid(v: RpcBlockLookupView) {
 
 // ---- Read API (docs/read-api.md) ----
 
-export interface CandidCallObject {
-  to: Opt<Uint8Array>;
-  from: Opt<Uint8Array>;
-  gas: Opt<bigint>;
-  gas_price: Opt<bigint>;
-  value: Opt<bigint>;
-  data: Opt<Uint8Array>;
-  nonce: Opt<bigint>;
-  max_fee_per_gas: Opt<bigint>;
-  max_priority_fee_per_gas: Opt<bigint>;
-  chain_id: Opt<bigint>;
-  tx_type: Opt<bigint>;
-  access_list: Opt<{ address: Uint8Array; storage_keys: Uint8Array[] }[]>;
-}
-
 export function callObjectFromCandid(c: CandidCallObject): CallObject {
   return {
     to: fromOpt(c.to),
@@ -190,19 +190,6 @@ export function callObjectFromCandid(c: CandidCallObject): CallObject {
     type: fromOpt(c.tx_type),
     accessList: fromOpt(c.access_list)?.map((e) => [e.address, e.storage_keys] as const),
   };
-}
-
-export interface CandidLogFilter {
-  from_block: Opt<CandidBlockTag>;
-  to_block: Opt<CandidBlockTag>;
-  block_hash: Opt<Uint8Array>;
-  address: Opt<Uint8Array[]>;
-  topics: Opt<Opt<Uint8Array[]>[]>;
-}
-
-export interface CandidLogCursor {
-  block_number: bigint;
-  log_index: number;
 }
 
 export function logFilterFromCandid(f: CandidLogFilter): LogFilter {
@@ -235,26 +222,6 @@ export const feeHistoryToCandid = (h: FeeHistory) => ({
 });
 
 // ---- Lifecycle and admin (docs/lifecycle.md) ----
-
-import type { ExportResult } from '../core/export/export.js';
-import { EXPORT_FORMAT_VERSION, type ExportCursor } from '../core/export/format.js';
-import type { CoreMetrics, PruneStatusView } from '../core/ops/lifecycle.js';
-import type { OpsMode, OpsStatus } from '../core/ops/state.js';
-import type { PruneTickResult } from '../core/prune/pruner.js';
-import type { PrunePolicy } from '../core/prune/store.js';
-
-export interface CandidExportCursor {
-  block_number: bigint;
-  segment: number;
-  byte_offset: number;
-}
-
-export interface CandidPrunePolicy {
-  keep_recent_blocks: bigint;
-  max_history_bytes: bigint;
-  timer_interval_ms: bigint;
-  max_ops_per_tick: number;
-}
 
 export const exportCursorFromCandid = (c: CandidExportCursor): ExportCursor => ({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset });
 const exportCursorToCandid = (c: ExportCursor): CandidExportCursor => ({ block_number: c.blockNumber, segment: c.segment, byte_offset: c.byteOffset });

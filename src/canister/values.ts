@@ -159,3 +159,17 @@ export interface IcSyntheticTxInput {
   max_priority_fee_per_gas: bigint;
   data: Uint8Array;
 }
+
+/** The export_blocks cursor (SPEC's fixed keys). */
+export interface ExportCursorView {
+  block_number: bigint;
+  segment: number;
+  byte_offset: number;
+}
+
+export interface PrunePolicyView {
+  keep_recent_blocks: bigint;
+  max_history_bytes: bigint;
+  timer_interval_ms: bigint;
+  max_ops_per_tick: number;
+}
