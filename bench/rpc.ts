@@ -1,5 +1,5 @@
 // JSON-RPC throughput of the devnet as users run it (`npm start` in its own process: the gateway in front of the
-// canister wasm in the Node IC host) side by side with anvil (@foundry-rs/anvil, its own process, default
+// canister wasm in the Node IC host) side by side with anvil (@foundry-rs/anvil-linux-amd64, its own process, default
 // automine), measured in one run on this machine, loopback only. Both servers get the same client: Node's fetch
 // (keep-alive), CONCURRENCY requests in flight, each loop bounded by a request count and a wall-time cap.
 //

@@ -1,5 +1,5 @@
 // Differential run: the same signed transactions on the devnet (`npm start`: the canister wasm behind the
-// gateway) and on anvil (@foundry-rs/anvil, --chain-id 4801360 --hardfork prague, base fee 250 gwei, on
+// gateway) and on anvil (@foundry-rs/anvil-linux-amd64, --chain-id 4801360 --hardfork prague, base fee 250 gwei, on
 // 127.0.0.1, killed at the end). Every transaction is signed once here (chain id 4801360, an explicit gas
 // limit; mostly legacy EIP-155 at a fixed 1000 gwei, plus an EIP-2930 one at that price and two EIP-1559 ones
 // with max fee 1000 gwei and a 250 gwei tip), so both chains receive the same bytes and must give the same

@@ -1,4 +1,4 @@
-// Foundry's cast and forge, the binaries from npm (@foundry-rs/cast, @foundry-rs/forge), unmodified and with
+// Foundry's cast and forge, the binaries from npm (@foundry-rs/cast-linux-amd64, @foundry-rs/forge-linux-amd64), unmodified and with
 // their default fee logic, against `npm start`. forge compiles with solc-js from npm through a small command
 // line (fixtures/solc-js-cli.cjs: `--version` and `--standard-json`, what forge calls a solc with), named in the
 // project's foundry.toml (`solc = ...`, `offline = true`): no compiler is downloaded.

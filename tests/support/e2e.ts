@@ -1,5 +1,5 @@
 // End-to-end support: the devnet as users start it (`npm start`, a separate process: the real canister wasm in
-// the Node IC host behind the JSON-RPC gateway), anvil from @foundry-rs/anvil, and the unmodified client
+// the Node IC host behind the JSON-RPC gateway), anvil from @foundry-rs/anvil-linux-amd64, and the unmodified client
 // binaries from npm (cast, forge). Everything listens on 127.0.0.1 with ephemeral ports; every process started
 // here is killed by its own process group id when the test ends, and every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -15,8 +15,9 @@ const require = createRequire(import.meta.url);
 
 /**
  * The Foundry binary itself, from its platform package (@foundry-rs/<tool>-linux-amd64, an optional dependency
- * of @foundry-rs/<tool>). Not node_modules/.bin/<tool>: that npm wrapper (bin.mjs, 1.7.1) spawns the binary
- * but never passes its exit status on, so a failing `cast send` exits 0 through it.
+ * of this project). The wrapper packages (@foundry-rs/<tool>) are not used: their npm wrapper (bin.mjs, 1.7.1)
+ * never passes the binary's exit status on, and they list platform packages the registry does not have
+ * (darwin, arm64, win32: 404), which leaves package-lock.json unusable by `npm ci`.
  */
 export function foundryBin(tool: 'anvil' | 'cast' | 'forge'): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
