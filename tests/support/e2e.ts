@@ -3,11 +3,11 @@
 // binaries from npm (cast, forge). Everything listens on 127.0.0.1 with ephemeral ports; every process started
 // here is killed by its own process group id when the test ends, and every wait is bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { projectTempDir } from '../../src/host/paths.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'node_modules', '.bin');
@@ -39,7 +39,7 @@ export async function freePort(): Promise<number> {
 }
 
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `icp-evm-e2e-${prefix}`));
+  return projectTempDir(`e2e-${prefix}`);
 }
 
 export interface RpcError {
@@ -74,6 +74,22 @@ export async function waitForReceipt(url: string, hash: string, timeoutMs = 60_0
   }
 }
 
+/**
+ * The environment of every process the e2e tests start. Foundry (~/.foundry) and Hardhat (its config, data and
+ * telemetry folders) write under the home folder, so HOME and the XDG folders point inside the project
+ * (node_modules/.cache/icp-evm/home): running the tests writes nothing outside the project.
+ */
+const HOME = join(ROOT, 'node_modules', '.cache', 'icp-evm', 'home');
+mkdirSync(HOME, { recursive: true });
+export const childEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  HOME,
+  XDG_CONFIG_HOME: join(HOME, '.config'),
+  XDG_DATA_HOME: join(HOME, '.local', 'share'),
+  XDG_CACHE_HOME: join(HOME, '.cache'),
+  ...extra,
+});
+
 /** A child process in its own process group, with its output kept for assertions and failure messages. */
 export class Proc {
   readonly child: ChildProcess;
@@ -84,7 +100,7 @@ export class Proc {
   constructor(cmd: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}) {
     this.child = spawn(cmd, args, {
       cwd: opts.cwd ?? ROOT,
-      env: { ...process.env, ...opts.env },
+      env: childEnv(opts.env),
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -224,7 +240,7 @@ export interface RunResult {
 /** Runs a client from npm (cast, forge: their binaries; hardhat: node_modules/.bin) to completion, bounded. */
 export async function run(tool: string, args: string[], o: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((res, rej) => {
-    const child = spawn(toolPath(tool), args, { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(toolPath(tool), args, { cwd: o.cwd ?? ROOT, env: childEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
