@@ -169,13 +169,20 @@ export class ByteWriter {
 }
 
 export class ByteReader {
-  private off = 0;
+  protected off = 0;
   private readonly view: DataView;
-  constructor(private readonly b: Uint8Array) {
+  constructor(protected readonly b: Uint8Array) {
     this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
+  /** The error for a read past the end; readers of other formats name their own. */
+  protected truncated(n: number): Error {
+    return new RangeError(`stored record truncated: need ${n} bytes at offset ${this.off} of ${this.b.length}`);
+  }
   private need(n: number): void {
-    if (this.off + n > this.b.length) throw new RangeError('stored record truncated');
+    if (this.off + n > this.b.length) throw this.truncated(n);
+  }
+  get remaining(): number {
+    return this.b.length - this.off;
   }
   u8(): number {
     this.need(1);

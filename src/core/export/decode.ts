@@ -9,6 +9,7 @@
 // transactions, transactions by tx_id, receipts with logs) by running the canister's own view builders over
 // an in-memory store.
 
+import { ByteReader } from '../codec/bytes.js';
 import { ChainStore, encodeReceipt, type StoredBlock, type StoredLog, type StoredReceipt } from '../chain/store.js';
 import { MemoryKvMap } from '../host.js';
 import { PendingPool } from '../mempool/pool.js';
@@ -36,56 +37,10 @@ export interface ExportedBlock {
   readonly receipts: readonly ExportedReceipt[];
 }
 
-const dec = new TextDecoder();
-
-class Reader {
-  off = 0;
-  private readonly view: DataView;
-  constructor(private readonly b: Uint8Array) {
-    this.view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  }
-  private need(n: number): void {
-    if (this.off + n > this.b.length) throw new ExportFormatError(`truncated: need ${n} bytes at offset ${this.off} of ${this.b.length}`);
-  }
-  get remaining(): number {
-    return this.b.length - this.off;
-  }
-  u8(): number {
-    this.need(1);
-    return this.b[this.off++]!;
-  }
-  u32(): number {
-    this.need(4);
-    const v = this.view.getUint32(this.off);
-    this.off += 4;
-    return v;
-  }
-  u64(): bigint {
-    this.need(8);
-    const v = this.view.getBigUint64(this.off);
-    this.off += 8;
-    return v;
-  }
-  fixed(n: number): Uint8Array {
-    this.need(n);
-    const v = this.b.slice(this.off, this.off + n);
-    this.off += n;
-    return v;
-  }
-  big(): bigint {
-    const b = this.fixed(this.u8());
-    let v = 0n;
-    for (const x of b) v = (v << 8n) | BigInt(x);
-    return v;
-  }
-  short(): Uint8Array {
-    return this.fixed(this.u8());
-  }
-  str(): string {
-    return dec.decode(this.short());
-  }
-  bytes(): Uint8Array {
-    return this.fixed(this.u32());
+/** The codec's reader, with this format's error for truncated input. */
+class Reader extends ByteReader {
+  protected override truncated(n: number): Error {
+    return new ExportFormatError(`truncated: need ${n} bytes at offset ${this.off} of ${this.b.length}`);
   }
 }
 
