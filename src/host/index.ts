@@ -276,19 +276,7 @@ export class IcHost {
     if (this.live !== undefined) throw new HostStateError('canister is already installed; use upgrade()');
     if (this.hasPersistedState) throw new HostStateError('stable memory file holds a canister; use resume()');
     this.file?.reset();
-    this.stable.begin();
-    const live = this.instantiate(this.module);
-    const r = this.runLifecycle(live, 'canister_init', 'init', arg);
-    if (r !== undefined) {
-      this.stable.rollback();
-      throw new CanisterInstallError('init', r.message);
-    }
-    this.stable.commit();
-    this.live = live;
-    this.version += 1n;
-    this.persist();
-    this.startWallClock();
-    await this.runUntilIdle();
+    await this.start('canister_init', 'init', arg);
   }
 
   /** Restarts from a persisted stable-memory file: a fresh instance runs canister_post_upgrade (like an upgrade). */
@@ -296,12 +284,17 @@ export class IcHost {
     this.checkOpen();
     if (this.live !== undefined) throw new HostStateError('canister is already running');
     if (!this.hasPersistedState) throw new HostStateError('no persisted canister state to resume; use install()');
+    await this.start('canister_post_upgrade', 'post_upgrade', arg);
+  }
+
+  /** A fresh instance runs its lifecycle entry as one stable-memory transaction, then serves. */
+  private async start(entry: 'canister_init' | 'canister_post_upgrade', phase: 'init' | 'post_upgrade', arg: Uint8Array): Promise<void> {
     this.stable.begin();
     const live = this.instantiate(this.module);
-    const r = this.runLifecycle(live, 'canister_post_upgrade', 'post_upgrade', arg);
+    const r = this.runLifecycle(live, entry, phase, arg);
     if (r !== undefined) {
       this.stable.rollback();
-      throw new CanisterInstallError('post_upgrade', r.message);
+      throw new CanisterInstallError(phase, r.message);
     }
     this.stable.commit();
     this.live = live;
