@@ -19,6 +19,8 @@ import { ALICE, ETH, env, included, newEngine, tx } from './evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const h = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'hex'));
+const concat = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(parts.flatMap((p) => [...p]));
+const churnData = (v: bigint, w: bigint): Uint8Array => concat(word(v), word(w), word(0x40000n));
 const push20 = (a: Uint8Array): Uint8Array => op(0x73, ...a);
 const contract = (nonce: bigint): Uint8Array => generateAddress(ALICE, bigIntToBytes(nonce));
 const pc = (id: number): Uint8Array => {
@@ -123,6 +125,40 @@ const INIT = asm(0x5f5ff3n, 0, 'MSTORE', 1, 9, 'SSTORE', 3, 29, 'RETURN'); // de
 // SELFDESTRUCT to calldata's address of a pre-existing contract (EIP-6780: only the balance moves).
 const DESTRUCT = asm(0, 'CALLDATALOAD', 'SELFDESTRUCT');
 
+// Storage gas rules (EIP-2200/2929/3529) on the synchronous SLOAD/SSTORE path. v = calldata[0], w = calldata[32]:
+// slot 0 w then back to v (restores the original from the second call on), slot 1 cleared then recreated,
+// slot 2 set to w (clears it when w = 0 after a non-zero value), slot 3 0 -> 9 -> 0, slot 4 written twice
+// (a no-op the second time), slot 5 = SLOAD(0) + SLOAD(9) (warm and cold), slot 8 w -> 0 -> v (dirty clear,
+// then recreate back to the original); transient storage stays apart.
+// It first MSTOREs at calldata[64]: a far offset burns enough gas that the EIP-3529 cap (gas used / 5) leaves
+// the refunds visible in gasUsed.
+const CHURN = asm(
+  0, 64, 'CALLDATALOAD', 'MSTORE',
+  32, 'CALLDATALOAD', 0, 'SSTORE', 0, 'CALLDATALOAD', 0, 'SSTORE',
+  0, 1, 'SSTORE', 0, 'CALLDATALOAD', 1, 'SSTORE',
+  32, 'CALLDATALOAD', 2, 'SSTORE',
+  9, 3, 'SSTORE', 0, 3, 'SSTORE',
+  0, 'CALLDATALOAD', 4, 'SSTORE', 0, 'CALLDATALOAD', 4, 'SSTORE',
+  0, 'SLOAD', 9, 'SLOAD', 'ADD', 5, 'SSTORE',
+  32, 'CALLDATALOAD', 8, 'SSTORE', 0, 8, 'SSTORE', 0, 'CALLDATALOAD', 8, 'SSTORE',
+  0x77, 0, 'TSTORE', 0, 'TLOAD', 1, 'TLOAD', 'ADD', 6, 'SSTORE', 0, 'SLOAD', 7, 'SSTORE', 'STOP',
+);
+// Warm slots across a self-call: the inner frame (calldata[0] = 1 reverts, 2 returns) touches slots 0x10 and 0x11,
+// then the outer frame touches them again, so its gas shows whether the revert cooled them.
+const SELF_WARM = asm(
+  0, 'CALLDATALOAD', ref('inner'), 'JUMPI',
+  32, 'CALLDATALOAD', 0, 'MSTORE', 0, 0, 32, 0, 0, 'ADDRESS', GAS, 'CALL', 0x20, 'SSTORE',
+  0x10, 'SLOAD', 'POP', 3, 0x11, 'SSTORE', GAS, 0x21, 'SSTORE', 'STOP',
+  label('inner'), 0x10, 'SLOAD', 'POP', 1, 0x11, 'SSTORE', 2, 0, 'CALLDATALOAD', 'EQ', ref('ok'), 'JUMPI', 0, 0, 'REVERT',
+  label('ok'), 'STOP',
+);
+// SLOAD / SSTORE with little gas: calls `target` with each gas amount and stores the results in slots 0, 1, ...
+// (2294 and 2301 straddle the EIP-2200 stipend check once SSTORER's two pushes are paid).
+const GAS_PROBE_AMOUNTS = [100, 2102, 2105, 2300, 2306, 2307, 22_105, 22_106, 30_000];
+const gasProbe = (target: Uint8Array): Uint8Array =>
+  asm(...GAS_PROBE_AMOUNTS.flatMap((g, i): Item[] => [0, 0, 0, 0, 0, push20(target), g, 'CALL', i, 'SSTORE']), 'STOP');
+const SLOADER = asm(0, 'SLOAD', 0, 'SLOAD', 'ADD', 'POP', 'STOP');
+
 interface Case {
   to: Uint8Array | undefined;
   data: Uint8Array;
@@ -159,6 +195,11 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
   const rec = dep(RECURSE);
   const fac = dep(FACTORY);
   const des = dep(DESTRUCT, 1000n);
+  const churn = dep(CHURN);
+  const selfWarm = dep(SELF_WARM);
+  const probeStore = dep(gasProbe(sstorer));
+  const sloader = dep(SLOADER);
+  const probeLoad = dep(gasProbe(sloader));
   const tok = contract(n);
   const abi = token.abi;
   deploys.push({
@@ -209,6 +250,18 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
     call(tok, fn('transferFrom', [addr(bob), addr(ALICE), 1n]), 100_000n), // reverts: no allowance
     call(tok, fn('balanceOf', [addr(bob)]), 100_000n),
     call(tok, fn('transfer', [addr(bob), 1n]), 30_000n), // out of gas inside the token
+    call(churn, churnData(3n, 0n)),
+    call(churn, churnData(3n, 0n)), // originals now non-zero: restore, recreate and clear refunds
+    call(churn, churnData(3n, 5n)),
+    call(churn, churnData(4n, 0n)),
+    call(churn, churnData(0n, 0n)),
+    call(churn, concat(word(0n), word(0n)), 21_000n + 30_000n), // out of gas part-way
+    call(selfWarm, concat(word(0n), word(1n))), // inner frame reverts: its slots are cold again
+    call(selfWarm, concat(word(0n), word(2n))), // inner frame returns: they stay warm
+    call(probeStore),
+    call(probeStore), // slot 1 of SSTORER is now set: the same amounts hit the no-op rules
+    call(probeLoad),
+    call(stat), // SSTORE under STATICCALL again, with the slots warm from before
   ];
   const watch = [ALICE, bob, ...Array.from({ length: Number(n) + 1 }, (_, i) => contract(BigInt(i)))];
   return { txs, watch };

@@ -12,6 +12,10 @@
 // - executes the hot opcodes inline (stack, arithmetic and comparison, PUSH/DUP/SWAP, JUMP/JUMPI,
 //   MLOAD/MSTORE, CALLDATALOAD) and computes the pure dynamic gas (memory expansion, copies, EXP, LOG,
 //   KECCAK256) synchronously; every other opcode runs EthereumJS's own handler;
+// - runs SLOAD and SSTORE synchronously over FlatStateManager (Berlin and later): EthereumJS's versions
+//   await four times per SSTORE and rebuild the slot's bytes and hex keys at each step, which cost about
+//   1 M (SLOAD) and 2.8 M (SSTORE) instructions; the gas and refund rules are EthereumJS's and the warm
+//   slots stay in its journal, so reverts and calls see them as before;
 // - caches the JUMPDEST bitmap and PUSH values per code array (code arrays are never mutated);
 // - keeps EthereumJS's order inside a step: stack peeks of the gas handler, gas (static + dynamic),
 //   out-of-gas, program counter, budget tick, then the operation — so errors and gas are identical.
@@ -22,7 +26,9 @@
 
 import { EVMError } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
+import { toHex } from './encoding.js';
 import type { InstructionBudget } from './budget.js';
+import { FlatStateManager } from './state.js';
 
 const ERR = EVMError.errorMessages;
 const MAX = (1n << 256n) - 1n;
@@ -70,6 +76,7 @@ interface RunState {
   validJumps: Uint8Array;
   shouldDoJumpAnalysis: boolean;
   gasLeft: bigint;
+  gasRefund: bigint;
   env: { accessWitness?: unknown; chargeCodeAccesses?: boolean; callData: Uint8Array; isStatic: boolean };
   interpreter: InterpreterLike;
   eip7928PostTargetCallOog?: unknown;
@@ -83,6 +90,7 @@ interface EvmLike {
 }
 interface CommonLike {
   isActivatedEIP(eip: number): boolean;
+  gteHardfork(hardfork: string): boolean;
   param(name: string): bigint;
   customCrypto: { keccak256?: (data: Uint8Array) => Uint8Array };
 }
@@ -92,6 +100,9 @@ interface InterpreterLike {
   common: CommonLike;
   profilerOpts?: { enabled?: boolean };
   getAddress(): { toString(): string };
+  _stateManager: unknown;
+  _env: { address: { bytes: Uint8Array }; contract: unknown };
+  journal: JournalLike;
   getReturnDataSize(): bigint;
   isStatic(): boolean;
   run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
@@ -103,6 +114,38 @@ interface RunResult {
 
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
 
+/** EthereumJS's EIP-2929 journal (evm/dist/esm/journal.js): warm slots keyed by unprefixed hex strings. */
+interface JournalLike {
+  journal: Map<string, Set<string>>;
+  alwaysWarmJournal: Map<string, Set<string>>;
+  journalDiff: [number, [Set<string>, Map<string, Set<string>>]][];
+  accessList?: Map<string, Set<string>>;
+  addWarmedAddress(address: Uint8Array): void;
+}
+
+/** SLOAD/SSTORE gas parameters (EIP-2200 as amended by EIP-2929 and EIP-3529), read once per EVM. */
+interface StorageGas {
+  readonly warmRead: bigint;
+  readonly coldSload: bigint;
+  readonly sentry: number;
+  readonly noop: bigint;
+  readonly init: bigint;
+  readonly clean: bigint;
+  readonly dirty: bigint;
+  readonly reset: bigint;
+  readonly clearRefund: bigint;
+  readonly initRefund: bigint;
+  readonly cleanRefund: bigint;
+}
+
+/** What a frame's synchronous SLOAD/SSTORE needs; null when its state manager or journal is not ours. */
+interface FrameStorage {
+  readonly sm: FlatStateManager;
+  readonly journal: JournalLike;
+  readonly address: Uint8Array;
+  readonly addrHex: string;
+}
+
 interface FastConfig {
   readonly budget: InstructionBudget;
   readonly kind: Uint8Array;
@@ -111,6 +154,8 @@ interface FastConfig {
   readonly syncGas: (SyncGas | undefined)[];
   /** Stack items the stock dynamic gas handler peeks (its underflow comes before any gas is charged). */
   readonly gasPeeks: number[];
+  /** Set when SLOAD/SSTORE run here instead of through EthereumJS's two awaits per operation. */
+  readonly storageGas: StorageGas | undefined;
 }
 
 /** Per code array: JUMPDEST bitmap and PUSH immediates decoded on first use. */
@@ -284,9 +329,73 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
   }
   if (stockRun === undefined) await patchPrototype(evm);
   const { fns, peeks } = makeSyncGas(common);
-  configs.set(evm, { budget, syncGas: fns, gasPeeks: peeks, ...classify(evm._opcodeMap, fns) });
+  const storageGas = makeStorageGas(evm);
+  configs.set(evm, { budget, syncGas: fns, gasPeeks: peeks, storageGas, ...classify(evm._opcodeMap, fns, storageGas !== undefined) });
   return true;
 }
+
+/**
+ * The gas rules below reproduce EthereumJS's for Berlin and later (opcodes/gas.js, EIP2200.js, EIP2929.js);
+ * earlier rule sets (Constantinople's EIP-1283, pre-Istanbul) keep the stock handlers.
+ */
+function makeStorageGas(evm: EvmLike): StorageGas | undefined {
+  const common = evm.common;
+  if (!common.isActivatedEIP(2929) || !common.gteHardfork('berlin')) return undefined;
+  for (const op of [0x54, 0x55]) {
+    const e = evm._opcodeMap[op];
+    if (e === undefined || e.opcodeInfo.code !== op || e.opcodeInfo.isInvalid || !e.opcodeInfo.dynamicGas) return undefined;
+  }
+  const p = (name: string): bigint => common.param(name);
+  return {
+    warmRead: p('warmstoragereadGas'),
+    coldSload: p('coldsloadGas'),
+    sentry: Number(p('sstoreSentryEIP2200Gas')),
+    noop: p('sstoreNoopEIP2200Gas'),
+    init: p('sstoreInitEIP2200Gas'),
+    clean: p('sstoreCleanEIP2200Gas'),
+    dirty: p('sstoreDirtyEIP2200Gas'),
+    reset: p('sstoreResetGas'),
+    clearRefund: p('sstoreClearRefundEIP2200Gas'),
+    initRefund: p('sstoreInitRefundEIP2200Gas'),
+    cleanRefund: p('sstoreCleanRefundEIP2200Gas'),
+  };
+}
+
+function frameStorage(it: InterpreterLike): FrameStorage | null {
+  const sm = it._stateManager;
+  const journal = it.journal;
+  if (!(sm instanceof FlatStateManager) || !(journal?.journal instanceof Map) || !(journal.alwaysWarmJournal instanceof Map)) return null;
+  const address = it._env.address.bytes;
+  return { sm, journal, address, addrHex: toHex(address) };
+}
+
+// Journal.isWarmedStorage / addWarmedStorage on precomputed hex keys (the journal's own key format).
+function isWarmSlot(j: JournalLike, addrHex: string, slotHex: string): boolean {
+  const slots = j.journal.get(addrHex);
+  if (slots !== undefined && slots.has(slotHex)) return true;
+  const always = j.alwaysWarmJournal.get(addrHex);
+  return always !== undefined && always.has(slotHex);
+}
+
+function warmSlot(j: JournalLike, address: Uint8Array, addrHex: string, slotHex: string): void {
+  let slots = j.journal.get(addrHex);
+  if (slots === undefined) {
+    j.addWarmedAddress(address);
+    slots = j.journal.get(addrHex)!;
+  }
+  if (!slots.has(slotHex)) {
+    slots.add(slotHex);
+    // recorded in the innermost checkpoint's diff, so a reverting frame cools the slot again
+    const added = j.journalDiff[j.journalDiff.length - 1]![1][1];
+    let set = added.get(addrHex);
+    if (set === undefined) added.set(addrHex, (set = new Set()));
+    set.add(slotHex);
+  }
+  j.accessList?.get(addrHex)!.add(slotHex);
+}
+
+const wordOf = (b: Uint8Array): bigint => (b.length === 0 ? 0n : readWord(b, 0, b.length));
+const slotHexOf = (key: bigint): string => key.toString(16).padStart(64, '0');
 
 /** Whether `evm` runs on the fast loop (for tests). */
 export function usesFastInterpreter(evm: unknown): boolean {
@@ -342,10 +451,16 @@ const K_STOCK = 2; // EthereumJS handler, static gas only
 const K_STOCK_SYNC = 3; // EthereumJS handler, synchronous dynamic gas computed here
 const K_STOCK_ASYNC = 4; // EthereumJS handler and EthereumJS's (async) dynamic gas handler
 const K_INVALID = 5;
+const K_SLOAD = 6; // synchronous SLOAD over FlatStateManager (falls back to K_STOCK_ASYNC)
+const K_SSTORE = 7; // synchronous SSTORE, likewise
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-function classify(map: OpEntry[], syncGas: (SyncGas | undefined)[]): { kind: Uint8Array; fees: number[]; feeBig: bigint[] } {
+function classify(
+  map: OpEntry[],
+  syncGas: (SyncGas | undefined)[],
+  storage: boolean,
+): { kind: Uint8Array; fees: number[]; feeBig: bigint[] } {
   const kind = new Uint8Array(256);
   const fees: number[] = [];
   const feeBig: bigint[] = [];
@@ -359,6 +474,10 @@ function classify(map: OpEntry[], syncGas: (SyncGas | undefined)[]): { kind: Uin
     else if (!info.dynamicGas) kind[op] = K_STOCK;
     else kind[op] = syncGas[op] !== undefined ? K_STOCK_SYNC : K_STOCK_ASYNC;
   }
+  if (storage) {
+    kind[0x54] = K_SLOAD;
+    kind[0x55] = K_SSTORE;
+  }
   return { kind, fees, feeBig };
 }
 
@@ -370,7 +489,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
   const common = it.common;
   const map = it._evm._opcodeMap;
-  const { budget, syncGas, gasPeeks, kind, fees, feeBig } = cfg;
+  const { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas } = cfg;
+  let store: FrameStorage | null | undefined;
   const info = analyse(code);
   const jumps = info.jumps;
   const pushes = info.pushes;
@@ -390,8 +510,91 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   try {
     steps: while (pc < codeLen) {
       const op = code[pc]!;
-      const k = kind[op]!;
+      let k = kind[op]!;
       let cost = fees[op]!;
+      if (k >= K_SLOAD) {
+        if (store === undefined) store = frameStorage(it);
+        k = K_STOCK_ASYNC;
+        // Same order as EthereumJS: static check, stack peek, gas (warming the slot), out-of-gas, pc, budget tick, operation.
+        if (store !== null) {
+          const g = storageGas!;
+          const { sm, journal, address, addrHex } = store;
+          if (op === 0x54) {
+            if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+            const slotHex = slotHexOf(s[sp - 1]!);
+            let c = feeBig[op]!;
+            if (isWarmSlot(journal, addrHex, slotHex)) c += g.warmRead;
+            else {
+              warmSlot(journal, address, addrHex, slotHex);
+              c += g.coldSload;
+            }
+            cost = Number(c);
+            if (cost > gas) {
+              gas = 0;
+              throw evmError(ERR.OUT_OF_GAS);
+            }
+            gas -= cost;
+            pc++;
+            budget.tick();
+            const ref = sm.storageRefSync(address, addrHex, slotHex);
+            s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
+            continue;
+          }
+          if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const slotHex = slotHexOf(s[sp - 1]!);
+          // A missing account makes EthereumJS's putStorage throw: leave that to the stock path.
+          const ref = sm.storageRefSync(address, addrHex, slotHex);
+          if (ref !== undefined) {
+            const val = s[sp - 2]!;
+            const cur = wordOf(sm.currentStorageOf(ref));
+            const orig = wordOf(sm.originalStorageOf(ref));
+            // EIP-2200 sentry: gas left before this operation's charge
+            if (gas <= g.sentry) throw evmError(ERR.OUT_OF_GAS);
+            const warm = isWarmSlot(journal, addrHex, slotHex);
+            let c: bigint;
+            if (cur === val) c = warm ? g.warmRead : g.noop;
+            else if (orig === cur) {
+              if (orig !== 0n && val === 0n) rs.gasRefund += g.clearRefund;
+              c = orig === 0n ? g.init : g.clean;
+            } else {
+              if (orig !== 0n) {
+                if (cur === 0n) {
+                  rs.gasRefund -= g.clearRefund;
+                  if (rs.gasRefund < 0n) {
+                    rs.gasRefund = 0n;
+                    throw evmError(ERR.REFUND_EXHAUSTED);
+                  }
+                } else if (val === 0n) rs.gasRefund += g.clearRefund;
+              }
+              if (orig === val) {
+                if (orig === 0n) rs.gasRefund += warm ? g.init - g.warmRead : g.initRefund;
+                else rs.gasRefund += warm ? g.reset - g.coldSload - g.warmRead : g.cleanRefund;
+              }
+              c = g.dirty;
+            }
+            if (!warm) {
+              warmSlot(journal, address, addrHex, slotHex);
+              c += g.coldSload;
+            }
+            cost = Number(feeBig[op]! + c);
+            if (cost > gas) {
+              gas = 0;
+              throw evmError(ERR.OUT_OF_GAS);
+            }
+            gas -= cost;
+            pc++;
+            budget.tick();
+            sp -= 2;
+            const bytes = new Uint8Array(32);
+            writeWord(bytes, 0, val);
+            sm.putStorageSync(ref, bytes);
+            // as Interpreter.storageStore: the frame's contract account is re-read after the write
+            it._env.contract = sm.getAccountSync(address);
+            continue;
+          }
+        }
+      }
       if (k !== K_INLINE && k !== K_STOCK) {
         if (k === K_INVALID) throw evmError(ERR.INVALID_OPCODE);
         stack._len = sp;

@@ -26,6 +26,7 @@ import {
   decodeAccount,
   encodeAccount,
   storageKey,
+  fromHex,
   toHex,
   unpad,
 } from './encoding.js';
@@ -44,6 +45,12 @@ interface AccountSlot {
   /** Encoded value at the start of the block (undefined = absent), to skip no-op writes at commit. */
   readonly base: Uint8Array | undefined;
   dirty: boolean;
+}
+
+/** A storage slot resolved by storageRefSync (opaque outside this module). */
+export interface StorageRef {
+  readonly a: AccountSlot;
+  readonly s: StorageSlot;
 }
 
 interface StorageSlot {
@@ -105,8 +112,7 @@ export class FlatStateManager {
 
   // ---- accounts ----
 
-  private accountSlot(address: Uint8Array): AccountSlot {
-    const k = toHex(address);
+  private accountSlot(address: Uint8Array, k = toHex(address)): AccountSlot {
     let slot = this.accounts.get(k);
     if (slot === undefined) {
       const raw = this.maps.accounts.get(address);
@@ -128,7 +134,11 @@ export class FlatStateManager {
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const rec = this.getAccountRecord(address.bytes);
+    return this.getAccountSync(address.bytes);
+  }
+
+  getAccountSync(address: Uint8Array): Account | undefined {
+    const rec = this.getAccountRecord(address);
     if (rec === undefined) return undefined;
     return new Account(
       rec.nonce,
@@ -254,10 +264,14 @@ export class FlatStateManager {
   // ---- storage ----
 
   private storageSlot(address: Uint8Array, gen: number, slotKey: Uint8Array): StorageSlot {
-    const k = toHex(address) + gen.toString(16) + ':' + toHex(slotKey);
+    return this.storageSlotHex(address, toHex(address), gen, toHex(slotKey), slotKey);
+  }
+
+  private storageSlotHex(address: Uint8Array, addrHex: string, gen: number, slotHex: string, slotKey?: Uint8Array): StorageSlot {
+    const k = addrHex + gen.toString(16) + ':' + slotHex;
     let s = this.storage.get(k);
     if (s === undefined) {
-      const key = storageKey(address, gen, slotKey);
+      const key = storageKey(address, gen, slotKey ?? fromHex(slotHex));
       const v = this.maps.storage.get(key) ?? EMPTY;
       s = { key, value: v, base: v, dirty: false, orig: v, origTx: 0 };
       this.storage.set(k, s);
@@ -289,7 +303,38 @@ export class FlatStateManager {
     const a = this.accountSlot(address.bytes);
     const rec = a.rec;
     if (rec === null || !rec.exists) throw new Error('putStorage() called on a non-existing account');
-    const s = this.storageSlot(address.bytes, rec.gen, key);
+    this.writeStorage(a, rec, this.storageSlot(address.bytes, rec.gen, key), value);
+  }
+
+  /**
+   * Synchronous slot access for the interpreter's SLOAD/SSTORE path, keyed by the unprefixed hex of the
+   * address and of the 32-byte slot (the strings EthereumJS's warm-slot journal uses too, so they are
+   * built once). undefined when the account does not exist: the caller then takes EthereumJS's path.
+   */
+  storageRefSync(address: Uint8Array, addrHex: string, slotHex: string): StorageRef | undefined {
+    const a = this.accountSlot(address, addrHex);
+    const rec = a.rec;
+    if (rec === null || !rec.exists) return undefined;
+    return { a, s: this.storageSlotHex(address, addrHex, rec.gen, slotHex) };
+  }
+
+  currentStorageOf(ref: StorageRef): Uint8Array {
+    return ref.s.value;
+  }
+
+  /** Value at the start of the transaction (what originalStorageCache.get answers). */
+  originalStorageOf(ref: StorageRef): Uint8Array {
+    return ref.s.origTx === this.txSeq ? ref.s.orig : ref.s.value;
+  }
+
+  /** putStorage for a ref from storageRefSync; valid only until the next state change. */
+  putStorageSync(ref: StorageRef, value: Uint8Array): void {
+    const rec = ref.a.rec;
+    if (rec === null || !rec.exists) throw new Error('putStorage() called on a non-existing account');
+    this.writeStorage(ref.a, rec, ref.s, value);
+  }
+
+  private writeStorage(a: AccountSlot, rec: AccountRecord, s: StorageSlot, value: Uint8Array): void {
     if (s.origTx !== this.txSeq) {
       s.orig = s.value;
       s.origTx = this.txSeq;
