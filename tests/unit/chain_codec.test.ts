@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bigintToMinBytes, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
+import { randomBytes as bytes } from '../support/random.js';
 
-function bytes(len: number, seed: number): Uint8Array {
-  let x = seed | 1;
-  const out = new Uint8Array(len);
-  for (let i = 0; i < len; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x;
-  }
-  return out;
-}
 const refHex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const refBig = (b: Uint8Array): bigint => (b.length === 0 ? 0n : BigInt('0x' + refHex(b)));
 

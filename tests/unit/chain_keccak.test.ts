@@ -4,19 +4,8 @@ import sha3 from 'js-sha3';
 import { keccak256 } from '../../src/core/keccak.js';
 import { keccak256 as cryptoKeccak } from '../../src/core/crypto.js';
 import { toHex } from '../../src/core/codec/bytes.js';
+import { randomBytes as bytes } from '../support/random.js';
 
-// Deterministic pseudo-random bytes (xorshift32), so a failure is reproducible.
-function bytes(len: number, seed: number): Uint8Array {
-  let x = seed | 1;
-  const out = new Uint8Array(len);
-  for (let i = 0; i < len; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x;
-  }
-  return out;
-}
 
 describe('keccak256 (src/core/keccak.ts)', () => {
   it('known vectors', () => {
