@@ -235,7 +235,7 @@ export class Indexer {
       throw new IndexerFatalError(`malformed transaction in block ${blocks[0]?.block.number} (cursor block ${state.cursorBlock}): ${(e as Error).message}; nothing of it was written`);
     }
     // Archive first: a record is committed only for a file already durable.
-    const archived = blocks.map((b) => this.archive!.write(b.block.number, b.segments));
+    const archived = await this.archive!.writeMany(blocks.map((b) => ({ blockNumber: b.block.number, segments: b.segments })));
     await commitBlocks(this.o.db, { fromBlock: state.cursorBlock, blocks: rows, archived, head: this.head, firstAvailable: this.firstAvailable });
     const next = blocks.at(-1)!.block.number + 1n;
     this.state = { ...state, cursorBlock: next, headBlock: this.head };

@@ -4,7 +4,8 @@ import { DEFAULT_INDEXER_CONFIG, type IndexerConfig } from '../../src/indexer/co
 import type { Queryable } from '../../src/indexer/db.js';
 
 export function testIndexerConfig(archiveDir: string, o: Partial<IndexerConfig> = {}): IndexerConfig {
-  return { ...DEFAULT_INDEXER_CONFIG, archiveDir, maxBytes: 1024, backoffInitialMs: 5, backoffMaxMs: 20, idlePollMs: 10, metricsPollMs: 60_000, prunePollMs: 60_000, ...o };
+  // Retention off: test chains may carry old timestamps (the host's manual clock); the retention test turns it on.
+  return { ...DEFAULT_INDEXER_CONFIG, archiveDir, retentionEnabled: false, maxBytes: 1024, backoffInitialMs: 5, backoffMaxMs: 20, idlePollMs: 10, metricsPollMs: 60_000, prunePollMs: 60_000, ...o };
 }
 
 const TABLES: [string, string][] = [
