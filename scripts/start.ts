@@ -1,31 +1,38 @@
 // `npm start`: the local devnet on its embedded defaults, with the JSON-RPC gateway on 127.0.0.1:8545.
 // Options: --data-dir DIR (or EVM_DEVNET_DIR; default .devnet), --reset (start a new chain).
 // The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version).
+// The indexer (src/devnet/indexer.ts) runs beside it into the data folder unless --no-indexer; INDEXER_* apply.
 import { resolve } from 'node:path';
 import { devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
+import { devnetIndexerConfig, startDevnetIndexer, type DevnetIndexer } from '../src/devnet/indexer.js';
+import type { IndexerConfig } from '../src/indexer/config.js';
 import { ROOT } from './build.js';
 
-function parseArgs(argv: string[]): { dataDir: string; reset: boolean } {
+function parseArgs(argv: string[]): { dataDir: string; reset: boolean; indexer: boolean } {
   let dataDir = process.env.EVM_DEVNET_DIR ?? devnetDataDirDefault(ROOT);
   let reset = false;
+  let indexer = true;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--reset') reset = true;
+    else if (a === '--no-indexer') indexer = false;
     else if (a === '--data-dir' && argv[i + 1] !== undefined) dataDir = argv[++i]!;
     else if (a.startsWith('--data-dir=')) dataDir = a.slice('--data-dir='.length);
     else {
-      console.error(`start: unknown option ${a}\nusage: npm start -- [--data-dir DIR] [--reset]`);
+      console.error(`start: unknown option ${a}\nusage: npm start -- [--data-dir DIR] [--reset] [--no-indexer]`);
       process.exit(2);
     }
   }
-  return { dataDir: resolve(dataDir), reset };
+  return { dataDir: resolve(dataDir), reset, indexer };
 }
 
-const { dataDir, reset } = parseArgs(process.argv.slice(2));
+const { dataDir, reset, indexer: withIndexer } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
+let indexerConfig: IndexerConfig | undefined;
 try {
   gateway = loadConfig(process.env);
+  indexerConfig = withIndexer ? devnetIndexerConfig(dataDir) : undefined;
 } catch (e) {
   console.error(e instanceof ConfigError ? `start: configuration error: ${e.message}` : String(e));
   process.exit(2);
@@ -39,14 +46,25 @@ const devnet = await startDevnet({ dataDir, reset, gateway }).catch((e: unknown)
   );
   process.exit(1);
 });
+let indexer: DevnetIndexer | undefined;
+if (indexerConfig !== undefined) {
+  try {
+    indexer = await startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, log: (l) => console.log(l) });
+  } catch (e) {
+    console.error(`start: the indexer cannot open its database: ${(e as Error).message} (--no-indexer runs without it)`);
+    await devnet.stop();
+    process.exit(1);
+  }
+}
 console.log(devnetBanner(devnet, dataDir));
+console.log(indexer === undefined ? 'Indexer: off (--no-indexer)' : `Indexer: ${indexer.where}`);
 console.log('Blocks are mined every 2 s while transactions are pending (each logged with its instructions). Ctrl-C stops; state is kept.');
 
 let stopping = false;
 const stop = (): void => {
   if (stopping) return;
   stopping = true;
-  void devnet.stop().then(() => {
+  void (indexer?.stop() ?? Promise.resolve()).then(() => devnet.stop()).then(() => {
     console.log('\nstopped; state kept in', dataDir);
     process.exit(0);
   });
