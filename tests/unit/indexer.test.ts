@@ -3,10 +3,11 @@
 // malformed Transfer-shaped log (skipped, counted, pipeline continues), pulls split mid-block, resumption
 // without duplicates, retries, a pruned gap, chain-id mismatch, retention, the archive and a rebuild from it.
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/client/errors.js';
+import { CanisterClient } from '../../src/client/index.js';
 import { loadIndexerConfig } from '../../src/indexer/config.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { Indexer } from '../../src/indexer/indexer.js';
@@ -62,7 +63,7 @@ describe.each(backends)('indexer on %s', (name, open) => {
       await o.db.close();
       await o.drop();
     }
-  });
+  }, 120_000);
 
   it('indexes blocks, txs, receipts, logs and token transfers; skips a malformed Transfer; resumes without duplicates; rebuilds from the archive', async (t) => {
     const db = await openOrSkip(t);
@@ -180,6 +181,50 @@ describe.each(backends)('indexer on %s', (name, open) => {
     expect((await db.query<{ number: bigint }>('SELECT number FROM blocks ORDER BY number')).rows.map((r) => r.number)).toEqual([6n, 7n, 8n]);
     expect(Number((await db.query<{ n: bigint }>('SELECT count(*)::bigint AS n FROM token_transfers')).rows[0]!.n)).toBe(0);
     expect(Number((await db.query<{ n: bigint }>('SELECT count(*)::bigint AS n FROM archive_files')).rows[0]!.n)).toBe(9);
+  });
+
+  it('stops on a malformed export chunk with a message naming the cursor, writing nothing of it', async (t) => {
+    const db = await openOrSkip(t);
+    if (db === undefined) return;
+    const chain = new SyntheticChain();
+    chain.addBlock({ transfers: 1 });
+    chain.addBlock({ transfers: 2 });
+    const good = chain.transport();
+    // Block 1's transaction segment is corrupted in flight (its format version byte).
+    const client = new CanisterClient({
+      kind: 'host',
+      async call(mode, method, args) {
+        const r = (await good.call(mode, method, args)) as { Ok?: { chunks: { block_number: bigint; segment: number; byte_offset: number; data: Uint8Array }[] } };
+        for (const c of r.Ok?.chunks ?? []) if (c.block_number === 1n && c.segment === 1 && c.byte_offset === 0) c.data = Uint8Array.of(9, ...c.data.subarray(1));
+        return r;
+      },
+    });
+    const ix = new Indexer({ config: testIndexerConfig(freshDir(), { maxBytes: 1_200_000 }), client, db, log });
+    await expect(ix.run()).rejects.toThrow(/malformed export data at cursor \(block 0, segment 0, offset 0\): unsupported export format version 9.*nothing of it was written/);
+    expect(Number((await db.query<{ n: bigint }>('SELECT count(*)::bigint AS n FROM blocks')).rows[0]!.n)).toBe(0);
+    expect((await db.query<{ cursor_block: bigint }>('SELECT cursor_block FROM indexer_state')).rows[0]!.cursor_block).toBe(0n);
+  });
+
+  it('keeps archive files without a record unless INDEXER_ARCHIVE_GC_DELETE_ORPHANS, then deletes them', async (t) => {
+    const db = await openOrSkip(t);
+    if (db === undefined) return;
+    const chain = new SyntheticChain();
+    chain.addBlock({ transfers: 1 });
+    const archiveDir = freshDir();
+    await new Indexer({ config: testIndexerConfig(archiveDir), client: chain.client(), db, log }).run({ untilCaughtUp: true });
+    const root = join(archiveDir, String(chain.chainId));
+    mkdirSync(join(root, '0'), { recursive: true });
+    writeFileSync(join(root, '0', '7.zst'), 'left by a crash');
+    writeFileSync(join(root, '0', '8.zst.tmp'), 'half written');
+    const keep = new Indexer({ config: testIndexerConfig(archiveDir), client: chain.client(), db, log });
+    await keep.prepare();
+    expect(existsSync(join(root, '0', '7.zst'))).toBe(true);
+    expect(logs.some((l) => /2 archive file\(s\) without a database record kept/.test(l))).toBe(true);
+    const gc = new Indexer({ config: testIndexerConfig(archiveDir, { archiveGcDeleteOrphans: true }), client: chain.client(), db, log });
+    await gc.prepare();
+    expect(existsSync(join(root, '0', '7.zst'))).toBe(false);
+    expect(existsSync(join(root, '0', '8.zst.tmp'))).toBe(false);
+    expect(existsSync(join(root, '0', '0.zst'))).toBe(true);
   });
 
   it('refuses a database whose schema is newer than it knows', async (t) => {
