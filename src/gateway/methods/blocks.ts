@@ -1,6 +1,6 @@
 // Blocks by hash, transactions by block position, transaction counts and a block's receipts. Blocks are final
 // (one producer, no reorganisation): every found answer is cached by number and by hash.
-import type { BlockLookup, BlockReceiptsLookup, BlockView, CandidBlockRef, ReceiptView } from '../../canister/values.js';
+import type { BlockView, CandidBlockRef, ReceiptView } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { formatBlock, formatReceipt, formatTx } from '../format.js';
 import { bytesHex, qty } from '../hex.js';
@@ -32,8 +32,8 @@ export async function readBlock(ctx: MethodContext, ref: CandidBlockRef, full: b
   if (cached !== undefined) return cached as Record<string, unknown>;
   const r =
     'Number' in ref
-      ? await ctx.client.query<BlockLookup>('rpc_eth_get_block_by_number_with_status', [ref.Number, full])
-      : await ctx.client.query<BlockLookup>('rpc_eth_get_block_by_hash_with_status', [ref.Hash, full]);
+      ? await ctx.client.query('rpc_eth_get_block_by_number_with_status', [ref.Number, full])
+      : await ctx.client.query('rpc_eth_get_block_by_hash_with_status', [ref.Hash, full]);
   if ('NotFound' in r) return null;
   if ('Pruned' in r) throw pruned('Number' in ref ? `block ${ref.Number}` : 'the block', r.Pruned.pruned_before_block);
   return cacheBlock(ctx, r.Found, full);
@@ -148,7 +148,7 @@ export const eth_getBlockReceipts: MethodSpec = {
     let hash: Uint8Array = new Uint8Array();
     for (let pages = 0; ; pages++) {
       if (pages >= MAX_RECEIPT_PAGES) throw new Error('eth_getBlockReceipts: the canister kept returning pages');
-      const r = await ctx.client.query<BlockReceiptsLookup>('rpc_eth_get_block_receipts_paged', [ref, first]);
+      const r = await ctx.client.query('rpc_eth_get_block_receipts_paged', [ref, first]);
       if ('NotFound' in r) return null;
       if ('Pruned' in r) throw pruned('Number' in ref ? `block ${ref.Number}` : 'the block', r.Pruned.pruned_before_block);
       const page = r.Found;

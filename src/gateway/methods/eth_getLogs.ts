@@ -1,4 +1,4 @@
-import type { CandidBlockTag, CandidResult, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../canister/values.js';
+import type { CandidBlockTag, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../canister/values.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import { formatLog } from '../format.js';
 import { address, blockParam, hash32, object, positional } from '../params.js';
@@ -90,7 +90,7 @@ export async function readLogPages(
   let next = cursor;
   while (logs.length < max) {
     const limit = Math.min(CANISTER_MAX_PAGE, max - logs.length);
-    const page: LogPageView = unwrap(ctx, await ctx.client.query<CandidResult<LogPageView>>('rpc_eth_get_logs_paged', [filter, next, [limit]]));
+    const page: LogPageView = unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [filter, next, [limit]]));
     logs.push(...page.logs);
     next = page.next_cursor;
     if (next.length === 0) break;

@@ -1,7 +1,7 @@
 // Filters held by the gateway (src/gateway/filters.ts): eth_newFilter, eth_newBlockFilter,
 // eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter. Log filters
 // and log subscriptions share the decoding and the canister's checks of the criteria (SPEC's log-filter rules).
-import type { CandidResult, LogFilterView, LogPageView } from '../../canister/values.js';
+import type { LogFilterView } from '../../canister/values.js';
 import { MAX_LOG_BLOCK_RANGE } from '../../core/constants.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import type { FilterState, LogsFilterState } from '../filters.js';
@@ -28,7 +28,7 @@ export async function logCriteria(ctx: MethodContext, o: Record<string, unknown>
     topics: topicsParam(o.topics),
   };
   const probe: LogFilterView = { ...criteria, from_block: [{ Number: head }], to_block: [{ Number: head }], block_hash: [] };
-  unwrap(ctx, await ctx.client.query<CandidResult<LogPageView>>('rpc_eth_get_logs_paged', [probe, [], [1]]));
+  unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [probe, [], [1]]));
   return criteria;
 }
 
