@@ -11,6 +11,8 @@ export type PendingListener = (hash: string) => void;
 
 export class PendingFeed {
   private readonly ring: string[] = [];
+  /** The ring's hashes: a resubmission of a transaction (the canister answers the same tx_id) is announced once. */
+  private readonly inRing = new Set<string>();
   /** Sequence number of ring[0]; the next hash gets `first + ring.length`. */
   private first = 0;
   private readonly listeners = new Set<PendingListener>();
@@ -23,9 +25,11 @@ export class PendingFeed {
   }
 
   publish(hash: string): void {
+    if (this.inRing.has(hash)) return;
     this.ring.push(hash);
+    this.inRing.add(hash);
     if (this.ring.length > this.capacity) {
-      this.ring.shift();
+      this.inRing.delete(this.ring.shift()!);
       this.first++;
     }
     for (const l of this.listeners) l(hash);
