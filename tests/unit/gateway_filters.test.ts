@@ -203,3 +203,59 @@ function blockOf(n: bigint) {
     transactions: { Hashes: [] },
   };
 }
+
+describe('eth_getBlockReceipts', () => {
+  const receipt = (i: number) => ({
+    transaction_hash: bytes(32, i + 1),
+    tx_id: bytes(8, i),
+    transaction_index: i,
+    block_hash: bytes(32, 9),
+    block_number: 4n,
+    from: bytes(20, 2),
+    to: [bytes(20, 3)],
+    tx_type: 2,
+    status: 1,
+    gas_used: 21000n,
+    cumulative_gas_used: 21000n * BigInt(i + 1),
+    effective_gas_price: 500n,
+    contract_address: [],
+    logs: [],
+    logs_bloom: bytes(256, 0),
+    failure_code: [],
+  });
+  const all = [0, 1, 2, 3, 4].map(receipt);
+
+  it('joins the canister pages, by number, tag or hash, and caches the answer', async () => {
+    const firsts: number[] = [];
+    const client = new FakeClient({
+      rpc_eth_block_number: () => 4n,
+      rpc_eth_get_block_receipts_paged: ([ref, first]) => {
+        firsts.push(first as number);
+        const f = first as number;
+        const r = ref as { Number?: bigint; Hash?: Uint8Array };
+        if (r.Number !== undefined && r.Number !== 4n) return { NotFound: null };
+        const end = Math.min(f + 2, all.length);
+        return { Found: { block_number: 4n, block_hash: bytes(32, 9), transaction_count: all.length, receipts: all.slice(f, end), next_index: end < all.length ? [end] : [] } };
+      },
+    });
+    const ctx = fakeContext(client);
+    const got = (await call(ctx, 'eth_getBlockReceipts', ['latest'])) as { transactionIndex: string }[];
+    expect(got.map((r) => r.transactionIndex)).toEqual(['0x0', '0x1', '0x2', '0x3', '0x4']);
+    expect(firsts).toEqual([0, 2, 4]);
+    // Cached under the number and the hash.
+    expect(await call(ctx, 'eth_getBlockReceipts', ['0x4'])).toEqual(got);
+    expect(await call(ctx, 'eth_getBlockReceipts', [hx(32, '09')])).toEqual(got);
+    expect(await call(ctx, 'eth_getBlockReceipts', [{ blockHash: hx(32, '09') }])).toEqual(got);
+    expect(firsts).toHaveLength(3);
+    expect(await call(ctx, 'eth_getBlockReceipts', ['0x5'])).toBeNull();
+  });
+
+  it('a block being pruned (fewer receipts than transactions) or pruned is -32001', async () => {
+    const short = new FakeClient({
+      rpc_eth_get_block_receipts_paged: () => ({ Found: { block_number: 4n, block_hash: bytes(32, 9), transaction_count: 5, receipts: all.slice(0, 2), next_index: [] } }),
+    });
+    await expect(call(fakeContext(short), 'eth_getBlockReceipts', ['0x4'])).rejects.toMatchObject({ code: -32001 });
+    const pruned = new FakeClient({ rpc_eth_get_block_receipts_paged: () => ({ Pruned: { pruned_before_block: 10n } }) });
+    await expect(call(fakeContext(pruned), 'eth_getBlockReceipts', ['0x4'])).rejects.toMatchObject({ code: -32001, message: expect.stringMatching(/first available block is 10/) });
+  });
+});
