@@ -115,21 +115,19 @@ class HeadFollower {
 let subCounter = 0n;
 const newSubId = (): string => `0x${(++subCounter).toString(16)}${Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0')}`;
 
-class Connection implements SubscriptionSession {
+class Connection {
   private readonly blockSubs = new Map<string, BlockSub>();
   private readonly pendingSubs = new Map<string, () => void>();
-  /** Subscriptions made while answering a message start once the answer is sent (its id comes first). */
-  private toArm: (() => void)[] = [];
+  /** Subscriptions made but not started yet (they count against the bound). */
+  private arming = 0;
   private inFlight = 0;
   alive = true;
-  readonly ctx: MethodContext;
 
   constructor(
     private readonly ws: WebSocket,
-    base: MethodContext,
+    private readonly ctx: MethodContext,
     private readonly follower: HeadFollower,
   ) {
-    this.ctx = { ...base, session: this };
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('pong', () => (this.alive = true));
     ws.on('close', () => this.dispose());
@@ -163,7 +161,13 @@ class Connection implements SubscriptionSession {
       return;
     }
     const text = isBinary ? '' : Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8');
-    handleBody(text, this.ctx)
+    // Subscriptions made while answering this message start once its answer is sent, so the id comes first.
+    const toArm: (() => void)[] = [];
+    const session: SubscriptionSession = {
+      subscribe: (kind, criteria) => this.subscribe(toArm, kind, criteria),
+      unsubscribe: (id) => this.unsubscribe(id),
+    };
+    handleBody(text, { ...this.ctx, session })
       .then(
         (out) => {
           if (out !== undefined) this.send(JSON.stringify(out));
@@ -175,19 +179,19 @@ class Connection implements SubscriptionSession {
       )
       .finally(() => {
         this.inFlight--;
-        const arm = this.toArm;
-        this.toArm = [];
-        for (const a of arm) a();
+        for (const a of toArm) a();
       });
   }
 
-  async subscribe(kind: SubscriptionKind, criteria: LogCriteria | undefined): Promise<string> {
-    if (this.subscriptions + this.toArm.length >= this.ctx.config.maxSubscriptions) {
+  private async subscribe(toArm: (() => void)[], kind: SubscriptionKind, criteria: LogCriteria | undefined): Promise<string> {
+    if (this.subscriptions + this.arming >= this.ctx.config.maxSubscriptions) {
       throw new RpcError(RpcCode.LimitExceeded, `too many subscriptions: at most ${this.ctx.config.maxSubscriptions} per connection`);
     }
     const id = newSubId();
+    this.arming++;
     if (kind === 'newPendingTransactions') {
-      this.toArm.push(() => {
+      toArm.push(() => {
+        this.arming--;
         if (this.ws.readyState !== WebSocket.OPEN) return;
         this.pendingSubs.set(
           id,
@@ -196,16 +200,16 @@ class Connection implements SubscriptionSession {
       });
       return id;
     }
-    const s: BlockSub = {
-      id,
-      kind,
-      criteria,
-      next: (await headNumber(this.ctx)) + 1n,
-      cursor: [],
-      send: (result) => this.notify(id, result),
-      closed: false,
-    };
-    this.toArm.push(() => {
+    let next: bigint;
+    try {
+      next = (await headNumber(this.ctx)) + 1n;
+    } catch (e) {
+      this.arming--;
+      throw e;
+    }
+    const s: BlockSub = { id, kind, criteria, next, cursor: [], send: (result) => this.notify(id, result), closed: false };
+    toArm.push(() => {
+      this.arming--;
       if (this.ws.readyState !== WebSocket.OPEN) return;
       this.blockSubs.set(id, s);
       this.follower.add(s);
