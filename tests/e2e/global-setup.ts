@@ -2,12 +2,12 @@
 // (`npm start` in its own process, a fresh data folder, the gateway on a free port), stopped with Ctrl-C at
 // the end. The tests that need their own chain (npm-start.test.ts) start their own.
 // Development accounts on the shared chain, one owner each so nonces and balances are predictable:
-// web3 1-2, foundry 3-4, hardhat 5, differential 7-8 (9 only signs a hash).
+// web3 1-2, foundry 3-4, hardhat 5, subscriptions 6, differential 7-8 (9 only signs a hash).
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { build, isStale } from '../../scripts/build.js';
-import { removeDir, startDevnetProcess, tempDir, type DevnetProcess } from '../support/e2e.js';
+import { removeDir, SHARED_FILTER_TIMEOUT_MS, startDevnetProcess, tempDir, type DevnetProcess } from '../support/e2e.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,7 +22,7 @@ let devnet: DevnetProcess | undefined;
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (isStale()) build();
   const dataDir = tempDir('shared-');
-  devnet = await startDevnetProcess({ dataDir });
+  devnet = await startDevnetProcess({ dataDir, env: { RPC_GATEWAY_FILTER_TIMEOUT_MS: String(SHARED_FILTER_TIMEOUT_MS) } });
   const logDir = tempDir('shared-log-');
   const log = join(logDir, 'devnet.log');
   appendFileSync(log, devnet.proc.output);
