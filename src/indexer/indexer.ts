@@ -10,7 +10,8 @@ import type { Db } from './db.js';
 import { ExportAssembler, ExportFormatError, type ExportedBlock } from './export_decode.js';
 import { Progress } from './progress.js';
 import { blockRows, type BlockRows } from './rows.js';
-import { applyRetention, commitBlocks, ensureSchema, insertMetricsSample, openState, recordGap, updateHead, type IndexerState } from './store.js';
+import { SchemaTooNewError } from './migrate.js';
+import { applyRetention, commitBlocks, ensureSchema, IndexerStateError, insertMetricsSample, openState, recordGap, updateHead, type IndexerState } from './store.js';
 
 /** A condition the indexer cannot retry its way out of; the message says what to do. */
 export class IndexerFatalError extends Error {
@@ -26,6 +27,14 @@ export interface IndexerOptions {
   readonly tty?: boolean;
   /** Called after every commit (tests, the devnet). */
   readonly onCommit?: (state: { cursorBlock: bigint; head: bigint }) => void;
+}
+
+/** The first line of an error (the agent's messages carry a stack trace). */
+const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+
+/** Schema and state errors say what to do; retrying cannot fix them. */
+function isRetryable(e: unknown): boolean {
+  return !(e instanceof SchemaTooNewError || e instanceof IndexerStateError);
 }
 
 /** How often retention runs while the indexer is caught up. */
@@ -112,10 +121,22 @@ export class Indexer {
 
   /** Runs until stop() (or `untilCaughtUp`); throws IndexerFatalError / ConfigError for what retrying cannot fix. */
   async run(opts: { untilCaughtUp?: boolean } = {}): Promise<void> {
-    if (this.state === undefined) await this.prepare();
     const { config } = this.o;
     const progress = new Progress(this.log, this.o.tty === true);
     let backoff = config.backoffInitialMs;
+    // The canister or the database may not answer yet: retried like any other call.
+    while (this.state === undefined && !this.stopped) {
+      try {
+        await this.prepare();
+      } catch (e) {
+        if (e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e)) throw e;
+        this.stats.retried++;
+        this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, config.backoffMaxMs);
+      }
+    }
+    backoff = config.backoffInitialMs;
     while (!this.stopped) {
       let caughtUp: boolean;
       try {
@@ -123,13 +144,13 @@ export class Indexer {
         await this.poll();
         backoff = config.backoffInitialMs;
       } catch (e) {
-        if (e instanceof IndexerFatalError || e instanceof ConfigError) {
+        if (e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e)) {
           progress.end();
           throw e;
         }
         this.stats.retried++;
         progress.end();
-        this.log(`indexer: ${(e as Error).message}; retrying in ${backoff} ms`);
+        this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
         await this.sleep(backoff);
         backoff = Math.min(backoff * 2, config.backoffMaxMs);
         continue;
