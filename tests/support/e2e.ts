@@ -181,6 +181,8 @@ export interface DevnetProcess {
   readonly proc: Proc;
   readonly url: string;
   readonly port: number;
+  /** The devnet's IC HTTP interface (a free port through --ic-port, never the fixed 4943). */
+  readonly icUrl: string;
   readonly dataDir: string;
   /** Ctrl-C, as a user stops it; resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -190,14 +192,15 @@ export interface DevnetProcess {
  * `npm start -- --data-dir DIR` with RPC_GATEWAY_PORT set to a free port (SPEC's variable): the command a user
  * runs, through npm and scripts/run.mjs. Bounded wait for the first answer (install + warm-up: ~20 s here).
  */
-export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number }): Promise<DevnetProcess> {
+export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: string[] }): Promise<DevnetProcess> {
   const port = o.port ?? (await freePort());
-  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir], {
+  const icPort = await freePort();
+  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, '--ic-port', String(icPort), ...(o.args ?? [])], {
     env: { RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
-  return { proc, url, port, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
+  return { proc, url, port, icUrl: `http://127.0.0.1:${icPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
 }
 
 export interface Anvil {
