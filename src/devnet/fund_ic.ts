@@ -3,6 +3,7 @@
 // sender holds nothing, so the devnet funds it on request from the last development account, once: only
 // while that sender's balance is zero, so restarts with the same option do not pay again.
 import { Principal } from '@icp-sdk/core/principal';
+import { keccak256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../core/constants.js';
 import { deriveSyntheticSender } from '../core/tx/ic_synthetic.js';
@@ -63,7 +64,8 @@ export async function fundIcPrincipals(evm: EvmClient, from: DevAccount, princip
       maxPriorityFeePerGas: tip,
     });
     const r = await evm.update<Res<Uint8Array>>('rpc_eth_send_raw_transaction', [Buffer.from(raw.slice(2), 'hex')]);
-    out.push({ principal: p.toText(), sender, txHash: hex(ok(r.value, `funding ${p.toText()}`)) });
+    ok(r.value, `funding ${p.toText()}`);
+    out.push({ principal: p.toText(), sender, txHash: keccak256(raw) });
   }
   return out;
 }

@@ -3,7 +3,6 @@
 // the root-hash reconstruction and the domain separator are the agent's own exports, so what is signed here
 // is exactly what the agent recomputes.
 import { Cbor, IC_STATE_ROOT_DOMAIN_SEPARATOR, NodeType, reconstruct, type HashTree } from '@icp-sdk/core/agent';
-import { compare } from '@icp-sdk/core/candid';
 export { lebEncode } from '@icp-sdk/core/candid';
 import type { SubnetKeys } from './keys.js';
 
@@ -55,7 +54,8 @@ export function toHashTree(t: LabeledTree): HashTree {
   if (t instanceof Uint8Array) return [NodeType.Leaf, t] as HashTree;
   const entries = [...t.entries()]
     .map(([k, v]) => [Buffer.from(k, 'hex'), v] as const)
-    .sort((a, b) => compare(a[0], b[0]));
+    // Labels in lexicographic byte order (spec), not the agent's length-first `compare`.
+    .sort((a, b) => Buffer.compare(a[0], b[0]));
   const nodes = entries.map(([label, sub]) => [NodeType.Labeled, new Uint8Array(label), toHashTree(sub)] as HashTree);
   return forks(nodes);
 }
