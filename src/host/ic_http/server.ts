@@ -246,7 +246,8 @@ export class IcHttpHandler {
     if (mode === 'async') return { status: 202, body: '' };
     const tree = this.baseTree();
     this.addRequestStatus(tree, env.requestId, entry.state);
-    return cbor({ certificate: await certify(tree, this.keys) });
+    // `status: "replied"` tags the synchronous answer (spec; the Rust agent deserialises by it).
+    return cbor({ status: 'replied', certificate: await certify(tree, this.keys) });
   }
 
   private baseTree(): StateTree {
