@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { projectTempDir } from '../../src/host/paths.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -24,7 +24,8 @@ export function foundryBin(tool: 'anvil' | 'cast' | 'forge'): string {
   return require.resolve(`@foundry-rs/${tool}-${process.platform}-${arch}/bin/${tool}`);
 }
 
-const toolPath = (tool: string): string => (tool === 'anvil' || tool === 'cast' || tool === 'forge' ? foundryBin(tool) : join(BIN, tool));
+const toolPath = (tool: string): string =>
+  tool === 'anvil' || tool === 'cast' || tool === 'forge' ? foundryBin(tool) : isAbsolute(tool) ? tool : join(BIN, tool);
 
 /** A free TCP port on 127.0.0.1 (bound, read, released). */
 export async function freePort(): Promise<number> {
