@@ -1,33 +1,55 @@
 // `npm start`: the local devnet on its embedded defaults, with the JSON-RPC gateway on 127.0.0.1:8545.
-// Options: --data-dir DIR (or EVM_DEVNET_DIR; default .devnet), --reset (start a new chain).
+// Options: --data-dir DIR (or EVM_DEVNET_DIR; default .devnet), --reset (start a new chain), --ic-port PORT
+// (or EVM_DEVNET_IC_PORT; default 4943: the IC HTTP interface), --fund-ic PRINCIPAL (repeatable: fund the
+// submit_ic_tx sender of that IC identity with 100 ETH, once).
 // The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version).
 // The indexer (src/devnet/indexer.ts) runs beside it into the data folder unless --no-indexer; INDEXER_* apply.
 import { resolve } from 'node:path';
 import { devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
+import { parseFundPrincipal } from '../src/devnet/fund_ic.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
 import { devnetIndexerConfig, startDevnetIndexer, type DevnetIndexer } from '../src/devnet/indexer.js';
 import type { IndexerConfig } from '../src/indexer/config.js';
 import { ROOT } from './build.js';
 
-function parseArgs(argv: string[]): { dataDir: string; reset: boolean; indexer: boolean } {
+const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--ic-port PORT] [--fund-ic PRINCIPAL]...';
+
+function fail(message: string): never {
+  console.error(`start: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function port(text: string, what: string): number {
+  if (!/^[0-9]+$/.test(text) || Number(text) > 65535) fail(`${what}: expected a port number 0..65535, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function parseArgs(argv: string[]) {
   let dataDir = process.env.EVM_DEVNET_DIR ?? devnetDataDirDefault(ROOT);
   let reset = false;
   let indexer = true;
+  let icPort = process.env.EVM_DEVNET_IC_PORT === undefined || process.env.EVM_DEVNET_IC_PORT === '' ? 4943 : port(process.env.EVM_DEVNET_IC_PORT, 'EVM_DEVNET_IC_PORT');
+  const fundIc = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--reset') reset = true;
-    else if (a === '--no-indexer') indexer = false;
-    else if (a === '--data-dir' && argv[i + 1] !== undefined) dataDir = argv[++i]!;
-    else if (a.startsWith('--data-dir=')) dataDir = a.slice('--data-dir='.length);
-    else {
-      console.error(`start: unknown option ${a}\nusage: npm start -- [--data-dir DIR] [--reset] [--no-indexer]`);
-      process.exit(2);
-    }
+    const [name, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = (): string => inline ?? argv[++i] ?? fail(`${name} needs a value`);
+    if (name === '--reset' && inline === undefined) reset = true;
+    else if (name === '--no-indexer' && inline === undefined) indexer = false;
+    else if (name === '--data-dir') dataDir = value();
+    else if (name === '--ic-port') icPort = port(value(), '--ic-port');
+    else if (name === '--fund-ic') {
+      try {
+        fundIc.push(parseFundPrincipal(value()));
+      } catch (e) {
+        fail((e as Error).message);
+      }
+    } else fail(`unknown option ${a}`);
   }
-  return { dataDir: resolve(dataDir), reset, indexer };
+  return { dataDir: resolve(dataDir), reset, indexer, icPort, fundIc };
 }
 
-const { dataDir, reset, indexer: withIndexer } = parseArgs(process.argv.slice(2));
+const { dataDir, reset, indexer: withIndexer, icPort, fundIc } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
 let indexerConfig: IndexerConfig | undefined;
 try {
@@ -37,11 +59,13 @@ try {
   console.error(e instanceof ConfigError ? `start: configuration error: ${e.message}` : String(e));
   process.exit(2);
 }
-const devnet = await startDevnet({ dataDir, reset, gateway }).catch((e: unknown) => {
-  const code = (e as { code?: string }).code;
+const devnet = await startDevnet({ dataDir, reset, gateway, icPort, fundIc }).catch((e: unknown) => {
+  const err = e as { code?: string; port?: number };
   console.error(
-    code === 'EADDRINUSE'
-      ? `start: ${gateway.host}:${gateway.port} is in use (another devnet?); set RPC_GATEWAY_PORT to use another port`
+    err.code === 'EADDRINUSE'
+      ? err.port === icPort
+        ? `start: 127.0.0.1:${icPort} (the IC HTTP interface) is in use (another devnet or replica?); use --ic-port to pick another port`
+        : `start: ${gateway.host}:${gateway.port} is in use (another devnet?); set RPC_GATEWAY_PORT to use another port`
       : `start: ${(e as Error).message}`,
   );
   process.exit(1);

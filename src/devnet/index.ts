@@ -1,6 +1,7 @@
 // The local devnet: the real canister wasm in the Node IC host, timers on the wall clock, state in one data
 // folder (stable memory file + host metadata) so that a restart keeps every block, receipt, balance and
-// pending transaction, and the JSON-RPC gateway (src/gateway) in front of it on 127.0.0.1:8545.
+// pending transaction, and the JSON-RPC gateway (src/gateway) in front of it on 127.0.0.1:8545, and the IC
+// HTTP interface (src/host/ic_http) for IC clients (HttpAgent, icp-cli, a gateway or indexer process) on 4943.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, isStale, WASM_PATH } from '../../scripts/build.js';
@@ -9,8 +10,11 @@ import { hostClient } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
+import { KEYS_FILE, startIcHttp, SubnetKeys, type IcHttpServer } from '../host/ic_http/index.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
+import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
+import { fundIcPrincipals, type Funding } from './fund_ic.js';
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -19,6 +23,12 @@ export interface DevnetOptions {
   readonly log?: (line: string) => void;
   /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults. */
   readonly gateway?: GatewayConfig;
+  /** Port of the IC HTTP interface (default 0: a free port; `npm start` passes 4943, the local replica's). */
+  readonly icPort?: number;
+  /** Address the IC HTTP interface binds (default 127.0.0.1). */
+  readonly icHost?: string;
+  /** IC principals whose derived submit_ic_tx sender gets 100 ETH from the last dev account (once). */
+  readonly fundIc?: readonly IcPrincipal[];
 }
 
 export interface Devnet {
@@ -27,6 +37,9 @@ export interface Devnet {
   readonly gateway: Gateway;
   /** The JSON-RPC URL, e.g. http://127.0.0.1:8545. */
   readonly rpcUrl: string;
+  /** The IC HTTP interface (agent host URL, canister id, root key). */
+  readonly ic: IcHttpServer;
+  readonly fundings: readonly Funding[];
   readonly accounts: readonly DevAccount[];
   /** true when the chain was created now, false when resumed from the data folder. */
   readonly fresh: boolean;
@@ -113,9 +126,21 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
 
   let gateway: Gateway;
+  let ic: IcHttpServer;
+  let fundings: Funding[];
+  try {
+    fundings = await fundIcPrincipals(evm, accounts[accounts.length - 1]!, opts.fundIc ?? []);
+    // The root key is generated once per data folder: clients that fetched it keep verifying after a restart.
+    const keys = SubnetKeys.loadOrCreate(join(opts.dataDir, KEYS_FILE));
+    ic = await startIcHttp({ host, keys, port: opts.icPort ?? 0, ...(opts.icHost === undefined ? {} : { hostname: opts.icHost }), log });
+  } catch (e) {
+    host.close();
+    throw e;
+  }
   try {
     gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: hostClient(evm) });
   } catch (e) {
+    await ic.close();
     host.close();
     throw e;
   }
@@ -125,10 +150,13 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     evm,
     gateway,
     rpcUrl: gateway.url,
+    ic,
+    fundings,
     accounts,
     fresh,
     async stop() {
       await gateway.close();
+      await ic.close();
       host.close();
     },
   };
@@ -139,6 +167,9 @@ export function devnetBanner(d: Devnet, dataDir: string): string {
     '',
     `EVM devnet (chain id ${CHAIN_ID}, 0x${CHAIN_ID.toString(16)}) — head block ${d.evm.query<bigint>('rpc_eth_block_number').value}`,
     `JSON-RPC: ${d.rpcUrl} (WebSocket: ${d.rpcUrl.replace(/^http/, 'ws')})`,
+    `IC HTTP interface: ${d.ic.url}  canister ${d.ic.canisterId.toText()}`,
+    `IC root key: ${Buffer.from(d.ic.rootKey).toString('hex')}`,
+    ...d.fundings.map((f) => `IC identity ${f.principal}: submit_ic_tx sender ${f.sender}${f.txHash === undefined ? ' (already funded)' : `, funded with 100 ETH by ${f.txHash}`}`),
     `state: ${dataDir} (${d.fresh ? 'new chain' : 'resumed'}; --reset starts over)`,
     '',
     'Development accounts (10,000 ETH each at genesis; mnemonic "test test test test test test test test test test test junk"):',

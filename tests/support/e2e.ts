@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { projectTempDir } from '../../src/host/paths.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -24,7 +24,8 @@ export function foundryBin(tool: 'anvil' | 'cast' | 'forge'): string {
   return require.resolve(`@foundry-rs/${tool}-${process.platform}-${arch}/bin/${tool}`);
 }
 
-const toolPath = (tool: string): string => (tool === 'anvil' || tool === 'cast' || tool === 'forge' ? foundryBin(tool) : join(BIN, tool));
+const toolPath = (tool: string): string =>
+  tool === 'anvil' || tool === 'cast' || tool === 'forge' ? foundryBin(tool) : isAbsolute(tool) ? tool : join(BIN, tool);
 
 /** A free TCP port on 127.0.0.1 (bound, read, released). */
 export async function freePort(): Promise<number> {
@@ -187,6 +188,8 @@ export interface DevnetProcess {
   readonly proc: Proc;
   readonly url: string;
   readonly port: number;
+  /** The devnet's IC HTTP interface (a free port through --ic-port, never the fixed 4943). */
+  readonly icUrl: string;
   readonly dataDir: string;
   /** Ctrl-C, as a user stops it; resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -196,14 +199,15 @@ export interface DevnetProcess {
  * `npm start -- --data-dir DIR` with RPC_GATEWAY_PORT set to a free port (SPEC's variable): the command a user
  * runs, through npm and scripts/run.mjs. Bounded wait for the first answer (install + warm-up: ~20 s here).
  */
-export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; env?: Record<string, string> }): Promise<DevnetProcess> {
+export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: string[]; env?: Record<string, string> }): Promise<DevnetProcess> {
   const port = o.port ?? (await freePort());
-  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir], {
+  const icPort = await freePort();
+  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, '--ic-port', String(icPort), ...(o.args ?? [])], {
     env: { ...o.env, RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
-  return { proc, url, port, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
+  return { proc, url, port, icUrl: `http://127.0.0.1:${icPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
 }
 
 export interface Anvil {
