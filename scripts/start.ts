@@ -1,8 +1,11 @@
 // `npm start`: the local devnet on its embedded defaults, with the JSON-RPC gateway on 127.0.0.1:8545.
 // Options: --data-dir DIR (or EVM_DEVNET_DIR; default .devnet), --reset (start a new chain).
-// The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version).
+// The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version); the explorer
+// its EXPLORER_* variables (docs/explorer.md), with verification on and every shipped compiler allowed.
 import { resolve } from 'node:path';
+import { devnetExplorerConfig } from '../src/devnet/explorer.js';
 import { devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
+import { ExplorerConfigError, type ExplorerConfig } from '../src/explorer/config.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
 import { ROOT } from './build.js';
 
@@ -24,17 +27,21 @@ function parseArgs(argv: string[]): { dataDir: string; reset: boolean } {
 
 const { dataDir, reset } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
+let explorer: ExplorerConfig;
 try {
   gateway = loadConfig(process.env);
+  explorer = devnetExplorerConfig(process.env);
 } catch (e) {
-  console.error(e instanceof ConfigError ? `start: configuration error: ${e.message}` : String(e));
+  console.error(e instanceof ConfigError || e instanceof ExplorerConfigError ? `start: configuration error: ${e.message}` : String(e));
   process.exit(2);
 }
-const devnet = await startDevnet({ dataDir, reset, gateway }).catch((e: unknown) => {
-  const code = (e as { code?: string }).code;
+const devnet = await startDevnet({ dataDir, reset, gateway, explorer }).catch((e: unknown) => {
+  const err = e as { code?: string; address?: string; port?: number };
   console.error(
-    code === 'EADDRINUSE'
-      ? `start: ${gateway.host}:${gateway.port} is in use (another devnet?); set RPC_GATEWAY_PORT to use another port`
+    err.code === 'EADDRINUSE'
+      ? err.port === explorer.port
+        ? `start: ${explorer.host}:${explorer.port} is in use (another explorer or Blockscout?); set EXPLORER_PORT to use another port`
+        : `start: ${gateway.host}:${gateway.port} is in use (another devnet?); set RPC_GATEWAY_PORT to use another port`
       : `start: ${(e as Error).message}`,
   );
   process.exit(1);

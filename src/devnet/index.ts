@@ -10,7 +10,11 @@ import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
+import type { ExplorerConfig } from '../explorer/config.js';
+import type { Explorer } from '../explorer/index.js';
+import { openDb, type Db } from '../indexer/db.js';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
+import { startDevnetExplorer } from './explorer.js';
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -19,6 +23,8 @@ export interface DevnetOptions {
   readonly log?: (line: string) => void;
   /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults. */
   readonly gateway?: GatewayConfig;
+  /** The explorer's configuration (src/devnet/explorer.ts); absent: no explorer (tests that only need the chain). */
+  readonly explorer?: ExplorerConfig;
 }
 
 export interface Devnet {
@@ -27,6 +33,8 @@ export interface Devnet {
   readonly gateway: Gateway;
   /** The JSON-RPC URL, e.g. http://127.0.0.1:8545. */
   readonly rpcUrl: string;
+  /** The explorer (verification APIs), when started. */
+  readonly explorer: Explorer | undefined;
   readonly accounts: readonly DevAccount[];
   /** true when the chain was created now, false when resumed from the data folder. */
   readonly fresh: boolean;
@@ -34,6 +42,8 @@ export interface Devnet {
 }
 
 const STABLE_FILE = 'canister.stable';
+/** The embedded PostgreSQL (PGlite) folder of the explorer's (and indexer's) tables inside the data folder. */
+const DB_DIR = 'db';
 /** The devnet installs the canister with this controller, so it can turn the canister's debug log on. */
 export const DEVNET_CONTROLLER = selfAuthenticatingPrincipal(new TextEncoder().encode('icp-evm devnet controller'));
 
@@ -120,14 +130,31 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     throw e;
   }
 
+  let db: Db | undefined;
+  let explorer: Explorer | undefined;
+  if (opts.explorer !== undefined) {
+    try {
+      db = await openDb({ dataDir: join(opts.dataDir, DB_DIR) });
+      explorer = await startDevnetExplorer({ config: opts.explorer, db, rpcUrl: gateway.url, log });
+    } catch (e) {
+      await db?.close();
+      await gateway.close();
+      host.close();
+      throw e;
+    }
+  }
+
   return {
     host,
     evm,
     gateway,
     rpcUrl: gateway.url,
+    explorer,
     accounts,
     fresh,
     async stop() {
+      await explorer?.close();
+      await db?.close();
       await gateway.close();
       host.close();
     },
@@ -139,6 +166,9 @@ export function devnetBanner(d: Devnet, dataDir: string): string {
     '',
     `EVM devnet (chain id ${CHAIN_ID}, 0x${CHAIN_ID.toString(16)}) — head block ${d.evm.query<bigint>('rpc_eth_block_number').value}`,
     `JSON-RPC: ${d.rpcUrl}`,
+    ...(d.explorer === undefined
+      ? []
+      : [`Explorer: ${d.explorer.url} (verification: ${d.explorer.verifier === undefined ? 'off' : `/api, /v2, /api/verify; compilers ${d.explorer.compilers.map((c) => c.longVersion).join(', ')}`})`]),
     `state: ${dataDir} (${d.fresh ? 'new chain' : 'resumed'}; --reset starts over)`,
     '',
     'Development accounts (10,000 ETH each at genesis; mnemonic "test test test test test test test test test test test junk"):',

@@ -66,6 +66,7 @@ parentPort.on('message', (m) => {
 interface WorkerHandle {
   readonly worker: Worker;
   readonly version: string;
+  idleTimer?: NodeJS.Timeout;
 }
 
 type WorkerMessage = { type: 'ready'; version: string } | { type: 'load_error'; message: string } | { type: 'result'; output: string };
@@ -75,8 +76,10 @@ export interface CompilerPoolOptions {
   readonly compileTimeoutMs: number;
   /** Time limit of loading a compiler into a new worker. */
   readonly loadTimeoutMs?: number;
-  /** Loaded workers kept for reuse (each holds a compiler: tens of MB); the oldest idle one goes first. */
+  /** Loaded workers kept for reuse (each holds a compiler: a few hundred MB); the oldest idle one goes first. */
   readonly maxIdle?: number;
+  /** An idle worker is ended after this long unused (default 60 s), so an idle explorer holds no compiler. */
+  readonly idleMs?: number;
 }
 
 function once(w: Worker, timeoutMs: number, onTimeout: () => VerifyError): Promise<WorkerMessage> {
@@ -117,10 +120,10 @@ export class CompilerPool {
 
   constructor(private readonly opts: CompilerPoolOptions) {}
 
-  /** Loads `c` in a fresh worker and answers its long version (the preflight); the worker is kept for reuse. */
+  /** Loads `c` in a fresh worker and answers its long version (the preflight); the worker is ended. */
   async load(c: ShippedCompiler): Promise<string> {
     const h = await this.spawn(c);
-    this.release(h);
+    void h.worker.terminate();
     return longVersionOf(h.version);
   }
 
@@ -136,12 +139,20 @@ export class CompilerPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.idle.splice(0).map((h) => h.worker.terminate()));
+    await Promise.all(
+      this.idle.splice(0).map((h) => {
+        clearTimeout(h.idleTimer);
+        return h.worker.terminate();
+      }),
+    );
   }
 
   private take(c: ShippedCompiler): WorkerHandle | undefined {
     const i = this.idle.findIndex((h) => h.version.startsWith(`${c.version}+`));
-    return i < 0 ? undefined : this.idle.splice(i, 1)[0];
+    if (i < 0) return undefined;
+    const h = this.idle.splice(i, 1)[0]!;
+    clearTimeout(h.idleTimer);
+    return h;
   }
 
   private release(h: WorkerHandle): void {
@@ -150,7 +161,17 @@ export class CompilerPool {
       return;
     }
     this.idle.push(h);
-    while (this.idle.length > (this.opts.maxIdle ?? 2)) void this.idle.shift()!.worker.terminate();
+    h.idleTimer = setTimeout(() => {
+      const i = this.idle.indexOf(h);
+      if (i >= 0) this.idle.splice(i, 1);
+      void h.worker.terminate();
+    }, this.opts.idleMs ?? 60_000);
+    h.idleTimer.unref();
+    while (this.idle.length > (this.opts.maxIdle ?? 2)) {
+      const old = this.idle.shift()!;
+      clearTimeout(old.idleTimer);
+      void old.worker.terminate();
+    }
   }
 
   private async spawn(c: ShippedCompiler): Promise<WorkerHandle> {
@@ -159,8 +180,6 @@ export class CompilerPool {
       workerData: { module: c.module, base: this.base },
       // The compiler's heap; a pathological input ends the worker, not the server.
       resourceLimits: { maxOldGenerationSizeMb: 2048 },
-      stdout: true,
-      stderr: true,
     });
     worker.unref();
     const loadMs = this.opts.loadTimeoutMs ?? 60_000;

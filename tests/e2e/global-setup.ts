@@ -2,7 +2,7 @@
 // (`npm start` in its own process, a fresh data folder, the gateway on a free port), stopped with Ctrl-C at
 // the end. The tests that need their own chain (npm-start.test.ts) start their own.
 // Development accounts on the shared chain, one owner each so nonces and balances are predictable:
-// web3 1-2, foundry 3-4, hardhat 5, differential 7-8 (9 only signs a hash).
+// web3 1-2, foundry 3-4, hardhat 5, differential 7-8 (9 only signs a hash), explorer 6.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -12,6 +12,8 @@ import { removeDir, startDevnetProcess, tempDir, type DevnetProcess } from '../s
 declare module 'vitest' {
   export interface ProvidedContext {
     devnetUrl: string;
+    /** The shared devnet's explorer (verification APIs). */
+    explorerUrl: string;
     /** The shared devnet's output, appended as it comes (tests check it for internal gateway errors). */
     devnetLog: string;
   }
@@ -29,6 +31,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   devnet.proc.child.stdout!.on('data', (d: Buffer) => appendFileSync(log, d));
   devnet.proc.child.stderr!.on('data', (d: Buffer) => appendFileSync(log, d));
   project.provide('devnetUrl', devnet.url);
+  project.provide('explorerUrl', devnet.explorerUrl);
   project.provide('devnetLog', log);
   return async () => {
     await devnet?.stop();

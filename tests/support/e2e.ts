@@ -95,6 +95,8 @@ export class Proc {
   readonly child: ChildProcess;
   private out = '';
   private exited: Promise<number | null>;
+  /** Both output pipes closed: every process of the group that held them (npm's child too) has ended. */
+  private outputClosed: Promise<void>;
   exitCode: number | null | undefined = undefined;
 
   constructor(cmd: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}) {
@@ -106,6 +108,7 @@ export class Proc {
     });
     this.child.stdout!.on('data', (d: Buffer) => (this.out += d.toString()));
     this.child.stderr!.on('data', (d: Buffer) => (this.out += d.toString()));
+    this.outputClosed = Promise.all([new Promise((r) => this.child.stdout!.once('close', r)), new Promise((r) => this.child.stderr!.once('close', r))]).then(() => {});
     // If this process ends first (a crashed or interrupted test run), the group goes with it.
     const orphanGuard = (): void => {
       try {
@@ -149,6 +152,8 @@ export class Proc {
       }
     }, graceMs);
     const code = await this.exited;
+    // npm may exit on the signal before its child has finished stopping; wait for the child's last output.
+    await this.outputClosed;
     clearTimeout(timer);
     return code;
   }
@@ -181,6 +186,8 @@ export interface DevnetProcess {
   readonly proc: Proc;
   readonly url: string;
   readonly port: number;
+  /** The devnet's explorer (EXPLORER_PORT set to a free port); it may answer a little after the JSON-RPC. */
+  readonly explorerUrl: string;
   readonly dataDir: string;
   /** Ctrl-C, as a user stops it; resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -192,12 +199,13 @@ export interface DevnetProcess {
  */
 export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number }): Promise<DevnetProcess> {
   const port = o.port ?? (await freePort());
+  const explorerPort = await freePort();
   const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir], {
-    env: { RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
+    env: { RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1', EXPLORER_PORT: String(explorerPort), EXPLORER_HOST: '127.0.0.1' },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
-  return { proc, url, port, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
+  return { proc, url, port, explorerUrl: `http://127.0.0.1:${explorerPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
 }
 
 export interface Anvil {
