@@ -63,6 +63,14 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new VerifyError('invalid_request', `malformed %-escape in the path: ${JSON.stringify(s.slice(0, 100))}`);
+  }
+}
+
 export interface ExplorerHttp {
   readonly server: Server;
   readonly url: string;
@@ -104,7 +112,7 @@ export async function startHttp(o: { host: string; port: number; routes: readonl
       pathMatched = true;
       if (r.methods.includes(method) || (method === 'HEAD' && r.methods.includes('GET'))) {
         route = r;
-        params = m.slice(1).map((s) => decodeURIComponent(s ?? ''));
+        params = m.slice(1).map((s) => s ?? '');
         break;
       }
     }
@@ -114,8 +122,9 @@ export async function startHttp(o: { host: string; port: number; routes: readonl
       return;
     }
     const r = route;
-    void r
-      .handle(ctx, params)
+    // Decoded here, inside the promise chain: a malformed %-escape is a bad request, never a thrown exception.
+    void Promise.resolve()
+      .then(() => r.handle(ctx, params.map((p) => decodeSegment(p))))
       .catch((e: unknown) => {
         const err = asVerifyError(e);
         if (err.code === 'internal_error') o.log?.(`[explorer] ${method} ${url.pathname}: ${err.message}`);
