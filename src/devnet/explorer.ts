@@ -4,12 +4,17 @@ import type { Db } from '../indexer/db.js';
 import { SHIPPED_COMPILERS } from '../explorer/compilers.js';
 import { DEFAULT_EXPLORER_CONFIG, loadExplorerConfig, type ExplorerConfig } from '../explorer/config.js';
 import { startExplorer, type Explorer } from '../explorer/index.js';
+import { rpcGetCode } from '../explorer/verify.js';
 
 /** The devnet's explorer defaults: SPEC's variables over verification on and the whole shipped allow-list. */
 export function devnetExplorerConfig(env: Readonly<Record<string, string | undefined>>): ExplorerConfig {
   return loadExplorerConfig(env, { ...DEFAULT_EXPLORER_CONFIG, verifyEnabled: true, allowedCompilers: SHIPPED_COMPILERS.map((c) => c.version) });
 }
 
-export async function startDevnetExplorer(o: { config: ExplorerConfig; db: Db; rpcUrl: string; log: (l: string) => void }): Promise<Explorer> {
-  return startExplorer({ config: { ...o.config, rpcUrl: o.rpcUrl }, db: o.db, log: o.log });
+/**
+ * Started before the gateway listens (so the JSON-RPC answering means the explorer answers too); eth_getCode
+ * waits for the gateway's URL, so a job resumed at start runs once the gateway is up.
+ */
+export async function startDevnetExplorer(o: { config: ExplorerConfig; db: Db; rpcUrl: Promise<string>; log: (l: string) => void }): Promise<Explorer> {
+  return startExplorer({ config: o.config, db: o.db, log: o.log, getCode: async (address) => rpcGetCode(await o.rpcUrl)(address) });
 }

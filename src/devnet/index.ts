@@ -122,27 +122,32 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const lf = await evm.update<{ Ok: null } | { Err: { message: string } }>('set_log_filter', [{ Debug: null }], { caller: DEVNET_CONTROLLER });
   if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
 
-  let gateway: Gateway;
-  try {
-    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: hostClient(evm) });
-  } catch (e) {
-    host.close();
-    throw e;
-  }
-
+  // The explorer starts first (its preflight loads every compiler): once the JSON-RPC answers, so does it.
   let db: Db | undefined;
   let explorer: Explorer | undefined;
+  let gatewayUp: (url: string) => void = () => {};
+  const rpcUrl = new Promise<string>((resolve) => (gatewayUp = resolve));
   if (opts.explorer !== undefined) {
     try {
       db = await openDb({ dataDir: join(opts.dataDir, DB_DIR) });
-      explorer = await startDevnetExplorer({ config: opts.explorer, db, rpcUrl: gateway.url, log });
+      explorer = await startDevnetExplorer({ config: opts.explorer, db, rpcUrl, log });
     } catch (e) {
       await db?.close();
-      await gateway.close();
       host.close();
       throw e;
     }
   }
+
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: hostClient(evm) });
+  } catch (e) {
+    await explorer?.close();
+    await db?.close();
+    host.close();
+    throw e;
+  }
+  gatewayUp(gateway.url);
 
   return {
     host,
@@ -153,9 +158,9 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     accounts,
     fresh,
     async stop() {
+      await gateway.close();
       await explorer?.close();
       await db?.close();
-      await gateway.close();
       host.close();
     },
   };

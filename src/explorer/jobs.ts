@@ -61,10 +61,15 @@ export class Verifier {
     return this.o.store.getJob(id);
   }
 
-  /** Stops taking jobs and waits for the running ones (their state is saved when they finish). */
-  async close(): Promise<void> {
+  /**
+   * Stops taking jobs and waits up to `graceMs` for the running ones to save their outcome; a job still running
+   * after that stays `running` in the database and runs again at the next start.
+   */
+  async close(graceMs = 5_000): Promise<void> {
     this.closed = true;
-    await Promise.allSettled([...this.active]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.active]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
   }
 
   private pump(): void {
