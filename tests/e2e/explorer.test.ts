@@ -106,6 +106,9 @@ describe('forge verify-contract --verifier blockscout (its requests)', () => {
     const src = (await etherscanGet(api, { module: 'contract', action: 'getsourcecode', address: vaults.etherscan! })).body.result[0];
     expect(src).toMatchObject({ ContractName: 'Vault', CompilerVersion: LONG, OptimizationUsed: '1', Runs: '200', EVMVersion: 'prague' });
     expect(JSON.parse(src.SourceCode.slice(1, -1)).sources['src/Vault.sol'].content).toBe(vaultSrc);
+    // cast source reads the same API.
+    const castSrc = await runOk('cast', ['source', vaults.etherscan!, '--chain', String(CHAIN_ID), '-e', 'x', '--explorer-api-url', api, '--explorer-url', explorerUrl]);
+    expect(castSrc).toContain('contract Vault {');
   });
 
   it('refuses a wrong source as a mismatch and a disallowed compiler', async () => {
