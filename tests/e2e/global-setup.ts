@@ -14,6 +14,8 @@ declare module 'vitest' {
     devnetUrl: string;
     /** The shared devnet's output, appended as it comes (tests check it for internal gateway errors). */
     devnetLog: string;
+    /** The explorer that `npm start` serves beside the gateway (pages and verification APIs). */
+    explorerUrl: string;
   }
 }
 
