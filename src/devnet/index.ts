@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, isStale, WASM_PATH } from '../../scripts/build.js';
 import { CHAIN_ID } from '../core/constants.js';
-import { HostCanisterClient } from '../gateway/client.js';
+import { hostClient } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
@@ -114,7 +114,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
 
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: new HostCanisterClient(evm) });
+    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: hostClient(evm) });
   } catch (e) {
     host.close();
     throw e;
