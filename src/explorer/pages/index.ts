@@ -71,49 +71,67 @@ const ROUTES: Record<string, Route> = {
   search: searchPage,
 };
 
-/** Returns a request handler that answers the page routes and returns false for any other path. */
+/** A page answer, independent of the HTTP server that sends it. */
+export interface PageAnswer {
+  readonly status: number;
+  readonly body: string;
+  readonly contentType: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src 'self' data:",
+  'x-content-type-options': 'nosniff',
+};
+
+/** The paths the pages answer (everything else belongs to the verification APIs). */
+export const PAGE_PATH = /^\/(?:|live|search|verify|ops|(?:block|tx|address|token)\/[^?#]*)$/;
+
+/** Answers one page request, or undefined when the path is not a page. Never throws. */
+export async function answerPage(deps: PagesDeps, q: ExplorerQueries, url: URL): Promise<PageAnswer | undefined> {
+  if (!PAGE_PATH.test(url.pathname)) return undefined;
+  let segments: string[];
+  try {
+    segments = url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  } catch {
+    segments = ['search'];
+  }
+  if (url.pathname === '/live') {
+    return { status: 200, body: (await liveFragment(q)).text, contentType: 'text/html; charset=utf-8', headers: { 'cache-control': 'no-store' } };
+  }
+  const route = ROUTES[segments[0] ?? ''];
+  if (route === undefined) return undefined;
+  let status = 200;
+  let page: { title: string; body: Html; script?: string };
+  try {
+    const r = await route(deps, q, segments.slice(1), url.searchParams);
+    page = r;
+    status = r.status ?? 200;
+  } catch (e) {
+    if (e instanceof Redirect) return { status: 302, body: '', contentType: 'text/plain; charset=utf-8', headers: { location: e.location } };
+    if (e instanceof PageError) {
+      status = e.status;
+      page = { title: e.title, body: e.body };
+    } else {
+      // Never a stack trace to the browser; the server log has the cause.
+      console.error('explorer page error:', e);
+      status = 500;
+      page = { title: 'Error', body: html`<h1>Something went wrong</h1><p>The page could not be built; the server log has the details.</p>` };
+    }
+  }
+  const body = layout({ title: page.title, chainId: deps.chainId, ...(page.script === undefined ? {} : { script: page.script }) }, page.body);
+  return { status, body, contentType: 'text/html; charset=utf-8', headers: PAGE_HEADERS };
+}
+
+/** A node:http handler for the pages; resolves false for any other path. */
 export function createPagesHandler(deps: PagesDeps): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   const q = new ExplorerQueries(deps.db);
   return async (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const url = new URL(req.url ?? '/', 'http://explorer.invalid');
-    const segments = url.pathname.split('/').filter((s) => s !== '');
-    if (url.pathname === '/live') {
-      const body = (await liveFragment(q)).text;
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-      res.end(body);
-      return true;
-    }
-    const route = ROUTES[segments[0] ?? ''];
-    if (route === undefined || (segments.length === 0 && url.pathname !== '/')) return false;
-    let status = 200;
-    let page: { title: string; body: Html; script?: string };
-    try {
-      const r = await route(deps, q, segments.slice(1).map(decodeURIComponent), url.searchParams);
-      page = r;
-      status = r.status ?? 200;
-    } catch (e) {
-      if (e instanceof PageError) {
-        status = e.status;
-        page = { title: e.title, body: e.body };
-      } else if (e instanceof Redirect) {
-        res.writeHead(302, { Location: e.location });
-        res.end();
-        return true;
-      } else {
-        // Never a stack trace to the browser; the server log has the cause.
-        console.error('explorer page error:', e);
-        status = 500;
-        page = { title: 'Error', body: html`<h1>Something went wrong</h1><p>The page could not be built; the server log has the details.</p>` };
-      }
-    }
-    const text = layout({ title: page.title, chainId: deps.chainId, ...(page.script === undefined ? {} : { script: page.script }) }, page.body);
-    res.writeHead(status, {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; img-src 'self' data:",
-      'X-Content-Type-Options': 'nosniff',
-    });
-    res.end(req.method === 'HEAD' ? undefined : text);
+    const a = await answerPage(deps, q, new URL(req.url ?? '/', 'http://explorer.invalid'));
+    if (a === undefined) return false;
+    res.writeHead(a.status, { 'content-type': a.contentType, ...a.headers });
+    res.end(req.method === 'HEAD' ? undefined : a.body);
     return true;
   };
 }
