@@ -9,6 +9,8 @@ export interface HttpAnswer {
   readonly status: number;
   readonly body: string;
   readonly contentType?: string;
+  /** Extra response headers (the pages' Location, Content-Security-Policy). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface RequestCtx {
@@ -84,6 +86,7 @@ export async function startHttp(o: { host: string; port: number; routes: readonl
       'content-length': Buffer.byteLength(a.body),
       // Public read and verification APIs, called from browsers (explorer pages, Remix) as well as tools.
       'access-control-allow-origin': '*',
+      ...a.headers,
     });
     res.end(head ? undefined : a.body);
   };

@@ -14,6 +14,8 @@ import { startHttp, type ExplorerHttp, type Route } from './http.js';
 import { Verifier } from './jobs.js';
 import { EXPLORER_COMPONENT, EXPLORER_MIGRATIONS, ExplorerStore } from './store.js';
 import { rpcGetCode } from './verify.js';
+import { pageRoutes } from './pages/routes.js';
+import { CHAIN_ID } from '../core/constants.js';
 
 export interface ExplorerOptions {
   readonly config: ExplorerConfig;
@@ -57,7 +59,8 @@ export async function startExplorer(o: ExplorerOptions): Promise<Explorer> {
       verifier = new Verifier({ store, pool, compilers, limits: config.limits, getCode, log: o.log });
     }
     const deps: ApiDeps = { ctx: { enabled: config.verifyEnabled, compilers, limits: config.limits }, store, verifier, getCode };
-    http = await startHttp({ host: config.host, port: config.port, routes: explorerRoutes(deps, o.extraRoutes?.(deps) ?? []), maxRequestBytes: config.limits.maxRequestBytes, log: o.log });
+    const pages = pageRoutes({ db: o.db, store, rpcUrl: config.rpcUrl, chainId: CHAIN_ID });
+    http = await startHttp({ host: config.host, port: config.port, routes: explorerRoutes(deps, [...(o.extraRoutes?.(deps) ?? []), ...pages]), maxRequestBytes: config.limits.maxRequestBytes, log: o.log });
     await verifier?.start();
   } catch (e) {
     await http?.close();

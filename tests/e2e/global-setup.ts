@@ -16,7 +16,7 @@ import { freePort, Proc, removeDir, SHARED_FILTER_TIMEOUT_MS, startDevnetProcess
 declare module 'vitest' {
   export interface ProvidedContext {
     devnetUrl: string;
-    /** The shared devnet's explorer (verification APIs). */
+    /** The shared devnet's explorer (pages and verification APIs). */
     explorerUrl: string;
     /** The shared devnet's output, appended as it comes (tests check it for internal gateway errors). */
     devnetLog: string;
