@@ -6,7 +6,7 @@
 // The indexer (src/devnet/indexer.ts) runs beside it into the data folder unless --no-indexer; INDEXER_* apply.
 // The explorer (src/devnet/explorer.ts) keeps its tables in the same database and reads the indexer's; EXPLORER_*
 // apply (docs/explorer.md), with verification on and every shipped compiler allowed.
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { devnetExplorerConfig } from '../src/devnet/explorer.js';
 import { ExplorerConfigError, type ExplorerConfig } from '../src/explorer/config.js';
@@ -69,6 +69,7 @@ try {
 }
 // --reset deletes the data folder before anything in it (the database included) is opened.
 if (reset) rmSync(dataDir, { recursive: true, force: true });
+mkdirSync(dataDir, { recursive: true });
 let db: DevnetDb;
 try {
   db = await openDevnetDb(indexerConfig);
