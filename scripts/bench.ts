@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
+import { benchIndexer } from '../bench/indexer.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
@@ -22,6 +23,7 @@ await benchEvm(report);
 await benchLifecycle(report);
 await benchReadApi(report);
 await benchRpc(report);
+await benchIndexer(report);
 const dir = join(ROOT, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'latest.jsonl'), `${lines.join('\n')}\n`);

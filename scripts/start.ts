@@ -3,13 +3,16 @@
 // (or EVM_DEVNET_IC_PORT; default 4943: the IC HTTP interface), --fund-ic PRINCIPAL (repeatable: fund the
 // submit_ic_tx sender of that IC identity with 100 ETH, once).
 // The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version).
+// The indexer (src/devnet/indexer.ts) runs beside it into the data folder unless --no-indexer; INDEXER_* apply.
 import { resolve } from 'node:path';
 import { devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
 import { parseFundPrincipal } from '../src/devnet/fund_ic.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
+import { devnetIndexerConfig, startDevnetIndexer, type DevnetIndexer } from '../src/devnet/indexer.js';
+import type { IndexerConfig } from '../src/indexer/config.js';
 import { ROOT } from './build.js';
 
-const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--ic-port PORT] [--fund-ic PRINCIPAL]...';
+const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--ic-port PORT] [--fund-ic PRINCIPAL]...';
 
 function fail(message: string): never {
   console.error(`start: ${message}\n${USAGE}`);
@@ -24,6 +27,7 @@ function port(text: string, what: string): number {
 function parseArgs(argv: string[]) {
   let dataDir = process.env.EVM_DEVNET_DIR ?? devnetDataDirDefault(ROOT);
   let reset = false;
+  let indexer = true;
   let icPort = process.env.EVM_DEVNET_IC_PORT === undefined || process.env.EVM_DEVNET_IC_PORT === '' ? 4943 : port(process.env.EVM_DEVNET_IC_PORT, 'EVM_DEVNET_IC_PORT');
   const fundIc = [];
   for (let i = 0; i < argv.length; i++) {
@@ -31,6 +35,7 @@ function parseArgs(argv: string[]) {
     const [name, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     const value = (): string => inline ?? argv[++i] ?? fail(`${name} needs a value`);
     if (name === '--reset' && inline === undefined) reset = true;
+    else if (name === '--no-indexer' && inline === undefined) indexer = false;
     else if (name === '--data-dir') dataDir = value();
     else if (name === '--ic-port') icPort = port(value(), '--ic-port');
     else if (name === '--fund-ic') {
@@ -41,13 +46,15 @@ function parseArgs(argv: string[]) {
       }
     } else fail(`unknown option ${a}`);
   }
-  return { dataDir: resolve(dataDir), reset, icPort, fundIc };
+  return { dataDir: resolve(dataDir), reset, indexer, icPort, fundIc };
 }
 
-const { dataDir, reset, icPort, fundIc } = parseArgs(process.argv.slice(2));
+const { dataDir, reset, indexer: withIndexer, icPort, fundIc } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
+let indexerConfig: IndexerConfig | undefined;
 try {
   gateway = loadConfig(process.env);
+  indexerConfig = withIndexer ? devnetIndexerConfig(dataDir) : undefined;
 } catch (e) {
   console.error(e instanceof ConfigError ? `start: configuration error: ${e.message}` : String(e));
   process.exit(2);
@@ -63,14 +70,25 @@ const devnet = await startDevnet({ dataDir, reset, gateway, icPort, fundIc }).ca
   );
   process.exit(1);
 });
+let indexer: DevnetIndexer | undefined;
+if (indexerConfig !== undefined) {
+  try {
+    indexer = await startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, log: (l) => console.log(l) });
+  } catch (e) {
+    console.error(`start: the indexer cannot open its database: ${(e as Error).message} (--no-indexer runs without it)`);
+    await devnet.stop();
+    process.exit(1);
+  }
+}
 console.log(devnetBanner(devnet, dataDir));
+console.log(indexer === undefined ? 'Indexer: off (--no-indexer)' : `Indexer: ${indexer.where}`);
 console.log('Blocks are mined every 2 s while transactions are pending (each logged with its instructions). Ctrl-C stops; state is kept.');
 
 let stopping = false;
 const stop = (): void => {
   if (stopping) return;
   stopping = true;
-  void devnet.stop().then(() => {
+  void (indexer?.stop() ?? Promise.resolve()).then(() => devnet.stop()).then(() => {
     console.log('\nstopped; state kept in', dataDir);
     process.exit(0);
   });

@@ -166,7 +166,7 @@ export function devnetBanner(d: Devnet, dataDir: string): string {
   const lines = [
     '',
     `EVM devnet (chain id ${CHAIN_ID}, 0x${CHAIN_ID.toString(16)}) — head block ${d.evm.query<bigint>('rpc_eth_block_number').value}`,
-    `JSON-RPC: ${d.rpcUrl}`,
+    `JSON-RPC: ${d.rpcUrl} (WebSocket: ${d.rpcUrl.replace(/^http/, 'ws')})`,
     `IC HTTP interface: ${d.ic.url}  canister ${d.ic.canisterId.toText()}`,
     `IC root key: ${Buffer.from(d.ic.rootKey).toString('hex')}`,
     ...d.fundings.map((f) => `IC identity ${f.principal}: submit_ic_tx sender ${f.sender}${f.txHash === undefined ? ' (already funded)' : `, funded with 100 ETH by ${f.txHash}`}`),

@@ -5,12 +5,12 @@
 // (global-setup-agent.ts) at a gateway started as its own process over HttpAgent and the devnet's IC HTTP
 // interface (EVM_CANISTER_ID, RPC_GATEWAY_IC_HOST, RPC_GATEWAY_FETCH_ROOT_KEY=true), the production path.
 // Development accounts on the shared chain, one owner each so nonces and balances are predictable:
-// web3 1-2, foundry 3-4, hardhat 5, differential 7-8 (9 only signs a hash).
+// web3 1-2, foundry 3-4, hardhat 5, subscriptions 6, differential 7-8 (9 only signs a hash).
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { build, isStale } from '../../scripts/build.js';
-import { freePort, Proc, removeDir, startDevnetProcess, tempDir, waitForRpc, type DevnetProcess } from '../support/e2e.js';
+import { freePort, Proc, removeDir, SHARED_FILTER_TIMEOUT_MS, startDevnetProcess, tempDir, waitForRpc, type DevnetProcess } from '../support/e2e.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,7 +23,8 @@ declare module 'vitest' {
 export async function startShared(project: TestProject, gatewayMode: 'in-process' | 'agent'): Promise<() => Promise<void>> {
   if (isStale()) build();
   const dataDir = tempDir('shared-');
-  const devnet: DevnetProcess = await startDevnetProcess({ dataDir });
+  const filterTimeout = { RPC_GATEWAY_FILTER_TIMEOUT_MS: String(SHARED_FILTER_TIMEOUT_MS) };
+  const devnet: DevnetProcess = await startDevnetProcess({ dataDir, env: filterTimeout });
   const logDir = tempDir('shared-log-');
   const log = join(logDir, 'devnet.log');
   const follow = (p: Proc): void => {
@@ -38,6 +39,7 @@ export async function startShared(project: TestProject, gatewayMode: 'in-process
     const port = await freePort();
     gateway = new Proc('node', ['scripts/run.mjs', 'tsx', 'src/gateway/main.ts'], {
       env: {
+        ...filterTimeout,
         EVM_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
         RPC_GATEWAY_IC_HOST: devnet.icUrl,
         RPC_GATEWAY_FETCH_ROOT_KEY: 'true',

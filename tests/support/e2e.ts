@@ -178,6 +178,12 @@ export async function waitForRpc(url: string, proc: Proc, timeoutMs: number): Pr
   }
 }
 
+/**
+ * The shared devnet's filter lifetime (RPC_GATEWAY_FILTER_TIMEOUT_MS; 5 minutes by default), short so that
+ * tests/e2e/subscriptions.test.ts can see a filter expire; clients that poll keep theirs alive.
+ */
+export const SHARED_FILTER_TIMEOUT_MS = 10_000;
+
 export interface DevnetProcess {
   readonly proc: Proc;
   readonly url: string;
@@ -193,11 +199,11 @@ export interface DevnetProcess {
  * `npm start -- --data-dir DIR` with RPC_GATEWAY_PORT set to a free port (SPEC's variable): the command a user
  * runs, through npm and scripts/run.mjs. Bounded wait for the first answer (install + warm-up: ~20 s here).
  */
-export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: string[] }): Promise<DevnetProcess> {
+export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; env?: Record<string, string>; args?: string[] }): Promise<DevnetProcess> {
   const port = o.port ?? (await freePort());
   const icPort = await freePort();
   const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, '--ic-port', String(icPort), ...(o.args ?? [])], {
-    env: { RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
+    env: { ...o.env, RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
