@@ -41,6 +41,7 @@ export async function startShared(project: TestProject, gatewayMode: 'in-process
     const port = await freePort();
     gateway = new Proc('node', ['scripts/run.mjs', 'tsx', 'src/gateway/main.ts'], {
       env: {
+        ...filterTimeout,
         EVM_CANISTER_ID: 'rrkah-fqaaa-aaaaa-aaaaq-cai',
         RPC_GATEWAY_IC_HOST: devnet.icUrl,
         RPC_GATEWAY_FETCH_ROOT_KEY: 'true',
