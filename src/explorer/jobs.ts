@@ -35,10 +35,11 @@ export class Verifier {
     return this.o.store;
   }
 
-  /** Queues jobs a crash left running and starts the queue. */
+  /** Queues jobs a crash left running, deletes finished jobs past their retention, and starts the queue. */
   async start(): Promise<void> {
     const r = await this.o.store.recover();
     if (r.requeued + r.abandoned > 0) this.o.log?.(`[explorer] verification jobs after restart: ${r.requeued} queued again, ${r.abandoned} given up`);
+    await this.o.store.pruneFinished();
     this.pump();
   }
 

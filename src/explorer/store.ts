@@ -139,6 +139,8 @@ function contractFromRow(r: Record<string, unknown>): VerifiedContract {
 
 /** Jobs left running by a crash run again, up to this many attempts in all; then they fail. */
 export const MAX_ATTEMPTS = 3;
+/** Finished jobs (their request holds the sources) are deleted this long after they finish; verified contracts stay. */
+export const FINISHED_JOB_RETENTION_DAYS = 30;
 
 export class ExplorerStore {
   constructor(readonly db: Db) {}
@@ -178,6 +180,15 @@ export class ExplorerStore {
     );
     const requeued = await this.db.query("UPDATE explorer_verify_jobs SET status = 'queued', started_at = NULL WHERE status = 'running'");
     return { requeued: requeued.affected, abandoned: abandoned.affected };
+  }
+
+  /** Deletes finished jobs older than the retention; answers how many. */
+  async pruneFinished(days = FINISHED_JOB_RETENTION_DAYS): Promise<number> {
+    const r = await this.db.query(
+      "DELETE FROM explorer_verify_jobs WHERE status IN ('verified', 'failed') AND finished_at < now() - make_interval(days => $1)",
+      [days],
+    );
+    return r.affected;
   }
 
   async getJob(id: string): Promise<JobRow | undefined> {
