@@ -46,6 +46,8 @@ const devnet = await startDevnet({ dataDir, reset, gateway }).catch((e: unknown)
   );
   process.exit(1);
 });
+// The banner first: the gateway already answers (clients and tests read the banner as soon as it does).
+console.log(devnetBanner(devnet, dataDir));
 let indexer: DevnetIndexer | undefined;
 if (indexerConfig !== undefined) {
   try {
@@ -56,7 +58,6 @@ if (indexerConfig !== undefined) {
     process.exit(1);
   }
 }
-console.log(devnetBanner(devnet, dataDir));
 console.log(indexer === undefined ? 'Indexer: off (--no-indexer)' : `Indexer: ${indexer.where}`);
 console.log('Blocks are mined every 2 s while transactions are pending (each logged with its instructions). Ctrl-C stops; state is kept.');
 
