@@ -91,8 +91,9 @@ const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, explorer: {
   );
   process.exit(1);
 });
-const indexer: DevnetIndexer | undefined = withIndexer ? startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, db: db.db, log: (l) => console.log(l) }) : undefined;
+// The banner first: the gateway already answers (clients and tests read the banner as soon as it does).
 console.log(devnetBanner(devnet, dataDir));
+const indexer: DevnetIndexer | undefined = withIndexer ? startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, db: db.db, log: (l) => console.log(l) }) : undefined;
 console.log(indexer === undefined ? `Indexer: off (--no-indexer); database ${db.where}` : `Indexer: ${db.where}`);
 console.log('Blocks are mined every 2 s while transactions are pending (each logged with its instructions). Ctrl-C stops; state is kept.');
 

@@ -16,5 +16,5 @@ export function devnetExplorerConfig(env: Readonly<Record<string, string | undef
  * waits for the gateway's URL, so a job resumed at start runs once the gateway is up.
  */
 export async function startDevnetExplorer(o: { config: ExplorerConfig; db: Db; rpcUrl: Promise<string>; log: (l: string) => void }): Promise<Explorer> {
-  return startExplorer({ config: o.config, db: o.db, log: o.log, getCode: async (address) => rpcGetCode(await o.rpcUrl)(address) });
+  return startExplorer({ config: o.config, db: o.db, log: o.log, rpcUrl: o.rpcUrl, getCode: async (address) => rpcGetCode(await o.rpcUrl)(address) });
 }

@@ -24,6 +24,8 @@ export interface ExplorerOptions {
   readonly log?: (line: string) => void;
   /** Routes of other modules (pages) served by the same server, tried after the APIs'. */
   readonly extraRoutes?: (deps: ApiDeps) => readonly Route[];
+  /** The gateway's URL when it is known only later (npm start); default config.rpcUrl. */
+  readonly rpcUrl?: Promise<string>;
   /** eth_getCode source; default the gateway at config.rpcUrl. */
   readonly getCode?: (address: string) => Promise<string>;
 }
@@ -59,7 +61,7 @@ export async function startExplorer(o: ExplorerOptions): Promise<Explorer> {
       verifier = new Verifier({ store, pool, compilers, limits: config.limits, getCode, log: o.log });
     }
     const deps: ApiDeps = { ctx: { enabled: config.verifyEnabled, compilers, limits: config.limits }, store, verifier, getCode };
-    const pages = pageRoutes({ db: o.db, store, rpcUrl: config.rpcUrl, chainId: CHAIN_ID });
+    const pages = pageRoutes({ db: o.db, store, rpcUrl: o.rpcUrl ?? config.rpcUrl, chainId: CHAIN_ID });
     http = await startHttp({ host: config.host, port: config.port, routes: explorerRoutes(deps, [...(o.extraRoutes?.(deps) ?? []), ...pages]), maxRequestBytes: config.limits.maxRequestBytes, log: o.log });
     await verifier?.start();
   } catch (e) {

@@ -26,7 +26,8 @@ declare module 'vitest' {
 export async function startShared(project: TestProject, gatewayMode: 'in-process' | 'agent'): Promise<() => Promise<void>> {
   if (isStale()) build();
   const dataDir = tempDir('shared-');
-  const devnet: DevnetProcess = await startDevnetProcess({ dataDir, env: { RPC_GATEWAY_FILTER_TIMEOUT_MS: String(SHARED_FILTER_TIMEOUT_MS) } });
+  const filterTimeout = { RPC_GATEWAY_FILTER_TIMEOUT_MS: String(SHARED_FILTER_TIMEOUT_MS) };
+  const devnet: DevnetProcess = await startDevnetProcess({ dataDir, env: filterTimeout });
   const logDir = tempDir('shared-log-');
   const log = join(logDir, 'devnet.log');
   const follow = (p: Proc): void => {

@@ -10,10 +10,10 @@ import { answerPage, PAGE_PATH, type PagesDeps, type VerifiedContractInfo } from
 import { ExplorerQueries } from './queries.js';
 
 /** A JSON-RPC call to the gateway, bounded in time; an error answer becomes an Error with code and data. */
-export function gatewayRpc(url: string, timeoutMs = 15_000): PagesDeps['rpc'] {
+export function gatewayRpc(url: string | Promise<string>, timeoutMs = 15_000): PagesDeps['rpc'] {
   let id = 0;
   return async (method, params) => {
-    const res = await fetch(url, {
+    const res = await fetch(await url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
@@ -42,7 +42,8 @@ export function verifiedFromStore(store: ExplorerStore): PagesDeps['verified'] {
   };
 }
 
-export function pageRoutes(o: { db: Queryable; store: ExplorerStore; rpcUrl: string; chainId: bigint }): Route[] {
+/** `rpcUrl` may be a promise: in npm start the gateway's port is known only once it listens. */
+export function pageRoutes(o: { db: Queryable; store: ExplorerStore; rpcUrl: string | Promise<string>; chainId: bigint }): Route[] {
   const deps: PagesDeps = { db: o.db, rpc: gatewayRpc(o.rpcUrl), chainId: o.chainId, verified: verifiedFromStore(o.store) };
   const q = new ExplorerQueries(o.db);
   return [
