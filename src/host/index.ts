@@ -37,6 +37,8 @@ export type PrincipalLike = Principal | string | Uint8Array;
 export interface CallOptions {
   /** Default: the anonymous principal 2vxsx-fae. */
   caller?: PrincipalLike;
+  /** The call comes from another canister: no canister_inspect_message (the IC inspects ingress only). */
+  fromCanister?: boolean;
 }
 
 export interface IcHostOptions {
@@ -447,7 +449,7 @@ export class IcHost {
     if (!isUpdate && !isQuery) {
       return this.hostReject(RejectCode.DestinationInvalid, `Canister ${this.canisterId.toText()} has no update method '${method}'`);
     }
-    if (isUpdate && live.instance.exports['canister_inspect_message'] !== undefined) {
+    if (isUpdate && opts.fromCanister !== true && live.instance.exports['canister_inspect_message'] !== undefined) {
       const ictx = this.newContext(caller, method, undefined);
       const m = this.execute('inspect', 'canister_inspect_message', method, arg, caller, ictx);
       if (m.trap !== undefined || !m.msg.accepted) {
