@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
+import { benchHarden } from '../bench/harden.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
@@ -20,6 +21,7 @@ const report = (name: string, value: number | bigint, unit: string): void => {
 const started = Date.now();
 await benchEvm(report);
 await benchLifecycle(report);
+await benchHarden(report);
 await benchReadApi(report);
 await benchRpc(report);
 const dir = join(ROOT, 'bench', 'results');

@@ -30,6 +30,8 @@ export const ErrorCode = {
   SubmitInitcodeTooLarge: 'submit.initcode_too_large',
   /** Dropped reason: a later submit for the same (sender, nonce) with both fees bumped replaced it. */
   PoolReplaced: 'pool.replaced',
+  /** Dropped reason: decoding or running this one transaction failed unexpectedly (a bad record); the block went on without it. */
+  PoolDroppedFaulty: 'pool.dropped.faulty',
   ExecStateUnavailable: 'exec.state.unavailable',
   ExecReverted: 'exec.reverted',
   ExecHalt: 'exec.halt',

@@ -10,14 +10,14 @@
 // No empty blocks: if nothing is pending, or nothing could be included, no block is made.
 
 import { MAX_TXS_PER_BLOCK } from '../constants.js';
-import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine } from '../engine.js';
+import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine, TxOutcome } from '../engine.js';
 import { ErrorCode } from '../errors.js';
 import type { CoreHost, KvMap } from '../host.js';
 import { toHex } from '../codec/bytes.js';
 import { rlpListLength, rlpStringLength } from '../codec/rlp.js';
 import type { PendingEntry, PendingPool } from '../mempool/pool.js';
-import { decodeStoredTx, storedFields } from '../tx/stored.js';
-import { TxOrigin } from '../tx/types.js';
+import { decodeStoredTx, storedFields, type StoredTx } from '../tx/stored.js';
+import { TxOrigin, type TxFields } from '../tx/types.js';
 import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
 import { receiptsRoot, transactionsRoot } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
@@ -151,7 +151,15 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
   const heap = new CandidateHeap();
   const queues = pool.senderQueues();
   for (const [k, q] of [...queues.entries()]) {
-    const n = engine.getNonce(q[0]!.sender);
+    let n: bigint;
+    try {
+      n = engine.getNonce(q[0]!.sender);
+    } catch {
+      // An unreadable account record: its sender's transactions cannot be ordered; they go, mining goes on.
+      for (const e of [...q]) pool.drop(e, ErrorCode.PoolDroppedFaulty);
+      dropped += q.length;
+      continue;
+    }
     for (const e of q.filter((e) => e.nonce < n)) {
       pool.drop(e, ErrorCode.SubmitNonceTooLow);
       dropped++;
@@ -189,21 +197,31 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         dropped++;
         continue;
       }
-      const tx = decodeStoredTx(stored);
-      const { fields } = storedFields(tx);
-      const exec: ExecTx = {
-        type: fields.type,
-        from: tx.from,
-        to: fields.to,
-        nonce: fields.nonce,
-        value: fields.value,
-        data: fields.data,
-        gasLimit: fields.gasLimit,
-        maxFeePerGas: fields.maxFeePerGas,
-        maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
-        accessList: fields.accessList,
-      };
-      const out = await engine.runTx(exec);
+      let tx: StoredTx, fields: TxFields, out: TxOutcome;
+      try {
+        tx = decodeStoredTx(stored);
+        fields = storedFields(tx).fields;
+        const exec: ExecTx = {
+          type: fields.type,
+          from: tx.from,
+          to: fields.to,
+          nonce: fields.nonce,
+          value: fields.value,
+          data: fields.data,
+          gasLimit: fields.gasLimit,
+          maxFeePerGas: fields.maxFeePerGas,
+          maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
+          accessList: fields.accessList,
+        };
+        out = await engine.runTx(exec);
+      } catch {
+        // One bad record (or an engine fault on one transaction) must not halt mining: otherwise the same
+        // transaction comes first again on every tick. The engine rolls EVM effects back itself; what throws
+        // here is decoding or a check before execution, which changes nothing.
+        pool.drop(e, ErrorCode.PoolDroppedFaulty);
+        dropped++;
+        continue;
+      }
       if (out.kind === 'rejected') {
         pool.drop(e, out.code);
         dropped++;

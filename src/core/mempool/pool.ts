@@ -12,7 +12,7 @@
 //   TxHashToId (23)           eth_tx_hash -> tx_id
 
 import type { Address, Bytes32 } from '../engine.js';
-import type { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../errors.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter, bytesEqual, concatBytes, readU64be, toHex, u64be } from '../codec/bytes.js';
 import { decodeTxStatus, encodeStoredTx, encodeTxStatus, type StoredTx, type TxStatus } from '../tx/stored.js';
@@ -177,14 +177,27 @@ export class PendingPool {
   senderQueues(): ReadonlyMap<string, readonly PendingEntry[]> {
     if (this.queues === undefined) {
       const qs = new Map<string, PendingEntry[]>();
+      const bad: Uint8Array[] = [];
       for (const [k, v] of this.maps.pending.items()) {
-        const e = decodeEntry(k, v);
+        let e: PendingEntry;
+        try {
+          e = decodeEntry(k, v);
+        } catch {
+          // A summary that no longer decodes would stop every block: it goes (issue 11, attack 5).
+          bad.push(k.slice());
+          continue;
+        }
         const hk = toHex(e.sender);
         const q = qs.get(hk);
         if (q === undefined) qs.set(hk, [e]);
         else q.push(e);
       }
       for (const q of qs.values()) q.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+      for (const k of bad) {
+        this.maps.pending.remove(k);
+        this.maps.txs.remove(k);
+        this.maps.status.insert(k, encodeTxStatus({ kind: 'Dropped', code: ErrorCode.PoolDroppedFaulty }));
+      }
       this.queues = qs;
     }
     return this.queues;

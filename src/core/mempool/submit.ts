@@ -1,7 +1,9 @@
 // Admission of transactions into the pending pool. Order (SPEC "Submit validation order"; the
-// pre-submit guard runs in the facade before these):
-//   size -> format (decode) -> [duplicate: same tx_id back] -> sender -> fee -> gas limit / intrinsic
-//   -> nonce (too low, gap) -> (sender, nonce) conflict or replacement -> pool limits -> balance.
+// pre-submit guard runs in the facade before these), with every check that needs no hash first so that junk
+// costs little (issue 11, attack 4; docs/execution.md "Submit"):
+//   size -> format (decode: type, chain id, signature ranges) -> fee minimums -> gas limit / initcode / intrinsic
+//   -> sender (one keccak pass + recovery) -> balance of this tx -> eth hash: [duplicate: same tx_id back]
+//   -> nonce (too low, gap) -> (sender, nonce) conflict or replacement -> pool limits -> pending balance.
 // Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
 
 import { CHAIN_ID, MAX_NONCE_WINDOW, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
@@ -32,15 +34,44 @@ function knownId(deps: SubmitDeps, ethHash: Bytes32): Uint8Array | undefined {
 
 export function submitRaw(deps: SubmitDeps, raw: Uint8Array): Result<Uint8Array> {
   if (raw.length > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `transaction is ${raw.length} bytes, limit ${MAX_TX_SIZE}`);
+  // Parsing checks type, chain id and signature ranges without hashing.
   const parsed = parseSignedTx(raw);
   if (!parsed.ok) return parsed;
-  const ethHash = keccak256(raw);
-  // Duplicate check before recovery: a retry of the same bytes costs one hash, not a second recovery.
-  const known = knownId(deps, ethHash);
-  if (known !== undefined) return ok(known);
+  const f = parsed.value.fields;
+  // Every check that needs neither a hash nor the sender, before the first keccak pass over the payload
+  // (issue 11, attack 4: a 128 KiB junk transaction must be refused for little).
+  const cheap = cheapChecks(deps.meta.getConfig(), f);
+  if (!cheap.ok) return cheap;
+  // One keccak pass (the signing payload) and the recovery.
   const sender = recoverSender(parsed.value);
   if (!sender.ok) return sender;
-  return admit(deps, parsed.value.fields, sender.value, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+  // A sender that cannot pay is refused before the second pass (the eth hash). Unless the nonce is already
+  // used: then these bytes may be an included transaction, whose resubmission answers its tx_id.
+  if (deps.engine.getBalance(sender.value) < f.gasLimit * f.maxFeePerGas + f.value && f.nonce >= deps.engine.getNonce(sender.value)) {
+    return insufficient(deps.engine.getBalance(sender.value), f);
+  }
+  const ethHash = keccak256(raw);
+  const known = knownId(deps, ethHash);
+  if (known !== undefined) return ok(known);
+  return admit(deps, f, sender.value, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+}
+
+const insufficient = (balance: bigint, f: TxFields): Result<never> =>
+  err(ErrorCode.SubmitInsufficientFunds, `balance ${balance} cannot pay gas limit * max fee + value = ${f.gasLimit * f.maxFeePerGas + f.value}`);
+
+/** Fees against the minimums, gas limit against the block's, initcode size, intrinsic gas: no hashing, no state. */
+function cheapChecks(cfg: ReturnType<MetaStore['getConfig']>, f: TxFields): Result<null> {
+  // Fees. Legacy/2930 carry gasPrice in both fields, so one price plays both roles.
+  if (f.maxFeePerGas < cfg.minGasPrice) return err(ErrorCode.SubmitInvalidFee, `max fee per gas ${f.maxFeePerGas} is below the minimum gas price ${cfg.minGasPrice}`);
+  if (f.maxPriorityFeePerGas < cfg.minPriorityFee) return err(ErrorCode.SubmitInvalidFee, `priority fee ${f.maxPriorityFeePerGas} is below the minimum ${cfg.minPriorityFee}`);
+  if (f.maxPriorityFeePerGas > f.maxFeePerGas) return err(ErrorCode.SubmitInvalidFee, 'max priority fee per gas exceeds max fee per gas');
+
+  // Gas.
+  if (f.gasLimit > cfg.blockGasLimit) return err(ErrorCode.SubmitGasLimitExceedsBlock, `gas limit ${f.gasLimit} exceeds the block gas limit ${cfg.blockGasLimit}`);
+  if (f.to === undefined && f.data.length > MAX_INITCODE_SIZE) return err(ErrorCode.SubmitInitcodeTooLarge, `initcode is ${f.data.length} bytes, limit ${MAX_INITCODE_SIZE} (EIP-3860)`);
+  const intrinsic = intrinsicGas(f);
+  if (f.gasLimit < intrinsic) return err(ErrorCode.SubmitIntrinsicGas, `gas limit ${f.gasLimit} is below the intrinsic gas ${intrinsic}`);
+  return ok(null);
 }
 
 export function submitIc(deps: SubmitDeps, rec: IcTxRecord, caller: Uint8Array, canisterId: Uint8Array): Result<Uint8Array> {
@@ -81,18 +112,8 @@ function admit(
   principal: Uint8Array,
 ): Result<Uint8Array> {
   const { pool, meta, engine } = deps;
-  const cfg = meta.getConfig();
-
-  // Fees. Legacy/2930 carry gasPrice in both fields, so one price plays both roles.
-  if (f.maxFeePerGas < cfg.minGasPrice) return err(ErrorCode.SubmitInvalidFee, `max fee per gas ${f.maxFeePerGas} is below the minimum gas price ${cfg.minGasPrice}`);
-  if (f.maxPriorityFeePerGas < cfg.minPriorityFee) return err(ErrorCode.SubmitInvalidFee, `priority fee ${f.maxPriorityFeePerGas} is below the minimum ${cfg.minPriorityFee}`);
-  if (f.maxPriorityFeePerGas > f.maxFeePerGas) return err(ErrorCode.SubmitInvalidFee, 'max priority fee per gas exceeds max fee per gas');
-
-  // Gas.
-  if (f.gasLimit > cfg.blockGasLimit) return err(ErrorCode.SubmitGasLimitExceedsBlock, `gas limit ${f.gasLimit} exceeds the block gas limit ${cfg.blockGasLimit}`);
-  if (f.to === undefined && f.data.length > MAX_INITCODE_SIZE) return err(ErrorCode.SubmitInitcodeTooLarge, `initcode is ${f.data.length} bytes, limit ${MAX_INITCODE_SIZE} (EIP-3860)`);
-  const intrinsic = intrinsicGas(f);
-  if (f.gasLimit < intrinsic) return err(ErrorCode.SubmitIntrinsicGas, `gas limit ${f.gasLimit} is below the intrinsic gas ${intrinsic}`);
+  const cheap = cheapChecks(meta.getConfig(), f);
+  if (!cheap.ok) return cheap;
 
   // Nonce window: [account nonce, account nonce + MAX_NONCE_WINDOW).
   const accountNonce = engine.getNonce(sender);

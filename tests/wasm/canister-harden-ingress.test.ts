@@ -1,11 +1,15 @@
-// Issue 11, attack 1 (Candid decoding bomb) against the real wasm: argument bytes that would make
+// Issue 11, attacks 1 and 4 against the real wasm. Candid decoding bomb: argument bytes that would make
 // @dfinity/candid loop for 2^40 elements are refused by canister_inspect_message (ingress) and by the
-// method's own argument check (calls from canisters, queries), each for a few million instructions, with a
-// clean reject and no trap; well-formed calls still work.
+// method's own argument check (calls from canisters, queries), each for well under 5 M instructions, with a
+// clean reject and no trap; well-formed calls still work. Junk submits: a maximum-size transaction is refused
+// by the checks that need no hash for almost nothing, and one with a bad signature after one keccak pass.
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { Evm } from '../support/canister.js';
+import { maxSizeInvalidTx } from '../../bench/harden.js';
+import { MAX_TX_SIZE } from '../../src/core/constants.js';
+import { Evm, errCode, type CandidResult } from '../support/canister.js';
+import { GWEI, account, feeMarketTx } from '../support/eth.js';
 
 let evm: Evm;
 beforeAll(async () => {
@@ -111,5 +115,35 @@ describe('Candid decoding bomb', () => {
     expect(lastOf('update').trapped).toBe(false);
     const q = evm.query<bigint>('rpc_eth_chain_id');
     expect(q).toBe(4801360n);
+  });
+});
+
+describe('expensive junk submits', () => {
+  const submit = async (raw: Uint8Array): Promise<{ code: string | undefined; instructions: bigint }> => {
+    const r = await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [raw]);
+    return { code: errCode(r.value), instructions: r.instructions! };
+  };
+  const big = (fee: bigint, gasLimit: bigint): Uint8Array =>
+    feeMarketTx(account(77), { nonce: 0n, to: new Uint8Array(20).fill(1), data: new Uint8Array(120_000), gasLimit, maxFeePerGas: fee, maxPriorityFeePerGas: fee }).serialize();
+
+  it('a maximum-size transaction that fails a check needing no hash costs no keccak pass', async () => {
+    // One keccak pass over 120 KB is about 1.7 B instructions; these stay far below it.
+    const lowFee = await submit(big(1n * GWEI, 3_000_000n));
+    expect(lowFee.code).toBe('submit.invalid_fee');
+    expect(lowFee.instructions).toBeLessThan(400_000_000n);
+    const lowGas = await submit(big(1000n * GWEI, 100_000n));
+    expect(lowGas.code).toBe('submit.intrinsic_gas_too_low');
+    expect(lowGas.instructions).toBeLessThan(400_000_000n);
+    console.log(`max-size junk refused without hashing: fee ${lowFee.instructions}, intrinsic gas ${lowGas.instructions} instructions`);
+  });
+
+  it('a maximum-size transaction with a bad signature is refused after one keccak pass, not two', async () => {
+    const junk = maxSizeInvalidTx();
+    expect(junk.length).toBe(MAX_TX_SIZE);
+    const r = await submit(junk);
+    expect(r.code).toMatch(/^(DecodeError::InvalidSignature|submit\.insufficient_funds)$/);
+    // Two passes (before the fix) were about 3.6 B.
+    expect(r.instructions).toBeLessThan(2_500_000_000n);
+    console.log(`submit_raw.max_size_invalid: ${r.instructions} instructions (${r.code})`);
   });
 });
