@@ -122,6 +122,15 @@ export class AdminMethods {
     );
   }
 
+  /** Drops every pending transaction (pool.purged): the way out of a pool a controller finds stuck. */
+  @evmUpdate(M.purge_pool.args, M.purge_pool.ret)
+  purge_pool(): CandidResult<bigint> {
+    return candidResult(
+      controllerOnly('purge_pool', () => core()?.purgePool() ?? notReady<never>()),
+      (n) => n,
+    );
+  }
+
   @evmUpdate(M.set_ops_mode.args, M.set_ops_mode.ret)
   set_ops_mode(mode: { Normal: null } | { Migration: null }, reason: Opt<string>) {
     return candidResult(

@@ -110,7 +110,7 @@ export class EvmCore {
       status: this.meter.watchDrops(host.openMap(MemoryId.TxStatus)),
       txs,
       hashToId: host.openMap(MemoryId.TxHashToId),
-    });
+    }, () => host.timeNs());
     this.store = new ChainStore({
       blocks: this.meter.metered(host.openMap(MemoryId.Blocks)),
       blockHashToNumber: host.openMap(MemoryId.BlockHashToNumber),
@@ -230,6 +230,15 @@ export class EvmCore {
     if (limit < 21000n || limit >= 1n << 64n) return err(ErrorCode.ArgInvalid, 'block gas limit must be in [21000, 2^64)');
     this.meta.setConfig({ ...this.meta.getConfig(), blockGasLimit: limit });
     return ok(undefined);
+  }
+
+  /** purge_pool (controllers): drops every pending transaction with pool.purged; returns how many. */
+  purgePool(): Result<bigint> {
+    const g = this.writeGuard('admin');
+    if (g !== undefined) return { ok: false, error: g };
+    const n = this.pool.purge(ErrorCode.PoolPurged);
+    this.meter.flush();
+    return ok(BigInt(n));
   }
 
   setInstructionSoftLimit(limit: bigint): Result<void> {
@@ -456,7 +465,7 @@ export class EvmCore {
   }
 
   private deps() {
-    return { pool: this.pool, meta: this.meta, engine: this.engine };
+    return { pool: this.pool, meta: this.meta, engine: this.engine, nowNs: () => this.host.timeNs() };
   }
 }
 

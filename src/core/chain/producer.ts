@@ -9,7 +9,7 @@
 // Pending txs with a nonce below the account nonce, and txs the engine rejects, are Dropped with the code.
 // No empty blocks: if nothing is pending, or nothing could be included, no block is made.
 
-import { MAX_TXS_PER_BLOCK } from '../constants.js';
+import { MAX_TXS_PER_BLOCK, NOT_EXECUTABLE_LIFETIME_NS } from '../constants.js';
 import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine, TxOutcome } from '../engine.js';
 import { ErrorCode } from '../errors.js';
 import type { CoreHost, KvMap } from '../host.js';
@@ -146,10 +146,14 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
     parentHash: head.hash,
   };
 
-  // Seed the heap with each sender's next executable tx; drop stale nonces on the way.
+  // Seed the heap with each sender's next executable tx. On the way (docs/execution.md "Pool rules"): drop
+  // stale nonces, transactions that can never be included (gas limit above the block gas limit, max fee
+  // below the minimum gas price) and not-executable ones past their lifetime; mark the not-executable rest.
   let dropped = 0;
   const heap = new CandidateHeap();
   const queues = pool.senderQueues();
+  const nowNs = host.timeNs();
+  pool.notExecutable.clear();
   for (const [k, q] of [...queues.entries()]) {
     let n: bigint;
     try {
@@ -160,9 +164,26 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
       dropped += q.length;
       continue;
     }
-    for (const e of q.filter((e) => e.nonce < n)) {
-      pool.drop(e, ErrorCode.SubmitNonceTooLow);
-      dropped++;
+    let expected = n;
+    let runnable = true;
+    for (const e of [...q]) {
+      const code =
+        e.nonce < n ? ErrorCode.SubmitNonceTooLow
+        : e.gasLimit > cfg.blockGasLimit ? ErrorCode.SubmitGasLimitExceedsBlock
+        : e.maxFeePerGas < cfg.minGasPrice ? ErrorCode.SubmitInvalidFee
+        : undefined;
+      if (code !== undefined) {
+        pool.drop(e, code);
+        dropped++;
+        continue;
+      }
+      runnable = runnable && e.nonce === expected && e.maxFeePerGas >= baseFee;
+      expected = e.nonce + 1n;
+      if (runnable) continue;
+      if (nowNs - e.arrivalNs > NOT_EXECUTABLE_LIFETIME_NS) {
+        pool.drop(e, ErrorCode.PoolExpired);
+        dropped++;
+      } else pool.notExecutable.set(toHex(e.txId), e);
     }
     const first = queues.get(k)?.[0];
     if (first !== undefined && first.nonce === n && first.maxFeePerGas >= baseFee) {

@@ -3,14 +3,15 @@
 // costs little (issue 11, attack 4; docs/execution.md "Submit"):
 //   size -> format (decode: type, chain id, signature ranges) -> fee minimums -> gas limit / initcode / intrinsic
 //   -> sender (one keccak pass + recovery) -> balance of this tx -> eth hash: [duplicate: same tx_id back]
-//   -> nonce (too low, gap) -> (sender, nonce) conflict or replacement -> pool limits -> pending balance.
+//   -> nonce (too low, window) -> (sender, nonce) conflict or replacement -> sender, not-executable and pool
+//   limits (a full pool evicts a worse transaction for an executable one) -> balance for all the sender's pending.
 // Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
 
-import { CHAIN_ID, MAX_NONCE_WINDOW, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
+import { CHAIN_ID, MAX_NONCE_WINDOW, MAX_NOT_EXECUTABLE_GLOBAL, MAX_NOT_EXECUTABLE_PER_SENDER, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
 import { keccak256 } from '../crypto.js';
 import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
-import { bytesEqual, u64be } from '../codec/bytes.js';
+import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
 import type { MetaStore } from '../chain/meta.js';
 import { parseSignedTx, recoverSender } from '../tx/decode.js';
 import { checkIcRecord, deriveSyntheticSender, encodeCanonical, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
@@ -22,6 +23,7 @@ export interface SubmitDeps {
   readonly pool: PendingPool;
   readonly meta: MetaStore;
   readonly engine: ExecutionEngine;
+  readonly nowNs: () => bigint;
 }
 
 /** An already known transaction that is queued or included: submitting the same bytes again returns its tx_id. */
@@ -122,15 +124,35 @@ function admit(
     return err(ErrorCode.SubmitNonceGap, `nonce ${f.nonce} is ${MAX_NONCE_WINDOW} or more ahead of the account nonce ${accountNonce}`);
   }
 
+  // Executable: every nonce from the account's up to this one is pending, and the max fee reaches the next
+  // base fee. Otherwise it waits, under the not-executable limits (docs/execution.md "Pool rules").
+  let executable = f.maxFeePerGas >= meta.getNextBaseFee();
+  for (let n = accountNonce; executable && n < f.nonce; n++) if (!pool.hasSenderNonce(sender, n)) executable = false;
+  const queue = pool.queueOf(sender);
+
   // Same (sender, nonce) pending: replace only with both fees raised by REPLACEMENT_FEE_BUMP_PERCENT.
   const existing = pool.getBySenderNonce(sender, f.nonce);
+  let victim: PendingEntry | undefined;
   if (existing !== undefined) {
     if (!bumped(existing.maxFeePerGas, f.maxFeePerGas) || !bumped(existing.maxPriorityFeePerGas, f.maxPriorityFeePerGas)) {
       return err(ErrorCode.SubmitNonceConflict, `a transaction with nonce ${f.nonce} is pending; a replacement must raise both fees by at least ${REPLACEMENT_FEE_BUMP_PERCENT}%`);
     }
   } else {
-    if (pool.size() >= MAX_PENDING_GLOBAL) return err(ErrorCode.SubmitPoolFull, `the pool holds ${MAX_PENDING_GLOBAL} transactions`);
     if (pool.senderCount(sender) >= MAX_PENDING_PER_SENDER) return err(ErrorCode.SubmitSenderLimit, `sender has ${MAX_PENDING_PER_SENDER} pending transactions`);
+    if (!executable) {
+      const mine = queue.filter((e) => pool.notExecutable.has(toHex(e.txId))).length;
+      if (mine >= MAX_NOT_EXECUTABLE_PER_SENDER) {
+        return err(ErrorCode.SubmitNotExecutableLimit, `sender has ${MAX_NOT_EXECUTABLE_PER_SENDER} pending transactions that cannot run yet (a nonce gap or a max fee below the base fee)`);
+      }
+      if (pool.notExecutable.size >= MAX_NOT_EXECUTABLE_GLOBAL) {
+        return err(ErrorCode.SubmitNotExecutableLimit, `the pool holds ${MAX_NOT_EXECUTABLE_GLOBAL} transactions that cannot run yet`);
+      }
+    }
+    if (pool.size() >= MAX_PENDING_GLOBAL) {
+      // A full pool makes room only for an executable transaction, by evicting a worse one.
+      victim = executable ? pool.evictionCandidate(f.maxFeePerGas) : undefined;
+      if (victim === undefined) return err(ErrorCode.SubmitPoolFull, `the pool holds ${MAX_PENDING_GLOBAL} transactions and none pays less or waits`);
+    }
   }
   if (principal.length > 0) {
     const freed = existing !== undefined && bytesEqual(existing.principal, principal) ? 1 : 0;
@@ -139,12 +161,17 @@ function admit(
     }
   }
 
-  // Cheap solvency check of this one tx against head state (pending txs of the same sender are not summed).
+  // The sender's pending transactions must be affordable together (the one replaced does not count).
+  let committed = 0n;
+  for (const e of queue) if (e.nonce !== f.nonce) committed += e.gasLimit * e.maxFeePerGas + e.value;
   const cost = f.gasLimit * f.maxFeePerGas + f.value;
   const balance = engine.getBalance(sender);
-  if (balance < cost) return err(ErrorCode.SubmitInsufficientFunds, `balance ${balance} cannot pay gas limit * max fee + value = ${cost}`);
+  if (balance < committed + cost) {
+    return err(ErrorCode.SubmitInsufficientFunds, `balance ${balance} cannot pay gas limit * max fee + value = ${cost} on top of ${committed} for the sender's other pending transactions`);
+  }
 
   if (existing !== undefined) pool.drop(existing, ErrorCode.PoolReplaced);
+  if (victim !== undefined) pool.drop(victim, ErrorCode.PoolEvicted);
   // tx_id = the 8-byte big-endian arrival sequence number (see index.ts for why).
   const seq = meta.takeTxSeq();
   const txId = u64be(seq);
@@ -158,7 +185,10 @@ function admit(
     maxFeePerGas: f.maxFeePerGas,
     maxPriorityFeePerGas: f.maxPriorityFeePerGas,
     principal,
+    arrivalNs: deps.nowNs(),
+    value: f.value,
   };
   pool.add(entry, { origin, from: sender, ethHash, principal, raw });
+  if (!executable) pool.notExecutable.set(toHex(txId), entry);
   return ok(txId);
 }
