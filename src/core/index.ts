@@ -337,6 +337,8 @@ export class EvmCore {
    * account nonce plus its run of consecutive pending nonces (point reads, at most MAX_NONCE_WINDOW).
    */
   expectedNonceByAddress(address: Uint8Array): Result<bigint> {
+    const closed = this.headStateClosed<bigint>();
+    if (closed !== undefined) return closed;
     const bad = checkAddress(address);
     if (bad !== undefined) return bad;
     let n = this.engine.getNonce(address);
@@ -348,22 +350,22 @@ export class EvmCore {
   /** eth_getTransactionCount at head: `latest` = account nonce, `pending` = expectedNonceByAddress. */
   getTransactionCount(address: Uint8Array, pending: boolean): Result<bigint> {
     if (pending) return this.expectedNonceByAddress(address);
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<bigint>() ?? checkAddress(address);
     return bad ?? ok(this.engine.getNonce(address));
   }
 
   getBalance(address: Uint8Array): Result<bigint> {
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<bigint>() ?? checkAddress(address);
     return bad ?? ok(this.engine.getBalance(address));
   }
 
   getCode(address: Uint8Array): Result<Uint8Array> {
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<Uint8Array>() ?? checkAddress(address);
     return bad ?? ok(this.engine.getCode(address));
   }
 
   getStorageAt(address: Uint8Array, slot: Uint8Array): Result<Uint8Array> {
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<Uint8Array>() ?? checkAddress(address);
     if (bad !== undefined) return bad;
     if (slot.length !== 32) return err(ErrorCode.ArgInvalid, `storage slot must be 32 bytes, got ${slot.length}`);
     return ok(this.engine.getStorage(address, slot));
@@ -373,17 +375,20 @@ export class EvmCore {
 
   /** eth_call: the returned data, or the execution error (exec.reverted carries the revert data). */
   callObject(o: CallObject, tag: BlockTag): Promise<Result<Uint8Array>> {
-    return this.read.callObject(o, tag);
+    const closed = this.headStateClosed<Uint8Array>();
+    return closed !== undefined ? Promise.resolve(closed) : this.read.callObject(o, tag);
   }
 
   /** A signed raw transaction executed as a call from its recovered sender. */
   callRawTx(raw: Uint8Array, tag: BlockTag): Promise<Result<Uint8Array>> {
-    return this.read.callRawTx(raw, tag);
+    const closed = this.headStateClosed<Uint8Array>();
+    return closed !== undefined ? Promise.resolve(closed) : this.read.callRawTx(raw, tag);
   }
 
   /** eth_estimateGas: the minimum gas limit with which the call succeeds. */
   estimateGasObject(o: CallObject, tag: BlockTag): Promise<Result<bigint>> {
-    return this.read.estimateGasObject(o, tag);
+    const closed = this.headStateClosed<bigint>();
+    return closed !== undefined ? Promise.resolve(closed) : this.read.estimateGasObject(o, tag);
   }
 
   getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined): Result<LogPage> {
@@ -462,6 +467,15 @@ export class EvmCore {
 
   metrics(): CoreMetrics {
     return this.lifecycle.metrics(this.blockNumber());
+  }
+
+  /**
+   * Every read of live (head) state goes through here first: in CriticalCorrupt the state is not served
+   * until the integrity check passes (docs/lifecycle.md). One rule in the core, so no entry point can miss it.
+   */
+  private headStateClosed<T>(): Result<T> | undefined {
+    if (this.ops.stateReadable()) return undefined;
+    return err(ErrorCode.ExecStateUnavailable, 'the canister is in critical_corrupt state: live state is not served until the integrity check passes');
   }
 
   private deps() {

@@ -1,7 +1,8 @@
-// Issue 11, attack 5 (one bad record halts mining) against the real wasm: stored transactions are broken
-// from another wasm (the corruptor fixture edits the stable maps by memory id, as a storage fault would),
-// and the next block still comes: each broken transaction is dropped with pool.dropped.faulty, the others
-// are mined, and nothing is retried forever.
+// Issue 11, attacks 5 and 7 against the real wasm. Stored records are broken from another wasm (the corruptor
+// fixture edits the stable maps by memory id, as a storage fault would). Attack 5: the next block still comes;
+// each broken transaction is dropped with pool.dropped.faulty, the others are mined, nothing is retried
+// forever. Attack 7: in CriticalCorrupt every head-state read, eth_call, eth_estimateGas and
+// expected_nonce_by_address included, answers exec.state.unavailable.
 import { IDL } from '@dfinity/candid';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import { WASM_PATH } from '../../scripts/build.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { encodeInitArgs } from '../../src/host/evm_client.js';
 import { buildAzleCanister } from '../fixtures/probe/build.js';
-import { Evm } from '../support/canister.js';
+import { Evm, LATEST, errCode, type CandidResult } from '../support/canister.js';
 import { ETH, account, plainAddress, transfer } from '../support/eth.js';
 import { selfAuthenticating } from '../support/ic.js';
 
@@ -25,12 +26,15 @@ beforeAll(async () => {
 });
 afterAll(() => evm?.close());
 
-async function overwrite(edits: { id: number; key: Uint8Array; value: Uint8Array }[]): Promise<void> {
+async function overwrite(edits: { id: number; key: Uint8Array; value: Uint8Array | undefined }[]): Promise<void> {
   const corruptor = buildAzleCanister('corruptor', join(here, '../fixtures/corruptor/index.ts'));
   await evm.host.upgrade({ wasm: corruptor, arg: new Uint8Array(IDL.encode([], [])) });
   for (const e of edits) {
-    const r = await evm.host.update('insert', new Uint8Array(IDL.encode([IDL.Nat8, IDL.Vec(IDL.Nat8), IDL.Vec(IDL.Nat8)], [e.id, e.key, e.value])), { caller: CONTROLLER });
-    if (r.kind !== 'reply') throw new Error(`corruptor insert failed: ${r.kind === 'reject' ? r.message : ''}`);
+    const r =
+      e.value === undefined
+        ? await evm.host.update('remove', new Uint8Array(IDL.encode([IDL.Nat8, IDL.Vec(IDL.Nat8)], [e.id, e.key])), { caller: CONTROLLER })
+        : await evm.host.update('insert', new Uint8Array(IDL.encode([IDL.Nat8, IDL.Vec(IDL.Nat8), IDL.Vec(IDL.Nat8)], [e.id, e.key, e.value])), { caller: CONTROLLER });
+    if (r.kind !== 'reply') throw new Error(`corruptor edit failed: ${r.kind === 'reject' ? r.message : ''}`);
   }
   await evm.host.upgrade({ wasm: WASM_PATH, arg: encodeInitArgs(undefined) });
 }
@@ -66,5 +70,24 @@ describe('one bad record does not halt mining', () => {
     await evm.mine();
     expect(evm.pending(a)).toEqual({ Dropped: { code: 'pool.dropped.faulty' } });
     expect(evm.pending(b)).toMatchObject({ Included: { block_number: 3n } });
+  });
+});
+
+describe('CriticalCorrupt: every head-state read is refused by the core', () => {
+  it('eth_call, eth_estimateGas, expected_nonce_by_address and the other head reads answer exec.state.unavailable', async () => {
+    const head = evm.blockNumber();
+    const key = new Uint8Array(8);
+    new DataView(key.buffer).setBigUint64(0, head);
+    await overwrite([{ id: MemoryId.Blocks, key, value: undefined }]);
+    expect(evm.query<{ mode: Record<string, null> }>('get_ops_status').mode).toEqual({ CriticalCorrupt: null });
+    const call = { to: [plainAddress(1)], from: [], gas: [], gas_price: [], value: [], data: [], nonce: [], max_fee_per_gas: [], max_priority_fee_per_gas: [], chain_id: [], tx_type: [], access_list: [] };
+    const unavailable = 'exec.state.unavailable';
+    expect(errCode(evm.query<CandidResult<Uint8Array>>('rpc_eth_call_object', call, LATEST))).toBe(unavailable);
+    expect(errCode(evm.query<CandidResult<bigint>>('rpc_eth_estimate_gas_object', call, LATEST))).toBe(unavailable);
+    expect(errCode(evm.query<CandidResult<bigint>>('expected_nonce_by_address', SENDERS[0]!.address))).toBe(unavailable);
+    expect(errCode(evm.query<CandidResult<bigint>>('rpc_eth_get_transaction_count_at', SENDERS[0]!.address, { Pending: null }))).toBe(unavailable);
+    expect(errCode(evm.query<CandidResult<bigint>>('rpc_eth_get_balance', SENDERS[0]!.address, LATEST))).toBe(unavailable);
+    const raw = transfer(SENDERS[0]!, 5n, plainAddress(1), 1n).serialize();
+    expect(errCode(evm.query<CandidResult<Uint8Array>>('rpc_eth_call_rawtx', raw, [LATEST]))).toBe(unavailable);
   });
 });

@@ -2,7 +2,7 @@
 // stable memory outlives the code, and a changed id silently reads another map after an upgrade.
 
 export const MemoryId = {
-  /** Singleton values: config, base fee, head, counters (key: a short ASCII name). */
+  /** Singleton values: config, base fee, head, counters (key: a short ASCII name, registered in meta_keys.ts). */
   Meta: 0,
   // Live EVM state, owned by src/core/evm (flat, never pruned).
   Accounts: 1,
