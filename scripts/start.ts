@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import { devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
+import { installLastResortHandler } from '../src/gateway/server.js';
 import { ROOT } from './build.js';
 
 function parseArgs(argv: string[]): { dataDir: string; reset: boolean } {
@@ -24,6 +25,9 @@ function parseArgs(argv: string[]): { dataDir: string; reset: boolean } {
 
 const { dataDir, reset } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
+// An error that escapes every handler is logged; the devnet keeps serving (issue 11, item 8).
+installLastResortHandler();
+
 try {
   gateway = loadConfig(process.env);
 } catch (e) {
