@@ -10,6 +10,7 @@
 // No empty blocks: if nothing is pending, or nothing could be included, no block is made.
 
 import { MAX_TXS_PER_BLOCK, NOT_EXECUTABLE_LIFETIME_NS } from '../constants.js';
+import { FINALIZE_INSTRUCTIONS_PER_LOG, FINALIZE_INSTRUCTIONS_PER_LOG_BYTE, FINALIZE_INSTRUCTIONS_PER_TX } from '../ops/limits.js';
 import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine, TxOutcome } from '../engine.js';
 import { ErrorCode } from '../errors.js';
 import type { CoreHost, KvMap } from '../host.js';
@@ -114,6 +115,13 @@ interface Included {
 /** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
 const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 
+/** Instructions finalising one included transaction with these logs will take (ops/limits.ts). */
+export function finalizeCost(logs: readonly ExecLog[]): bigint {
+  let bytes = 0;
+  for (const l of logs) bytes += l.data.length + 32 * l.topics.length;
+  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + FINALIZE_INSTRUCTIONS_PER_LOG_BYTE * BigInt(bytes);
+}
+
 /** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
 const producing = new WeakSet<MetaStore>();
 
@@ -196,6 +204,7 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
   const included: Included[] = [];
   let gasUsed = 0n;
   let logCount = 0;
+  let finalizeReserve = 0n;
   let stop: 'exhausted' | 'max_txs' | 'soft_limit' = 'exhausted';
   const hasher = new BloomHasher();
   try {
@@ -204,7 +213,8 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         stop = 'max_txs';
         break;
       }
-      if (host.instructionCounter() >= cfg.instructionSoftLimit) {
+      // The finalisation work of the transactions taken so far is reserved inside the soft limit.
+      if (host.instructionCounter() + finalizeReserve >= cfg.instructionSoftLimit) {
         stop = 'soft_limit';
         break;
       }
@@ -271,6 +281,7 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         },
       });
       logCount += out.logs.length;
+      finalizeReserve += finalizeCost(out.logs);
       const k = toHex(e.sender);
       const nn = e.nonce + 1n;
       const q = queues.get(k);
