@@ -9,7 +9,7 @@
 // is Queued or Included returns the first tx_id (idempotent retry, no second recovery); once Dropped the
 // bytes are treated as new. So submit.already_known is never returned by this core.
 
-import { CHAIN_ID, DEFAULT_BASE_FEE, MAX_NONCE_WINDOW } from './constants.js';
+import { CHAIN_ID, DEFAULT_BASE_FEE, DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK, MAX_NONCE_WINDOW } from './constants.js';
 import type { Address, Bytes32, ExecutionEngine } from './engine.js';
 import { ErrorCode, err, ok, type CoreError, type Result } from './errors.js';
 import type { CoreHost } from './host.js';
@@ -110,6 +110,7 @@ export class EvmCore {
       status: this.meter.watchDrops(host.openMap(MemoryId.TxStatus)),
       txs,
       hashToId: host.openMap(MemoryId.TxHashToId),
+      droppedByTime: host.openMap(MemoryId.DroppedStatusByTime),
     }, () => host.timeNs());
     this.store = new ChainStore({
       blocks: this.meter.metered(host.openMap(MemoryId.Blocks)),
@@ -215,6 +216,8 @@ export class EvmCore {
   async produceBlock(): Promise<ProduceResult | { readonly kind: 'Rejected'; readonly error: CoreError }> {
     const g = this.writeGuard('produce');
     if (g !== undefined) return { kind: 'Rejected', error: g };
+    // Statuses of dropped transactions have a lifetime (docs/execution.md "Pool rules").
+    this.pool.pruneDroppedStatuses(DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK);
     const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs });
     if (r.kind === 'Produced') this.meter.blockProduced(r.number, r.txCount, this.host.instructionCounter());
     this.meter.flush();

@@ -126,3 +126,24 @@ describe('pool rules', () => {
     okValue(core.submitRawTx(sign1559(k, { nonce: 0n })));
   });
 });
+
+describe('dropped statuses have a lifetime', () => {
+  it('removes the status of a dropped transaction DROPPED_STATUS_LIFETIME_NS after the drop, not before', async () => {
+    const { DROPPED_STATUS_LIFETIME_NS } = await import('../../src/core/constants.js');
+    const k = key(8);
+    const { core, host } = await setup({ genesisAllocations: [{ address: k.address, balance: ETH }] });
+    const old = okValue(core.submitRawTx(sign1559(k, { nonce: 0n })));
+    // Replaced: the old one reads Dropped pool.replaced.
+    const fresh = okValue(core.submitRawTx(sign1559(k, { nonce: 0n, maxFee: 4n * PRICE, tip: 2n * PRICE })));
+    expect(core.getPending(old)).toEqual({ kind: 'Dropped', code: ErrorCode.PoolReplaced });
+    await core.produceBlock();
+    host.nowNs += DROPPED_STATUS_LIFETIME_NS - 1n;
+    await core.produceBlock();
+    expect(core.getPending(old)).toEqual({ kind: 'Dropped', code: ErrorCode.PoolReplaced });
+    host.nowNs += 1n;
+    await core.produceBlock();
+    expect(core.getPending(old)).toEqual({ kind: 'Unknown' });
+    // The included one is history: pruning, not this rule, removes it.
+    expect(core.getPending(fresh).kind).toBe('Included');
+  });
+});

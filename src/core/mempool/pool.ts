@@ -10,6 +10,7 @@
 //   PendingBySenderNonce (11) sender[20] || nonce u64 -> tx_id[8];  sender[20] -> u32 pending count
 //   PendingByPrincipal (12)   principal -> u32 pending count (only IcSynthetic submissions count)
 //   TxStatus (13)             tx_id -> TxStatus (see tx/stored.ts)
+//   DroppedStatusByTime (14)  drop_ns u64 || tx_id -> empty (dropped statuses, removed after their lifetime)
 //   Txs (22)                  tx_id -> StoredTx (written at submit; removed if the tx is dropped)
 //   TxHashToId (23)           eth_tx_hash -> tx_id
 
@@ -44,6 +45,8 @@ export interface PoolMaps {
   readonly status: KvMap;
   readonly txs: KvMap;
   readonly hashToId: KvMap;
+  /** Dropped statuses by drop time (MemoryId.DroppedStatusByTime), so they can be removed after their lifetime. */
+  readonly droppedByTime?: KvMap;
 }
 
 function encodeEntry(e: PendingEntry): Uint8Array {
@@ -171,6 +174,7 @@ export class PendingPool {
     m.status.insert(entry.txId, encodeTxStatus(status));
     this.notExecutable.delete(toHex(entry.txId));
     if (status.kind === 'Dropped') {
+      m.droppedByTime?.insert(concatBytes(u64be(this.nowNs()), entry.txId), new Uint8Array(0));
       // A dropped tx is forgotten except for its status: the body goes, and the hash index goes so
       // that the same bytes can be submitted again later.
       const id = m.hashToId.get(entry.ethHash);
@@ -190,6 +194,26 @@ export class PendingPool {
 
   drop(entry: PendingEntry, code: ErrorCode): void {
     this.remove(entry, { kind: 'Dropped', code });
+  }
+
+  /**
+   * Removes the statuses of transactions dropped at least `lifetimeNs` ago, oldest first, at most `max`
+   * (issue 11, item 6). Statuses dropped before this index existed are not in it and stay.
+   */
+  pruneDroppedStatuses(lifetimeNs: bigint, max: number): number {
+    const idx = this.maps.droppedByTime;
+    if (idx === undefined) return 0;
+    const now = this.nowNs();
+    let n = 0;
+    for (const [k] of idx.items(0, max)) {
+      if (readU64be(k) + lifetimeNs > now) break;
+      const txId = k.subarray(8);
+      const st = this.maps.status.get(txId);
+      if (st !== undefined && decodeTxStatus(st).kind === 'Dropped') this.maps.status.remove(txId);
+      idx.remove(k);
+      n++;
+    }
+    return n;
   }
 
   /** A sender's pending entries, nonce order. */

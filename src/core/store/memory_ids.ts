@@ -13,6 +13,8 @@ export const MemoryId = {
   PendingBySenderNonce: 11,
   PendingByPrincipal: 12,
   TxStatus: 13,
+  /** drop time u64 || tx_id -> empty: the statuses of dropped transactions, oldest first, for their lifetime. */
+  DroppedStatusByTime: 14,
   // Chain history, owned by src/core/chain.
   Blocks: 20,
   BlockHashToNumber: 21,
