@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
 import { benchIndexer } from '../bench/indexer.js';
 import { benchExplorerPages } from '../bench/explorer_pages.js';
+import { benchHarden } from '../bench/harden.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
@@ -22,6 +23,7 @@ const report = (name: string, value: number | bigint, unit: string): void => {
 const started = Date.now();
 await benchEvm(report);
 await benchLifecycle(report);
+await benchHarden(report);
 await benchReadApi(report);
 await benchRpc(report);
 await benchIndexer(report);

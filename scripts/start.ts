@@ -15,6 +15,7 @@ import { parseFundPrincipal } from '../src/devnet/fund_ic.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
 import { devnetIndexerConfig, openDevnetDb, startDevnetIndexer, type DevnetDb, type DevnetIndexer } from '../src/devnet/indexer.js';
 import type { IndexerConfig } from '../src/indexer/config.js';
+import { installLastResortHandler } from '../src/gateway/server.js';
 import { ROOT } from './build.js';
 
 const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--ic-port PORT] [--fund-ic PRINCIPAL]...';
@@ -56,6 +57,8 @@ function parseArgs(argv: string[]) {
 
 const { dataDir, reset, indexer: withIndexer, icPort, fundIc } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
+// An error that escapes every handler is logged; the devnet keeps serving (issue 11, item 8).
+installLastResortHandler();
 let indexerConfig: IndexerConfig;
 let explorer: ExplorerConfig;
 try {

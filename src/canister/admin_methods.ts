@@ -1,7 +1,7 @@
 // Lifecycle and admin methods (docs/lifecycle.md, docs/export-format.md): export_blocks, metrics and prune
 // status as queries; the controller-only setters, prune_blocks and set_ops_mode as updates. Thin wrappers over
 // the core facade; the timers are in runtime.ts.
-import { canisterCycleBalance, IDL, isController, msgCaller, time, update } from 'azle';
+import { canisterCycleBalance, IDL, isController, msgCaller, time } from 'azle';
 
 import { ErrorCode, err, ok, type Result } from '../core/errors.js';
 import {
@@ -20,7 +20,7 @@ import {
   type CandidResult,
   type Opt,
 } from './convert.js';
-import { evmQuery } from './decorators.js';
+import { evmQuery, evmUpdate } from './decorators.js';
 import { methodSignatures } from './idl.js';
 import { LOG_LEVELS, log, logLevel, notReady, restartPruneTimer, runtime, setLogLevel, type LogLevel } from './runtime.js';
 
@@ -70,7 +70,7 @@ export class AdminMethods {
 
   // ---- controller-only updates ----
 
-  @update(M.set_block_gas_limit.args, M.set_block_gas_limit.ret)
+  @evmUpdate(M.set_block_gas_limit.args, M.set_block_gas_limit.ret)
   set_block_gas_limit(limit: bigint): CandidResult<null> {
     return candidResult(
       controllerOnly('set_block_gas_limit', () => core()?.setBlockGasLimit(limit) ?? notReady<never>()),
@@ -78,7 +78,7 @@ export class AdminMethods {
     );
   }
 
-  @update(M.set_instruction_soft_limit.args, M.set_instruction_soft_limit.ret)
+  @evmUpdate(M.set_instruction_soft_limit.args, M.set_instruction_soft_limit.ret)
   set_instruction_soft_limit(limit: bigint): CandidResult<null> {
     return candidResult(
       controllerOnly('set_instruction_soft_limit', () => core()?.setInstructionSoftLimit(limit) ?? notReady<never>()),
@@ -86,14 +86,14 @@ export class AdminMethods {
     );
   }
 
-  @update(M.set_prune_policy.args, M.set_prune_policy.ret)
+  @evmUpdate(M.set_prune_policy.args, M.set_prune_policy.ret)
   set_prune_policy(p: CandidPrunePolicy): CandidResult<CandidPrunePolicy> {
     const r = controllerOnly('set_prune_policy', () => core()?.setPrunePolicy(prunePolicyFromCandid(p)) ?? notReady<never>());
     if (r.ok) restartPruneTimer();
     return candidResult(r, prunePolicyToCandid);
   }
 
-  @update(M.set_pruning_enabled.args, M.set_pruning_enabled.ret)
+  @evmUpdate(M.set_pruning_enabled.args, M.set_pruning_enabled.ret)
   set_pruning_enabled(enabled: boolean): CandidResult<null> {
     return candidResult(
       controllerOnly('set_pruning_enabled', () => core()?.setPruningEnabled(enabled) ?? notReady<never>()),
@@ -101,7 +101,7 @@ export class AdminMethods {
     );
   }
 
-  @update(M.set_log_filter.args, M.set_log_filter.ret)
+  @evmUpdate(M.set_log_filter.args, M.set_log_filter.ret)
   set_log_filter(level: Record<string, null>): CandidResult<null> {
     return candidResult(
       controllerOnly('set_log_filter', () => {
@@ -114,7 +114,7 @@ export class AdminMethods {
     );
   }
 
-  @update(M.prune_blocks.args, M.prune_blocks.ret)
+  @evmUpdate(M.prune_blocks.args, M.prune_blocks.ret)
   prune_blocks(beforeBlock: bigint, maxOps: number) {
     return candidResult(
       controllerOnly('prune_blocks', () => core()?.pruneBlocks(beforeBlock, maxOps) ?? notReady<never>()),
@@ -122,7 +122,16 @@ export class AdminMethods {
     );
   }
 
-  @update(M.set_ops_mode.args, M.set_ops_mode.ret)
+  /** Drops every pending transaction (pool.purged): the way out of a pool a controller finds stuck. */
+  @evmUpdate(M.purge_pool.args, M.purge_pool.ret)
+  purge_pool(): CandidResult<bigint> {
+    return candidResult(
+      controllerOnly('purge_pool', () => core()?.purgePool() ?? notReady<never>()),
+      (n) => n,
+    );
+  }
+
+  @evmUpdate(M.set_ops_mode.args, M.set_ops_mode.ret)
   set_ops_mode(mode: { Normal: null } | { Migration: null }, reason: Opt<string>) {
     return candidResult(
       controllerOnly('set_ops_mode', () => {

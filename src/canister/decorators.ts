@@ -1,5 +1,14 @@
 // Method decorators over azle's, with the service's conventions.
-import { inReplicatedExecution, query, trap, type IDL } from 'azle';
+//
+// Every query and update is registered with azle in manual mode, so azle never runs IDL.decode on bytes nobody
+// has looked at: the raw argument bytes are checked first (arg_check.ts: size, type table, argument count,
+// declared lengths; linear in the bytes), and only then decoded and handed to the method. A refused argument
+// gets a clean reject (`candid.*: ...`), never a trap and never an unbounded decode (issue 11, attack 1).
+import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, trap, update } from 'azle';
+
+import { argByteLimit, ArgCheckCode, checkArgBytes } from './arg_check.js';
+
+type Method<This, A extends unknown[], R> = (this: This, ...a: A) => R;
 
 /**
  * A query method that refuses to run as an update (SPEC: "Query methods must be called as queries; calling
@@ -8,13 +17,33 @@ import { inReplicatedExecution, query, trap, type IDL } from 'azle';
  * with a message that says how to call it.
  */
 export function evmQuery(args: IDL.Type[], ret: IDL.Type) {
-  const decorate = query(args, ret);
-  return function <This, A extends unknown[], R>(original: (this: This, ...a: A) => R, context: ClassMethodDecoratorContext<This, (this: This, ...a: A) => R>): void {
+  return checked('query', args, ret);
+}
+
+/** An update method whose argument bytes are checked before they are decoded. */
+export function evmUpdate(args: IDL.Type[], ret: IDL.Type) {
+  return checked('update', args, ret);
+}
+
+function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
+  return function <This, A extends unknown[], R>(original: Method<This, A, R>, context: ClassMethodDecoratorContext<This, Method<This, A, R>>): void {
     const name = String(context.name);
-    function guarded(this: This, ...a: A): R {
-      if (inReplicatedExecution()) trap(`${name} is a query method: call it as a query, not as an update`);
-      return original.apply(this, a);
+    const limit = argByteLimit(name);
+    async function guarded(this: This): Promise<void> {
+      if (mode === 'query' && inReplicatedExecution()) trap(`${name} is a query method: call it as a query, not as an update`);
+      const bytes = msgArgData();
+      const check = checkArgBytes(bytes, args.length, limit);
+      if (!check.ok) return msgReject(`${check.code}: ${name}: ${check.message}`);
+      let values: unknown[];
+      try {
+        values = IDL.decode(args, bytes);
+      } catch (e) {
+        return msgReject(`${ArgCheckCode.Decode}: ${name}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      const result = await original.apply(this, values as A);
+      msgReply(IDL.encode([ret], [result]));
     }
+    const decorate = (mode === 'query' ? query : update)(args, ret, { manual: true });
     decorate(guarded as never, context as never);
   };
 }

@@ -426,6 +426,8 @@ export function methodSignatures(untypedIdl: Idl) {
     set_log_filter: u([t.LogLevel], t.Result(IDL.Null)),
     prune_blocks: u([IDL.Nat64, IDL.Nat32], t.Result(t.PruneTickView)),
     set_ops_mode: u([t.SettableOpsMode, IDL.Opt(IDL.Text)], t.Result(t.OpsStatusView)),
+    /** Drops every pending transaction (status Dropped pool.purged); returns how many. Controllers only. */
+    purge_pool: u([], t.Result(IDL.Nat64)),
     // Read API (docs/read-api.md).
     rpc_eth_call_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(t.Bytes)),
     rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes)),

@@ -2,7 +2,7 @@
 // Heap state, stable maps and timers are in runtime.ts. No chain logic lives here.
 import './globals_shim.js';
 
-import { canisterSelf, IDL, init, msgArgData, msgCaller, postUpgrade, time, update } from 'azle';
+import { canisterSelf, IDL, init, msgArgData, msgCaller, postUpgrade, time } from 'azle';
 
 import type { ChainInitArgs, EvmCore } from '../core/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
@@ -27,8 +27,9 @@ import {
   type CandidResult,
   type Opt,
 } from './convert.js';
-import { evmQuery } from './decorators.js';
+import { evmQuery, evmUpdate } from './decorators.js';
 import { ReadMethods } from './read_methods.js';
+import { IngressInspection } from './inspect.js';
 import { AdminMethods } from './admin_methods.js';
 import { candidTypes, methodSignatures } from './idl.js';
 import type { IcSyntheticTxInput } from './values.js';
@@ -116,12 +117,12 @@ class EvmCanister {
 
   // ---- submit ----
 
-  @update(M.rpc_eth_send_raw_transaction.args, M.rpc_eth_send_raw_transaction.ret)
+  @evmUpdate(M.rpc_eth_send_raw_transaction.args, M.rpc_eth_send_raw_transaction.ret)
   rpc_eth_send_raw_transaction(rawTx: Uint8Array): CandidResult<Uint8Array> {
     return candidResult(runtime.core?.submitRawTx(rawTx) ?? notReady<Uint8Array>(), (id) => id);
   }
 
-  @update(M.submit_ic_tx.args, M.submit_ic_tx.ret)
+  @evmUpdate(M.submit_ic_tx.args, M.submit_ic_tx.ret)
   submit_ic_tx(tx: IcSyntheticTxInput): CandidResult<Uint8Array> {
     const core = runtime.core;
     if (core === undefined) return candidResult(notReady<Uint8Array>(), (id) => id);
@@ -266,4 +267,4 @@ function chainInitArgs(a: InitArgsCandid): ChainInitArgs {
 }
 
 // azle accepts an array of classes: each method group lives in its own class file.
-export default [EvmCanister, ReadMethods, AdminMethods];
+export default [EvmCanister, ReadMethods, AdminMethods, IngressInspection];

@@ -9,6 +9,7 @@ import type { CoreHost, KvMap } from '../core/host.js';
 import { EvmCore } from '../core/index.js';
 import { createEvmEngine, WARM_UP_STEPS, type EvmEngine } from '../core/evm/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
+import { MetaKey, metaKey } from '../core/store/meta_keys.js';
 import { toHex } from '../core/codec/bytes.js';
 import { blockTagFromCandid, candidResult, type CandidBlockTag, type CandidResult } from './convert.js';
 import { loadSettings, type CanisterSettings } from './settings.js';
@@ -132,7 +133,7 @@ export function opsCheck(): void {
 /** The canister's own debug prints, by level; the filter is kept in Meta under `log_level` (u8 index below). */
 export const LOG_LEVELS = ['Off', 'Error', 'Warn', 'Info', 'Debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-const LOG_KEY = new TextEncoder().encode('log_level');
+const LOG_KEY = metaKey(MetaKey.LogLevel);
 const DEFAULT_LOG_LEVEL: LogLevel = 'Info';
 
 export function logLevel(): LogLevel {
@@ -156,9 +157,7 @@ export const notReady = <T>(): Result<T> => err(ErrorCode.ExecStateUnavailable, 
 export function atHead<V>(tag: CandidBlockTag, read: (core: EvmCore) => Result<V>): CandidResult<V> {
   const core = runtime.core;
   if (core === undefined) return candidResult(notReady<V>(), (v) => v);
-  if (!core.stateReadable()) {
-    return candidResult(err<V>(ErrorCode.ExecStateUnavailable, 'the canister is in critical_corrupt state: live state is not served until the integrity check passes'), (v) => v);
-  }
+  // The CriticalCorrupt rule is the core's (every head-state read checks it there).
   const t = requireHeadState(blockTagFromCandid(tag), core.blockNumber());
   return candidResult(t.ok ? read(core) : t, (v) => v);
 }

@@ -1,8 +1,9 @@
 // Canister-level settings kept in the Meta map under their own key (the chain's config is the core's).
 // Encoding: u8 version(1) || mining_interval_ms u64.
 import type { KvMap } from '../core/host.js';
+import { MetaKey, metaKey } from '../core/store/meta_keys.js';
 
-const KEY = new TextEncoder().encode('canister_settings');
+const KEY = metaKey(MetaKey.CanisterSettings);
 
 export interface CanisterSettings {
   readonly miningIntervalMs: bigint;

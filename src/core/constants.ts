@@ -12,6 +12,16 @@ export const MAX_PENDING_GLOBAL = 8192;
 export const MAX_PENDING_PER_SENDER = 64;
 export const MAX_PENDING_PER_PRINCIPAL = 32;
 export const MAX_NONCE_WINDOW = 64;
+// Not-executable pending transactions (a nonce gap before them, or a max fee below the base fee) have their
+// own smaller limits and a lifetime, so a pool full of them cannot stop later submits (docs/execution.md).
+export const MAX_NOT_EXECUTABLE_PER_SENDER = 16;
+export const MAX_NOT_EXECUTABLE_GLOBAL = 1024;
+/** A transaction still not executable this long after it arrived is dropped (pool.expired); geth's default. */
+export const NOT_EXECUTABLE_LIFETIME_NS = 3n * 3600n * 1_000_000_000n;
+/** The status of a dropped (or replaced, evicted, expired) transaction is kept this long, then removed. */
+export const DROPPED_STATUS_LIFETIME_NS = 24n * 3600n * 1_000_000_000n;
+/** At most this many dropped statuses are removed per mining tick (bounded work per message). */
+export const DROPPED_STATUS_PRUNE_PER_TICK = 256;
 export const MAX_LOGS_PER_TX = 64;
 export const MAX_LOG_TOPICS = 4;
 

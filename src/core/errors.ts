@@ -22,6 +22,8 @@ export const ErrorCode = {
   SubmitNonceConflict: 'submit.nonce_conflict',
   SubmitPoolFull: 'submit.pool_full',
   SubmitSenderLimit: 'submit.sender_limit',
+  /** The sender (or the pool) holds as many not-executable (gapped or underpriced) transactions as allowed. */
+  SubmitNotExecutableLimit: 'submit.not_executable_limit',
   SubmitPrincipalLimit: 'submit.principal_limit',
   SubmitInsufficientFunds: 'submit.insufficient_funds',
   SubmitIntrinsicGas: 'submit.intrinsic_gas_too_low',
@@ -30,6 +32,14 @@ export const ErrorCode = {
   SubmitInitcodeTooLarge: 'submit.initcode_too_large',
   /** Dropped reason: a later submit for the same (sender, nonce) with both fees bumped replaced it. */
   PoolReplaced: 'pool.replaced',
+  /** Dropped reason: decoding or running this one transaction failed unexpectedly (a bad record); the block went on without it. */
+  PoolDroppedFaulty: 'pool.dropped.faulty',
+  /** Dropped reason: the pool was full and a better-paying executable transaction took its place. */
+  PoolEvicted: 'pool.evicted',
+  /** Dropped reason: not executable for longer than NOT_EXECUTABLE_LIFETIME_NS. */
+  PoolExpired: 'pool.expired',
+  /** Dropped reason: a controller purged the pool (purge_pool). */
+  PoolPurged: 'pool.purged',
   ExecStateUnavailable: 'exec.state.unavailable',
   ExecReverted: 'exec.reverted',
   ExecHalt: 'exec.halt',

@@ -9,7 +9,7 @@
 // is Queued or Included returns the first tx_id (idempotent retry, no second recovery); once Dropped the
 // bytes are treated as new. So submit.already_known is never returned by this core.
 
-import { CHAIN_ID, DEFAULT_BASE_FEE, MAX_NONCE_WINDOW } from './constants.js';
+import { CHAIN_ID, DEFAULT_BASE_FEE, DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK, MAX_NONCE_WINDOW } from './constants.js';
 import type { Address, Bytes32, ExecutionEngine } from './engine.js';
 import { ErrorCode, err, ok, type CoreError, type Result } from './errors.js';
 import type { CoreHost } from './host.js';
@@ -112,7 +112,8 @@ export class EvmCore {
       status: this.meter.watchDrops(host.openMap(MemoryId.TxStatus)),
       txs,
       hashToId: host.openMap(MemoryId.TxHashToId),
-    });
+      droppedByTime: host.openMap(MemoryId.DroppedStatusByTime),
+    }, () => host.timeNs());
     this.store = new ChainStore({
       blocks: this.meter.metered(host.openMap(MemoryId.Blocks)),
       blockHashToNumber: host.openMap(MemoryId.BlockHashToNumber),
@@ -217,6 +218,8 @@ export class EvmCore {
   async produceBlock(): Promise<ProduceResult | { readonly kind: 'Rejected'; readonly error: CoreError }> {
     const g = this.writeGuard('produce');
     if (g !== undefined) return { kind: 'Rejected', error: g };
+    // Statuses of dropped transactions have a lifetime (docs/execution.md "Pool rules").
+    this.pool.pruneDroppedStatuses(DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK);
     const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs });
     if (r.kind === 'Produced') this.meter.blockProduced(r.number, r.txCount, this.host.instructionCounter());
     this.meter.flush();
@@ -232,6 +235,15 @@ export class EvmCore {
     if (limit < 21000n || limit >= 1n << 64n) return err(ErrorCode.ArgInvalid, 'block gas limit must be in [21000, 2^64)');
     this.meta.setConfig({ ...this.meta.getConfig(), blockGasLimit: limit });
     return ok(undefined);
+  }
+
+  /** purge_pool (controllers): drops every pending transaction with pool.purged; returns how many. */
+  purgePool(): Result<bigint> {
+    const g = this.writeGuard('admin');
+    if (g !== undefined) return { ok: false, error: g };
+    const n = this.pool.purge(ErrorCode.PoolPurged);
+    this.meter.flush();
+    return ok(BigInt(n));
   }
 
   setInstructionSoftLimit(limit: bigint): Result<void> {
@@ -346,6 +358,8 @@ export class EvmCore {
    * account nonce plus its run of consecutive pending nonces (point reads, at most MAX_NONCE_WINDOW).
    */
   expectedNonceByAddress(address: Uint8Array): Result<bigint> {
+    const closed = this.headStateClosed<bigint>();
+    if (closed !== undefined) return closed;
     const bad = checkAddress(address);
     if (bad !== undefined) return bad;
     let n = this.engine.getNonce(address);
@@ -357,22 +371,22 @@ export class EvmCore {
   /** eth_getTransactionCount at head: `latest` = account nonce, `pending` = expectedNonceByAddress. */
   getTransactionCount(address: Uint8Array, pending: boolean): Result<bigint> {
     if (pending) return this.expectedNonceByAddress(address);
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<bigint>() ?? checkAddress(address);
     return bad ?? ok(this.engine.getNonce(address));
   }
 
   getBalance(address: Uint8Array): Result<bigint> {
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<bigint>() ?? checkAddress(address);
     return bad ?? ok(this.engine.getBalance(address));
   }
 
   getCode(address: Uint8Array): Result<Uint8Array> {
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<Uint8Array>() ?? checkAddress(address);
     return bad ?? ok(this.engine.getCode(address));
   }
 
   getStorageAt(address: Uint8Array, slot: Uint8Array): Result<Uint8Array> {
-    const bad = checkAddress(address);
+    const bad = this.headStateClosed<Uint8Array>() ?? checkAddress(address);
     if (bad !== undefined) return bad;
     if (slot.length !== 32) return err(ErrorCode.ArgInvalid, `storage slot must be 32 bytes, got ${slot.length}`);
     return ok(this.engine.getStorage(address, slot));
@@ -382,17 +396,20 @@ export class EvmCore {
 
   /** eth_call: the returned data, or the execution error (exec.reverted carries the revert data). */
   callObject(o: CallObject, tag: BlockTag): Promise<Result<Uint8Array>> {
-    return this.read.callObject(o, tag);
+    const closed = this.headStateClosed<Uint8Array>();
+    return closed !== undefined ? Promise.resolve(closed) : this.read.callObject(o, tag);
   }
 
   /** A signed raw transaction executed as a call from its recovered sender. */
   callRawTx(raw: Uint8Array, tag: BlockTag): Promise<Result<Uint8Array>> {
-    return this.read.callRawTx(raw, tag);
+    const closed = this.headStateClosed<Uint8Array>();
+    return closed !== undefined ? Promise.resolve(closed) : this.read.callRawTx(raw, tag);
   }
 
   /** eth_estimateGas: the minimum gas limit with which the call succeeds. */
   estimateGasObject(o: CallObject, tag: BlockTag): Promise<Result<bigint>> {
-    return this.read.estimateGasObject(o, tag);
+    const closed = this.headStateClosed<bigint>();
+    return closed !== undefined ? Promise.resolve(closed) : this.read.estimateGasObject(o, tag);
   }
 
   getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined): Result<LogPage> {
@@ -473,8 +490,17 @@ export class EvmCore {
     return this.lifecycle.metrics(this.blockNumber());
   }
 
+  /**
+   * Every read of live (head) state goes through here first: in CriticalCorrupt the state is not served
+   * until the integrity check passes (docs/lifecycle.md). One rule in the core, so no entry point can miss it.
+   */
+  private headStateClosed<T>(): Result<T> | undefined {
+    if (this.ops.stateReadable()) return undefined;
+    return err(ErrorCode.ExecStateUnavailable, 'the canister is in critical_corrupt state: live state is not served until the integrity check passes');
+  }
+
   private deps() {
-    return { pool: this.pool, meta: this.meta, engine: this.engine };
+    return { pool: this.pool, meta: this.meta, engine: this.engine, nowNs: () => this.host.timeNs() };
   }
 }
 

@@ -69,6 +69,7 @@ export const ERROR_MAP: Readonly<Record<string, { readonly rpc: RpcCode; readonl
   [ErrorCode.SubmitNonceConflict]: { rpc: RpcCode.Server, prefix: 'replacement transaction underpriced' },
   [ErrorCode.SubmitPoolFull]: { rpc: RpcCode.Server, prefix: 'txpool is full' },
   [ErrorCode.SubmitSenderLimit]: { rpc: RpcCode.Server, prefix: 'account limit exceeded' },
+  [ErrorCode.SubmitNotExecutableLimit]: { rpc: RpcCode.Server, prefix: 'account limit exceeded' },
   [ErrorCode.SubmitPrincipalLimit]: { rpc: RpcCode.Server, prefix: 'account limit exceeded' },
   [ErrorCode.SubmitInsufficientFunds]: { rpc: RpcCode.Server, prefix: 'insufficient funds for gas * price + value' },
   [ErrorCode.SubmitIntrinsicGas]: { rpc: RpcCode.Server, prefix: 'intrinsic gas too low' },

@@ -2,7 +2,9 @@
 // Configuration from the environment (SPEC "Limits / Gateway"); EVM_CANISTER_ID is required.
 import { createAgentClient } from './agent.js';
 import { ConfigError, loadConfig } from './config.js';
-import { startGateway } from './server.js';
+import { installLastResortHandler, startGateway } from './server.js';
+
+installLastResortHandler();
 
 try {
   const config = loadConfig(process.env, { requireCanisterId: true });

@@ -105,6 +105,24 @@ export async function handleBody(text: string, ctx: MethodContext): Promise<RpcR
   if (body.length > ctx.config.maxBatchLen) {
     return errorResponse(null, new RpcError(RpcCode.InvalidRequest, `invalid request: batch of ${body.length} requests, at most ${ctx.config.maxBatchLen}`));
   }
-  const out = (await Promise.all(body.map((req) => handleRequest(req, ctx)))).filter((x): x is RpcResponse => x !== undefined);
+  const answers = await mapBounded(body, BATCH_CONCURRENCY, (req) => handleRequest(req, ctx));
+  const out = answers.filter((x): x is RpcResponse => x !== undefined);
   return out.length === 0 ? undefined : out;
+}
+
+/** Batch items in flight at once: a batch of heavy calls must not hold many canister calls open together. */
+export const BATCH_CONCURRENCY = 4;
+
+/** `f` over `xs` with at most `limit` calls in flight; results in input order. */
+export async function mapBounded<T, R>(xs: readonly T[], limit: number, f: (x: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(xs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < xs.length) {
+      const i = next++;
+      out[i] = await f(xs[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, xs.length) }, worker));
+  return out;
 }

@@ -20,6 +20,32 @@ export interface GatewayOptions {
   /** Server-side log of internal failures (default: stderr). */
   readonly log?: InternalLog;
   readonly cacheEntries?: number;
+  /** Limits on what slow or many clients can make the server hold (defaults: SERVER_LIMITS). */
+  readonly limits?: Partial<ServerLimits>;
+}
+
+export interface ServerLimits {
+  /** A client must send its complete headers within this (slowloris). */
+  readonly headersTimeoutMs: number;
+  /** ... and its complete request within this. */
+  readonly requestTimeoutMs: number;
+  /** Open connections at most; more are refused by the server. */
+  readonly maxConnections: number;
+}
+
+export const SERVER_LIMITS: ServerLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1024 };
+
+let lastResortInstalled = false;
+/**
+ * A last-resort handler: an exception or rejection that escaped every handler is logged and the process keeps
+ * serving, instead of ending and taking every client's connection with it. Installed once per process, by the
+ * process entry points (the gateway's main, `npm start`), never by tests, whose runner must see such failures.
+ */
+export function installLastResortHandler(log: InternalLog = (m) => console.error(`[gateway] ${m}`)): void {
+  if (lastResortInstalled) return;
+  lastResortInstalled = true;
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection (kept serving): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  process.on('uncaughtException', (e) => log(`uncaught exception (kept serving): ${e.stack ?? e.message}`));
 }
 
 export interface Gateway {
@@ -120,8 +146,18 @@ export function createContext(opts: GatewayOptions): MethodContext {
 /** Starts the gateway on config.host:config.port (port 0 = an ephemeral port). */
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const context = createContext(opts);
-  const server = createServer(createRequestListener(context));
+  const limits = { ...SERVER_LIMITS, ...opts.limits };
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node checks those timeouts (its default, 30 s, would let a slow client hold on far longer).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    createRequestListener(context),
+  );
   server.keepAliveTimeout = 5000;
+  server.maxConnections = limits.maxConnections;
   // JSON-RPC over WebSocket on the same port (src/gateway/ws.ts).
   const ws = attachWebSocket(server, context);
   await new Promise<void>((resolve, reject) => {

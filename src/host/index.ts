@@ -44,6 +44,8 @@ export type PrincipalLike = Principal | string | Uint8Array;
 export interface CallOptions {
   /** Default: the anonymous principal 2vxsx-fae. */
   caller?: PrincipalLike;
+  /** The call comes from another canister: no canister_inspect_message (the IC inspects ingress only). */
+  fromCanister?: boolean;
 }
 
 export interface IcHostOptions {
@@ -396,6 +398,7 @@ export class IcHost {
   tick(): boolean {
     this.checkOpen();
     if (this.live === undefined || this.timerDeadline === 0n || this.now() < this.timerDeadline) return false;
+    this.requireWritableStorage();
     this.timerDeadline = 0n; // the IC deactivates the timer when it fires
     const ctx = this.newContext(this.selfBytes, 'canister_global_timer', undefined);
     this.execute('timer', 'canister_global_timer', '', new Uint8Array(), this.selfBytes, ctx);
@@ -452,6 +455,7 @@ export class IcHost {
    */
   async update(method: string, arg: Uint8Array = new Uint8Array(IDL.encode([], [])), opts: CallOptions = {}): Promise<CallResult> {
     this.checkOpen();
+    this.requireWritableStorage();
     const live = this.requireLive();
     const caller = toBytes(opts.caller ?? ANONYMOUS);
     const isUpdate = live.instance.exports[`canister_update ${method}`] !== undefined;
@@ -459,7 +463,7 @@ export class IcHost {
     if (!isUpdate && !isQuery) {
       return this.hostReject(RejectCode.DestinationInvalid, `Canister ${this.canisterId.toText()} has no update method '${method}'`, true);
     }
-    if (isUpdate && live.instance.exports['canister_inspect_message'] !== undefined) {
+    if (isUpdate && opts.fromCanister !== true && live.instance.exports['canister_inspect_message'] !== undefined) {
       const ictx = this.newContext(caller, method, undefined);
       const m = this.execute('inspect', 'canister_inspect_message', method, arg, caller, ictx);
       if (m.trap !== undefined || !m.msg.accepted) {
@@ -737,9 +741,25 @@ export class IcHost {
 
   private lastMetaKey = '';
 
+  /**
+   * Why the last flush of stable memory to its file failed (disk full, I/O error), until one succeeds. While
+   * set, the host refuses every message that could write (updates, timers) with a clear error rather than go
+   * on as if written; the dirty pages are kept, and each refused attempt first retries the flush.
+   */
+  private storageError: string | undefined;
+
+  /** Retries a failed flush; throws a clear HostStateError when stable memory still cannot be written. */
+  private requireWritableStorage(): void {
+    if (this.storageError === undefined) return;
+    this.persist();
+    if (this.storageError !== undefined) {
+      throw new HostStateError(`stable memory file cannot be written (${this.storageError}); no new writes are accepted until a flush succeeds`);
+    }
+  }
+
   private persist(): void {
     if (this.file === undefined || this.live === undefined) return;
-    const { pages, size } = this.stable.takeDirty();
+    const { pages, size } = this.stable.peekDirty();
     const meta: PersistedMeta = {
       version: 1,
       canisterId: this.canisterId.toText(),
@@ -753,9 +773,17 @@ export class IcHost {
     };
     // Skip the write (and its fsyncs) when neither pages nor metadata changed; the clock alone does not count.
     const key = JSON.stringify({ ...meta, timeNs: '' });
-    if (pages.length === 0 && key === this.lastMetaKey) return;
+    if (pages.length === 0 && key === this.lastMetaKey && this.storageError === undefined) return;
+    try {
+      this.file.flush(pages, JSON.stringify(meta, null, 2));
+    } catch (e) {
+      this.storageError = (e as Error).message;
+      this.debugPrint(`stable memory flush failed: ${this.storageError}`);
+      return;
+    }
+    this.storageError = undefined;
     this.lastMetaKey = key;
-    this.file.flush(pages, JSON.stringify(meta, null, 2));
+    this.stable.clearDirty(pages);
   }
 
   private requireLive(): Live {

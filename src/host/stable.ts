@@ -1,9 +1,13 @@
 // Stable memory: sparse 64 KiB pages (only pages ever written are allocated), an undo log per message
 // (first write to a page saves its old contents, so a trap or a query restores exactly those pages), and
 // an optional file backing that receives only the pages dirtied since the last flush.
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync, fstatSync, ftruncateSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export const WASM_PAGE = 65536;
+/** Journal trailer: page count, metadata length, SHA-256, magic. */
+const TRAILER_V2 = 44;
 
 export class StableMemory {
   private pages = new Map<number, Buffer>();
@@ -102,11 +106,25 @@ export class StableMemory {
     return n;
   }
 
-  takeDirty(): { pages: [number, Buffer][]; size: bigint } {
+  /**
+   * The pages changed since the last successful flush, without forgetting them: a flush that fails (disk full,
+   * I/O error) must leave them dirty for the next attempt. Call clearDirty once the flush has succeeded.
+   */
+  peekDirty(): { pages: [number, Buffer][]; size: bigint } {
     const pages: [number, Buffer][] = [];
-    for (const i of [...this.dirty].sort((a, b) => a - b)) pages.push([i, this.pages.get(i) ?? Buffer.alloc(WASM_PAGE)]);
-    this.dirty.clear();
+    for (const i of [...this.dirty].sort((a, b) => a - b)) pages.push([i, Buffer.from(this.pages.get(i) ?? Buffer.alloc(WASM_PAGE))]);
     return { pages, size: this.sizePages };
+  }
+
+  /** Forgets the pages of a successful flush (those of `pages`; a page dirtied since stays dirty). */
+  clearDirty(pages: readonly [number, Buffer][]): void {
+    for (const [i] of pages) this.dirty.delete(i);
+  }
+
+  takeDirty(): { pages: [number, Buffer][]; size: bigint } {
+    const d = this.peekDirty();
+    this.clearDirty(d.pages);
+    return d;
   }
 
   /** Load from a file image (all-zero pages stay unallocated). */
@@ -133,7 +151,9 @@ export class StableMemory {
  * atomically (write temp + rename) and the journal removed. On open, a complete journal is replayed; an
  * incomplete one (crash while writing it) is discarded, leaving the image as of the previous flush.
  * With `fsync: false` the same order is kept but nothing is forced to disk (a machine crash may lose recent
- * messages; a process crash cannot).
+ * messages; a process crash cannot). With fsync, the directory is fsynced too after the file is created and
+ * after the metadata rename (a rename or a new file is durable only once its directory is). The journal
+ * carries a SHA-256 of its pages and metadata: a journal whose bytes do not match is discarded, not replayed.
  */
 export class StableFile {
   private fd: number;
@@ -146,7 +166,9 @@ export class StableFile {
   ) {
     this.journal = `${path}.journal`;
     this.metaPath = `${path}.meta.json`;
-    this.fd = openSync(path, existsSync(path) ? 'r+' : 'w+');
+    const created = !existsSync(path);
+    this.fd = openSync(path, created ? 'w+' : 'r+');
+    if (created) this.syncDir();
     this.replayJournal();
   }
 
@@ -154,23 +176,29 @@ export class StableFile {
     return this.fd;
   }
 
-  // Journal layout: repeated [u32 page index][64 KiB data], then JSON metadata, then
-  // [u32 page count][u32 meta length]["ICHJ" magic]. The trailer is written last, so its presence means complete.
+  // Journal layout: repeated [u32 page index][64 KiB data], then JSON metadata, then the trailer
+  // [u32 page count][u32 meta length][32-byte SHA-256 of everything before the trailer]["ICJ2" magic]. The
+  // trailer is written last, so its presence means complete; the checksum catches torn or corrupted bytes.
+  // (Journals of the earlier layout, a 12-byte trailer with "ICHJ" and no checksum, are still replayed.)
   flush(pages: [number, Buffer][], meta: string): void {
     const metaBytes = Buffer.from(meta, 'utf8');
     const jfd = openSync(this.journal, 'w');
     try {
       const idx = Buffer.alloc(4);
+      const sum = createHash('sha256');
       for (const [i, data] of pages) {
         idx.writeUInt32LE(i);
         writeSync(jfd, idx);
         writeSync(jfd, data);
+        sum.update(idx).update(data);
       }
       writeSync(jfd, metaBytes);
-      const trailer = Buffer.alloc(12);
+      sum.update(metaBytes);
+      const trailer = Buffer.alloc(TRAILER_V2);
       trailer.writeUInt32LE(pages.length, 0);
       trailer.writeUInt32LE(metaBytes.length, 4);
-      trailer.write('ICHJ', 8, 'latin1');
+      sum.digest().copy(trailer, 8);
+      trailer.write('ICJ2', 40, 'latin1');
       writeSync(jfd, trailer);
       if (this.fsync) fsyncSync(jfd);
     } finally {
@@ -191,7 +219,19 @@ export class StableFile {
       closeSync(mfd);
     }
     renameSync(tmp, this.metaPath);
+    if (this.fsync) this.syncDir();
     rmSync(this.journal, { force: true });
+  }
+
+  /** fsync of the containing directory: makes a created or renamed entry durable. */
+  private syncDir(): void {
+    if (!this.fsync) return;
+    const dfd = openSync(dirname(this.path), 'r');
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
   }
 
   private replayJournal(): void {
@@ -201,21 +241,42 @@ export class StableFile {
     let meta: Buffer | undefined;
     try {
       const len = fstatSync(jfd).size;
-      if (len >= 12) {
-        const trailer = Buffer.alloc(12);
-        readSync(jfd, trailer, 0, 12, len - 12);
-        const count = trailer.readUInt32LE(0);
-        const metaLen = trailer.readUInt32LE(4);
-        if (trailer.toString('latin1', 8, 12) === 'ICHJ' && len === count * (4 + WASM_PAGE) + metaLen + 12) {
-          pages = [];
-          for (let k = 0; k < count; k++) {
-            const rec = Buffer.alloc(4 + WASM_PAGE);
-            readSync(jfd, rec, 0, rec.length, k * rec.length);
-            pages.push([rec.readUInt32LE(0), rec.subarray(4)]);
-          }
-          meta = Buffer.alloc(metaLen);
-          readSync(jfd, meta, 0, metaLen, count * (4 + WASM_PAGE));
+      const read = (pos: number, n: number): Buffer => {
+        const b = Buffer.alloc(n);
+        readSync(jfd, b, 0, n, pos);
+        return b;
+      };
+      const body = (count: number, metaLen: number): void => {
+        pages = [];
+        for (let k = 0; k < count; k++) {
+          const rec = read(k * (4 + WASM_PAGE), 4 + WASM_PAGE);
+          pages.push([rec.readUInt32LE(0), rec.subarray(4)]);
         }
+        meta = read(count * (4 + WASM_PAGE), metaLen);
+      };
+      const v2 = len >= TRAILER_V2 ? read(len - TRAILER_V2, TRAILER_V2) : undefined;
+      const v1 = len >= 12 ? read(len - 12, 12) : undefined;
+      if (v2 !== undefined && v2.toString('latin1', 40, 44) === 'ICJ2') {
+        const count = v2.readUInt32LE(0);
+        const metaLen = v2.readUInt32LE(4);
+        if (len === count * (4 + WASM_PAGE) + metaLen + TRAILER_V2) {
+          body(count, metaLen);
+          const sum = createHash('sha256');
+          for (const [i, data] of pages!) {
+            const idx = Buffer.alloc(4);
+            idx.writeUInt32LE(i);
+            sum.update(idx).update(data);
+          }
+          sum.update(meta!);
+          if (!sum.digest().equals(v2.subarray(8, 40))) {
+            pages = undefined;
+            meta = undefined;
+          }
+        }
+      } else if (v1 !== undefined && v1.toString('latin1', 8, 12) === 'ICHJ') {
+        const count = v1.readUInt32LE(0);
+        const metaLen = v1.readUInt32LE(4);
+        if (len === count * (4 + WASM_PAGE) + metaLen + 12) body(count, metaLen);
       }
     } finally {
       closeSync(jfd);

@@ -120,7 +120,9 @@ describe('error mapping', () => {
     }
     // every code of src/core/errors.ts is mapped, except the ones that are never an RPC answer
     const unmapped = Object.values(ErrorCode).filter((c) => ERROR_MAP[c] === undefined);
-    expect(unmapped.sort()).toEqual([ErrorCode.ExecReverted, ErrorCode.Internal, ErrorCode.PoolReplaced].sort());
+    expect(unmapped.sort()).toEqual(
+      [ErrorCode.ExecReverted, ErrorCode.Internal, ErrorCode.PoolReplaced, ErrorCode.PoolDroppedFaulty, ErrorCode.PoolEvicted, ErrorCode.PoolExpired, ErrorCode.PoolPurged].sort(),
+    );
   });
 
   it('keeps geth’s phrases that ethers and viem classify by', () => {

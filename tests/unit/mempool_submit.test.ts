@@ -142,7 +142,7 @@ describe('submitIcTx', () => {
 
   it('limits the whole pool', async () => {
     const principals = Array.from({ length: MAX_PENDING_GLOBAL / MAX_PENDING_PER_PRINCIPAL }, (_, i) => principal(i + 1));
-    const { core } = await setup({ genesisAllocations: principals.map((p) => ({ address: synth(p), balance: ETH })) });
+    const { core } = await setup({ genesisAllocations: [...principals.map((p) => ({ address: synth(p), balance: ETH })), { address: k.address, balance: ETH }] });
     for (const p of principals) {
       for (let n = 0; n < MAX_PENDING_PER_PRINCIPAL; n++) okValue(core.submitIcTx(icRec({ nonce: BigInt(n) }), p, CANISTER));
     }

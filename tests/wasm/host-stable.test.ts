@@ -1,5 +1,5 @@
 // Stable memory bookkeeping and the crash-safe file journal, without a canister.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StableFile, StableMemory, WASM_PAGE } from '../../src/host/stable.js';
@@ -78,5 +78,63 @@ describe('StableFile', () => {
     expect(b[0]).toBe(0xbb);
     expect(existsSync(`${path}.journal`)).toBe(false);
     h.close();
+  });
+
+  it('replays a checksummed journal, and discards one whose bytes do not match its checksum', async () => {
+    const { createHash } = await import('node:crypto');
+    const d = tmp();
+    const path = join(d, 'stable.bin');
+    const page = (b: number): Buffer => Buffer.alloc(WASM_PAGE, b);
+    const f = new StableFile(path, true);
+    f.flush([[0, page(0x11)]], '{"v":1}');
+    f.close();
+    const journal = (fill: number, corrupt: boolean): Buffer => {
+      const idx = Buffer.alloc(4);
+      const data = page(fill);
+      const meta = Buffer.from(`{"v":${fill}}`);
+      const sum = createHash('sha256').update(idx).update(data).update(meta).digest();
+      if (corrupt) data[100] = data[100]! ^ 1;
+      const trailer = Buffer.alloc(44);
+      trailer.writeUInt32LE(1, 0);
+      trailer.writeUInt32LE(meta.length, 4);
+      sum.copy(trailer, 8);
+      trailer.write('ICJ2', 40, 'latin1');
+      return Buffer.concat([idx, data, meta, trailer]);
+    };
+    const first = (): number => {
+      const g = new StableFile(path, true);
+      const s = new StableMemory(100n);
+      s.loadImage(g.descriptor, 1n);
+      const b = new Uint8Array(1);
+      s.read(b, 0n, 1n);
+      g.close();
+      return b[0]!;
+    };
+    writeFileSync(`${path}.journal`, journal(0x22, true));
+    expect(first()).toBe(0x11);
+    expect(existsSync(`${path}.journal`)).toBe(false);
+    writeFileSync(`${path}.journal`, journal(0x33, false));
+    expect(first()).toBe(0x33);
+  });
+
+  it('a failed flush keeps the dirty pages for the next attempt', () => {
+    const d = tmp();
+    const path = join(d, 'stable.bin');
+    const f = new StableFile(path, true);
+    const s = new StableMemory(10n);
+    s.begin();
+    s.grow(2n);
+    s.write(BigInt(WASM_PAGE), new Uint8Array([7]));
+    s.commit();
+    // The journal path taken by a directory: opening it for writing fails, as a full disk would.
+    mkdirSync(`${path}.journal`);
+    const dirty = s.peekDirty();
+    expect(() => f.flush(dirty.pages, '{}')).toThrow();
+    expect(s.peekDirty().pages.map(([i]) => i)).toEqual([1]);
+    rmSync(`${path}.journal`, { recursive: true });
+    f.flush(dirty.pages, '{}');
+    s.clearDirty(dirty.pages);
+    expect(s.peekDirty().pages).toEqual([]);
+    f.close();
   });
 });

@@ -17,12 +17,12 @@ import {
 import type { Address, Bytes32 } from '../engine.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter, readU64be, u64be } from '../codec/bytes.js';
+import { MetaKey, metaKey } from '../store/meta_keys.js';
 
-const te = new TextEncoder();
-const K_CONFIG = te.encode('config');
-const K_HEAD = te.encode('head');
-const K_BASEFEE = te.encode('basefee');
-const K_TXSEQ = te.encode('txseq');
+const K_CONFIG = metaKey(MetaKey.Config);
+const K_HEAD = metaKey(MetaKey.Head);
+const K_BASEFEE = metaKey(MetaKey.BaseFee);
+const K_TXSEQ = metaKey(MetaKey.TxSeq);
 
 export interface ChainConfig {
   readonly blockGasLimit: bigint;

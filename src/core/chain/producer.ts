@@ -9,15 +9,16 @@
 // Pending txs with a nonce below the account nonce, and txs the engine rejects, are Dropped with the code.
 // No empty blocks: if nothing is pending, or nothing could be included, no block is made.
 
-import { MAX_TXS_PER_BLOCK } from '../constants.js';
-import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine } from '../engine.js';
+import { MAX_TXS_PER_BLOCK, NOT_EXECUTABLE_LIFETIME_NS } from '../constants.js';
+import { FINALIZE_INSTRUCTIONS_PER_LOG, FINALIZE_INSTRUCTIONS_PER_LOG_BYTE, FINALIZE_INSTRUCTIONS_PER_TX } from '../ops/limits.js';
+import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine, TxOutcome } from '../engine.js';
 import { ErrorCode } from '../errors.js';
 import type { CoreHost, KvMap } from '../host.js';
 import { toHex } from '../codec/bytes.js';
 import { rlpListLength, rlpStringLength } from '../codec/rlp.js';
 import type { PendingEntry, PendingPool } from '../mempool/pool.js';
-import { decodeStoredTx, storedFields } from '../tx/stored.js';
-import { TxOrigin } from '../tx/types.js';
+import { decodeStoredTx, storedFields, type StoredTx } from '../tx/stored.js';
+import { TxOrigin, type TxFields } from '../tx/types.js';
 import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
 import { receiptsRoot, transactionsRoot } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
@@ -114,6 +115,13 @@ interface Included {
 /** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
 const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 
+/** Instructions finalising one included transaction with these logs will take (ops/limits.ts). */
+export function finalizeCost(logs: readonly ExecLog[]): bigint {
+  let bytes = 0;
+  for (const l of logs) bytes += l.data.length + 32 * l.topics.length;
+  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + FINALIZE_INSTRUCTIONS_PER_LOG_BYTE * BigInt(bytes);
+}
+
 /** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
 const producing = new WeakSet<MetaStore>();
 
@@ -146,15 +154,44 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
     parentHash: head.hash,
   };
 
-  // Seed the heap with each sender's next executable tx; drop stale nonces on the way.
+  // Seed the heap with each sender's next executable tx. On the way (docs/execution.md "Pool rules"): drop
+  // stale nonces, transactions that can never be included (gas limit above the block gas limit, max fee
+  // below the minimum gas price) and not-executable ones past their lifetime; mark the not-executable rest.
   let dropped = 0;
   const heap = new CandidateHeap();
   const queues = pool.senderQueues();
+  const nowNs = host.timeNs();
+  pool.notExecutable.clear();
   for (const [k, q] of [...queues.entries()]) {
-    const n = engine.getNonce(q[0]!.sender);
-    for (const e of q.filter((e) => e.nonce < n)) {
-      pool.drop(e, ErrorCode.SubmitNonceTooLow);
-      dropped++;
+    let n: bigint;
+    try {
+      n = engine.getNonce(q[0]!.sender);
+    } catch {
+      // An unreadable account record: its sender's transactions cannot be ordered; they go, mining goes on.
+      for (const e of [...q]) pool.drop(e, ErrorCode.PoolDroppedFaulty);
+      dropped += q.length;
+      continue;
+    }
+    let expected = n;
+    let runnable = true;
+    for (const e of [...q]) {
+      const code =
+        e.nonce < n ? ErrorCode.SubmitNonceTooLow
+        : e.gasLimit > cfg.blockGasLimit ? ErrorCode.SubmitGasLimitExceedsBlock
+        : e.maxFeePerGas < cfg.minGasPrice ? ErrorCode.SubmitInvalidFee
+        : undefined;
+      if (code !== undefined) {
+        pool.drop(e, code);
+        dropped++;
+        continue;
+      }
+      runnable = runnable && e.nonce === expected && e.maxFeePerGas >= baseFee;
+      expected = e.nonce + 1n;
+      if (runnable) continue;
+      if (nowNs - e.arrivalNs > NOT_EXECUTABLE_LIFETIME_NS) {
+        pool.drop(e, ErrorCode.PoolExpired);
+        dropped++;
+      } else pool.notExecutable.set(toHex(e.txId), e);
     }
     const first = queues.get(k)?.[0];
     if (first !== undefined && first.nonce === n && first.maxFeePerGas >= baseFee) {
@@ -167,6 +204,7 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
   const included: Included[] = [];
   let gasUsed = 0n;
   let logCount = 0;
+  let finalizeReserve = 0n;
   let stop: 'exhausted' | 'max_txs' | 'soft_limit' = 'exhausted';
   const hasher = new BloomHasher();
   try {
@@ -175,7 +213,8 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         stop = 'max_txs';
         break;
       }
-      if (host.instructionCounter() >= cfg.instructionSoftLimit) {
+      // The finalisation work of the transactions taken so far is reserved inside the soft limit.
+      if (host.instructionCounter() + finalizeReserve >= cfg.instructionSoftLimit) {
         stop = 'soft_limit';
         break;
       }
@@ -189,21 +228,31 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         dropped++;
         continue;
       }
-      const tx = decodeStoredTx(stored);
-      const { fields } = storedFields(tx);
-      const exec: ExecTx = {
-        type: fields.type,
-        from: tx.from,
-        to: fields.to,
-        nonce: fields.nonce,
-        value: fields.value,
-        data: fields.data,
-        gasLimit: fields.gasLimit,
-        maxFeePerGas: fields.maxFeePerGas,
-        maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
-        accessList: fields.accessList,
-      };
-      const out = await engine.runTx(exec);
+      let tx: StoredTx, fields: TxFields, out: TxOutcome;
+      try {
+        tx = decodeStoredTx(stored);
+        fields = storedFields(tx).fields;
+        const exec: ExecTx = {
+          type: fields.type,
+          from: tx.from,
+          to: fields.to,
+          nonce: fields.nonce,
+          value: fields.value,
+          data: fields.data,
+          gasLimit: fields.gasLimit,
+          maxFeePerGas: fields.maxFeePerGas,
+          maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
+          accessList: fields.accessList,
+        };
+        out = await engine.runTx(exec);
+      } catch {
+        // One bad record (or an engine fault on one transaction) must not halt mining: otherwise the same
+        // transaction comes first again on every tick. The engine rolls EVM effects back itself; what throws
+        // here is decoding or a check before execution, which changes nothing.
+        pool.drop(e, ErrorCode.PoolDroppedFaulty);
+        dropped++;
+        continue;
+      }
       if (out.kind === 'rejected') {
         pool.drop(e, out.code);
         dropped++;
@@ -232,6 +281,7 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
         },
       });
       logCount += out.logs.length;
+      finalizeReserve += finalizeCost(out.logs);
       const k = toHex(e.sender);
       const nn = e.nonce + 1n;
       const q = queues.get(k);

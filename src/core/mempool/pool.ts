@@ -5,14 +5,17 @@
 // Maps and encodings:
 //   Pending (10)              tx_id[8] -> sender[20] || eth_tx_hash[32] || nonce u64 || gas_limit u64 || max_fee big
 //                                         || max_priority big || u8 len(principal) || principal
+//                                         || arrival_ns u64 || value big   (appended by issue 11; records
+//                                         written before read as arrival = first load, value = 0)
 //   PendingBySenderNonce (11) sender[20] || nonce u64 -> tx_id[8];  sender[20] -> u32 pending count
 //   PendingByPrincipal (12)   principal -> u32 pending count (only IcSynthetic submissions count)
 //   TxStatus (13)             tx_id -> TxStatus (see tx/stored.ts)
+//   DroppedStatusByTime (14)  drop_ns u64 || tx_id -> empty (dropped statuses, removed after their lifetime)
 //   Txs (22)                  tx_id -> StoredTx (written at submit; removed if the tx is dropped)
 //   TxHashToId (23)           eth_tx_hash -> tx_id
 
 import type { Address, Bytes32 } from '../engine.js';
-import type { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../errors.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter, bytesEqual, concatBytes, readU64be, toHex, u64be } from '../codec/bytes.js';
 import { decodeTxStatus, encodeStoredTx, encodeTxStatus, type StoredTx, type TxStatus } from '../tx/stored.js';
@@ -29,6 +32,10 @@ export interface PendingEntry {
   readonly maxPriorityFeePerGas: bigint;
   /** IC principal that submitted it through submit_ic_tx; empty otherwise. */
   readonly principal: Uint8Array;
+  /** ic0.time at admission (the lifetime of a not-executable transaction runs from here). */
+  readonly arrivalNs: bigint;
+  /** Value transferred (a sender's pending transactions must be affordable together). */
+  readonly value: bigint;
 }
 
 export interface PoolMaps {
@@ -38,6 +45,8 @@ export interface PoolMaps {
   readonly status: KvMap;
   readonly txs: KvMap;
   readonly hashToId: KvMap;
+  /** Dropped statuses by drop time (MemoryId.DroppedStatusByTime), so they can be removed after their lifetime. */
+  readonly droppedByTime?: KvMap;
 }
 
 function encodeEntry(e: PendingEntry): Uint8Array {
@@ -49,12 +58,14 @@ function encodeEntry(e: PendingEntry): Uint8Array {
     .big(e.maxFeePerGas)
     .big(e.maxPriorityFeePerGas)
     .short(e.principal)
+    .u64(e.arrivalNs)
+    .big(e.value)
     .finish();
 }
 
-function decodeEntry(txId: Uint8Array, b: Uint8Array): PendingEntry {
+function decodeEntry(txId: Uint8Array, b: Uint8Array, loadedNs: bigint): PendingEntry {
   const r = new ByteReader(b);
-  return {
+  const e = {
     txId: txId.slice(),
     seq: readU64be(txId),
     sender: r.fixed(20).slice(),
@@ -65,6 +76,10 @@ function decodeEntry(txId: Uint8Array, b: Uint8Array): PendingEntry {
     maxPriorityFeePerGas: r.big(),
     principal: r.short().slice(),
   };
+  // Fields appended later: absent in records written before them.
+  const arrivalNs = r.remaining >= 8 ? r.u64() : loadedNs;
+  const value = r.remaining > 0 ? r.big() : 0n;
+  return { ...e, arrivalNs, value };
 }
 
 const senderNonceKey = (sender: Address, nonce: bigint): Uint8Array => concatBytes(sender, u64be(nonce));
@@ -82,8 +97,17 @@ function writeCount(m: KvMap, key: Uint8Array, n: number): void {
 export class PendingPool {
   /** sender hex -> that sender's pending entries sorted by nonce. */
   private queues: Map<string, PendingEntry[]> | undefined;
+  /**
+   * tx_id hex of the entries that cannot run in the next block (a nonce gap before them, or a max fee below
+   * the base fee): heap only, recomputed by every block-production pass and kept up by submit. Empty after a
+   * restart until the first pass (the limits it feeds are then briefly looser, never stricter).
+   */
+  readonly notExecutable = new Map<string, PendingEntry>();
 
-  constructor(readonly maps: PoolMaps) {}
+  constructor(
+    readonly maps: PoolMaps,
+    private readonly nowNs: () => bigint = () => 0n,
+  ) {}
 
   size(): number {
     return Number(this.maps.pending.len());
@@ -101,7 +125,7 @@ export class PendingPool {
     const id = this.maps.bySenderNonce.get(senderNonceKey(sender, nonce));
     if (id === undefined) return undefined;
     const b = this.maps.pending.get(id);
-    return b === undefined ? undefined : decodeEntry(id, b);
+    return b === undefined ? undefined : decodeEntry(id, b, this.nowNs());
   }
 
   hasSenderNonce(sender: Address, nonce: bigint): boolean {
@@ -148,7 +172,9 @@ export class PendingPool {
     writeCount(m.bySenderNonce, entry.sender, this.senderCount(entry.sender) - 1);
     if (entry.principal.length > 0) writeCount(m.byPrincipal, entry.principal, this.principalCount(entry.principal) - 1);
     m.status.insert(entry.txId, encodeTxStatus(status));
+    this.notExecutable.delete(toHex(entry.txId));
     if (status.kind === 'Dropped') {
+      m.droppedByTime?.insert(concatBytes(u64be(this.nowNs()), entry.txId), new Uint8Array(0));
       // A dropped tx is forgotten except for its status: the body goes, and the hash index goes so
       // that the same bytes can be submitted again later.
       const id = m.hashToId.get(entry.ethHash);
@@ -171,20 +197,89 @@ export class PendingPool {
   }
 
   /**
+   * Removes the statuses of transactions dropped at least `lifetimeNs` ago, oldest first, at most `max`
+   * (issue 11, item 6). Statuses dropped before this index existed are not in it and stay.
+   */
+  pruneDroppedStatuses(lifetimeNs: bigint, max: number): number {
+    const idx = this.maps.droppedByTime;
+    if (idx === undefined) return 0;
+    const now = this.nowNs();
+    let n = 0;
+    for (const [k] of idx.items(0, max)) {
+      if (readU64be(k) + lifetimeNs > now) break;
+      const txId = k.subarray(8);
+      const st = this.maps.status.get(txId);
+      if (st !== undefined && decodeTxStatus(st).kind === 'Dropped') this.maps.status.remove(txId);
+      idx.remove(k);
+      n++;
+    }
+    return n;
+  }
+
+  /** A sender's pending entries, nonce order. */
+  queueOf(sender: Address): readonly PendingEntry[] {
+    return this.senderQueues().get(toHex(sender)) ?? [];
+  }
+
+  /** Drops every pending transaction with `code` (a controller's purge); returns how many. */
+  purge(code: ErrorCode): number {
+    let n = 0;
+    for (const q of [...this.senderQueues().values()]) {
+      for (const e of [...q]) {
+        this.drop(e, code);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * What a full pool gives up for a better executable transaction paying `maxFeePerGas`: the lowest-paying
+   * (then oldest) not-executable entry; failing that, the lowest-paying last entry of a sender's queue (a
+   * last entry, so no sender is left with a gap) when it pays less than the newcomer. Undefined: nothing.
+   */
+  evictionCandidate(maxFeePerGas: bigint): PendingEntry | undefined {
+    const worse = (a: PendingEntry, b: PendingEntry | undefined): boolean =>
+      b === undefined || a.maxFeePerGas < b.maxFeePerGas || (a.maxFeePerGas === b.maxFeePerGas && a.seq < b.seq);
+    let best: PendingEntry | undefined;
+    for (const e of this.notExecutable.values()) if (worse(e, best)) best = e;
+    if (best !== undefined) return best;
+    for (const q of this.senderQueues().values()) {
+      const last = q[q.length - 1];
+      if (last !== undefined && last.maxFeePerGas < maxFeePerGas && worse(last, best)) best = last;
+    }
+    return best;
+  }
+
+  /**
    * Per-sender queues (nonce order). Built from the Pending map once per process: one sequential pass
    * over compact summaries after an upgrade, then maintained incrementally.
    */
   senderQueues(): ReadonlyMap<string, readonly PendingEntry[]> {
     if (this.queues === undefined) {
       const qs = new Map<string, PendingEntry[]>();
+      const bad: Uint8Array[] = [];
+      const loadedNs = this.nowNs();
       for (const [k, v] of this.maps.pending.items()) {
-        const e = decodeEntry(k, v);
+        let e: PendingEntry;
+        try {
+          e = decodeEntry(k, v, loadedNs);
+        } catch {
+          // A summary that no longer decodes would stop every block: it goes (issue 11, attack 5).
+          bad.push(k.slice());
+          continue;
+        }
         const hk = toHex(e.sender);
         const q = qs.get(hk);
         if (q === undefined) qs.set(hk, [e]);
         else q.push(e);
       }
       for (const q of qs.values()) q.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+      for (const k of bad) {
+        this.maps.pending.remove(k);
+        this.maps.txs.remove(k);
+        this.maps.status.insert(k, encodeTxStatus({ kind: 'Dropped', code: ErrorCode.PoolDroppedFaulty }));
+      }
       this.queues = qs;
     }
     return this.queues;

@@ -1,14 +1,17 @@
 // Admission of transactions into the pending pool. Order (SPEC "Submit validation order"; the
-// pre-submit guard runs in the facade before these):
-//   size -> format (decode) -> [duplicate: same tx_id back] -> sender -> fee -> gas limit / intrinsic
-//   -> nonce (too low, gap) -> (sender, nonce) conflict or replacement -> pool limits -> balance.
+// pre-submit guard runs in the facade before these), with every check that needs no hash first so that junk
+// costs little (issue 11, attack 4; docs/execution.md "Submit"):
+//   size -> format (decode: type, chain id, signature ranges) -> fee minimums -> gas limit / initcode / intrinsic
+//   -> sender (one keccak pass + recovery) -> balance of this tx -> eth hash: [duplicate: same tx_id back]
+//   -> nonce (too low, window) -> (sender, nonce) conflict or replacement -> sender, not-executable and pool
+//   limits (a full pool evicts a worse transaction for an executable one) -> balance for all the sender's pending.
 // Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
 
-import { CHAIN_ID, MAX_NONCE_WINDOW, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
+import { CHAIN_ID, MAX_NONCE_WINDOW, MAX_NOT_EXECUTABLE_GLOBAL, MAX_NOT_EXECUTABLE_PER_SENDER, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
 import { keccak256 } from '../crypto.js';
 import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
-import { bytesEqual, u64be } from '../codec/bytes.js';
+import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
 import type { MetaStore } from '../chain/meta.js';
 import { parseSignedTx, recoverSender } from '../tx/decode.js';
 import { checkIcRecord, deriveSyntheticSender, encodeCanonical, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
@@ -20,6 +23,7 @@ export interface SubmitDeps {
   readonly pool: PendingPool;
   readonly meta: MetaStore;
   readonly engine: ExecutionEngine;
+  readonly nowNs: () => bigint;
 }
 
 /** An already known transaction that is queued or included: submitting the same bytes again returns its tx_id. */
@@ -32,15 +36,44 @@ function knownId(deps: SubmitDeps, ethHash: Bytes32): Uint8Array | undefined {
 
 export function submitRaw(deps: SubmitDeps, raw: Uint8Array): Result<Uint8Array> {
   if (raw.length > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `transaction is ${raw.length} bytes, limit ${MAX_TX_SIZE}`);
+  // Parsing checks type, chain id and signature ranges without hashing.
   const parsed = parseSignedTx(raw);
   if (!parsed.ok) return parsed;
-  const ethHash = keccak256(raw);
-  // Duplicate check before recovery: a retry of the same bytes costs one hash, not a second recovery.
-  const known = knownId(deps, ethHash);
-  if (known !== undefined) return ok(known);
+  const f = parsed.value.fields;
+  // Every check that needs neither a hash nor the sender, before the first keccak pass over the payload
+  // (issue 11, attack 4: a 128 KiB junk transaction must be refused for little).
+  const cheap = cheapChecks(deps.meta.getConfig(), f);
+  if (!cheap.ok) return cheap;
+  // One keccak pass (the signing payload) and the recovery.
   const sender = recoverSender(parsed.value);
   if (!sender.ok) return sender;
-  return admit(deps, parsed.value.fields, sender.value, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+  // A sender that cannot pay is refused before the second pass (the eth hash). Unless the nonce is already
+  // used: then these bytes may be an included transaction, whose resubmission answers its tx_id.
+  if (deps.engine.getBalance(sender.value) < f.gasLimit * f.maxFeePerGas + f.value && f.nonce >= deps.engine.getNonce(sender.value)) {
+    return insufficient(deps.engine.getBalance(sender.value), f);
+  }
+  const ethHash = keccak256(raw);
+  const known = knownId(deps, ethHash);
+  if (known !== undefined) return ok(known);
+  return admit(deps, f, sender.value, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+}
+
+const insufficient = (balance: bigint, f: TxFields): Result<never> =>
+  err(ErrorCode.SubmitInsufficientFunds, `balance ${balance} cannot pay gas limit * max fee + value = ${f.gasLimit * f.maxFeePerGas + f.value}`);
+
+/** Fees against the minimums, gas limit against the block's, initcode size, intrinsic gas: no hashing, no state. */
+function cheapChecks(cfg: ReturnType<MetaStore['getConfig']>, f: TxFields): Result<null> {
+  // Fees. Legacy/2930 carry gasPrice in both fields, so one price plays both roles.
+  if (f.maxFeePerGas < cfg.minGasPrice) return err(ErrorCode.SubmitInvalidFee, `max fee per gas ${f.maxFeePerGas} is below the minimum gas price ${cfg.minGasPrice}`);
+  if (f.maxPriorityFeePerGas < cfg.minPriorityFee) return err(ErrorCode.SubmitInvalidFee, `priority fee ${f.maxPriorityFeePerGas} is below the minimum ${cfg.minPriorityFee}`);
+  if (f.maxPriorityFeePerGas > f.maxFeePerGas) return err(ErrorCode.SubmitInvalidFee, 'max priority fee per gas exceeds max fee per gas');
+
+  // Gas.
+  if (f.gasLimit > cfg.blockGasLimit) return err(ErrorCode.SubmitGasLimitExceedsBlock, `gas limit ${f.gasLimit} exceeds the block gas limit ${cfg.blockGasLimit}`);
+  if (f.to === undefined && f.data.length > MAX_INITCODE_SIZE) return err(ErrorCode.SubmitInitcodeTooLarge, `initcode is ${f.data.length} bytes, limit ${MAX_INITCODE_SIZE} (EIP-3860)`);
+  const intrinsic = intrinsicGas(f);
+  if (f.gasLimit < intrinsic) return err(ErrorCode.SubmitIntrinsicGas, `gas limit ${f.gasLimit} is below the intrinsic gas ${intrinsic}`);
+  return ok(null);
 }
 
 export function submitIc(deps: SubmitDeps, rec: IcTxRecord, caller: Uint8Array, canisterId: Uint8Array): Result<Uint8Array> {
@@ -81,18 +114,8 @@ function admit(
   principal: Uint8Array,
 ): Result<Uint8Array> {
   const { pool, meta, engine } = deps;
-  const cfg = meta.getConfig();
-
-  // Fees. Legacy/2930 carry gasPrice in both fields, so one price plays both roles.
-  if (f.maxFeePerGas < cfg.minGasPrice) return err(ErrorCode.SubmitInvalidFee, `max fee per gas ${f.maxFeePerGas} is below the minimum gas price ${cfg.minGasPrice}`);
-  if (f.maxPriorityFeePerGas < cfg.minPriorityFee) return err(ErrorCode.SubmitInvalidFee, `priority fee ${f.maxPriorityFeePerGas} is below the minimum ${cfg.minPriorityFee}`);
-  if (f.maxPriorityFeePerGas > f.maxFeePerGas) return err(ErrorCode.SubmitInvalidFee, 'max priority fee per gas exceeds max fee per gas');
-
-  // Gas.
-  if (f.gasLimit > cfg.blockGasLimit) return err(ErrorCode.SubmitGasLimitExceedsBlock, `gas limit ${f.gasLimit} exceeds the block gas limit ${cfg.blockGasLimit}`);
-  if (f.to === undefined && f.data.length > MAX_INITCODE_SIZE) return err(ErrorCode.SubmitInitcodeTooLarge, `initcode is ${f.data.length} bytes, limit ${MAX_INITCODE_SIZE} (EIP-3860)`);
-  const intrinsic = intrinsicGas(f);
-  if (f.gasLimit < intrinsic) return err(ErrorCode.SubmitIntrinsicGas, `gas limit ${f.gasLimit} is below the intrinsic gas ${intrinsic}`);
+  const cheap = cheapChecks(meta.getConfig(), f);
+  if (!cheap.ok) return cheap;
 
   // Nonce window: [account nonce, account nonce + MAX_NONCE_WINDOW).
   const accountNonce = engine.getNonce(sender);
@@ -101,15 +124,35 @@ function admit(
     return err(ErrorCode.SubmitNonceGap, `nonce ${f.nonce} is ${MAX_NONCE_WINDOW} or more ahead of the account nonce ${accountNonce}`);
   }
 
+  // Executable: every nonce from the account's up to this one is pending, and the max fee reaches the next
+  // base fee. Otherwise it waits, under the not-executable limits (docs/execution.md "Pool rules").
+  let executable = f.maxFeePerGas >= meta.getNextBaseFee();
+  for (let n = accountNonce; executable && n < f.nonce; n++) if (!pool.hasSenderNonce(sender, n)) executable = false;
+  const queue = pool.queueOf(sender);
+
   // Same (sender, nonce) pending: replace only with both fees raised by REPLACEMENT_FEE_BUMP_PERCENT.
   const existing = pool.getBySenderNonce(sender, f.nonce);
+  let victim: PendingEntry | undefined;
   if (existing !== undefined) {
     if (!bumped(existing.maxFeePerGas, f.maxFeePerGas) || !bumped(existing.maxPriorityFeePerGas, f.maxPriorityFeePerGas)) {
       return err(ErrorCode.SubmitNonceConflict, `a transaction with nonce ${f.nonce} is pending; a replacement must raise both fees by at least ${REPLACEMENT_FEE_BUMP_PERCENT}%`);
     }
   } else {
-    if (pool.size() >= MAX_PENDING_GLOBAL) return err(ErrorCode.SubmitPoolFull, `the pool holds ${MAX_PENDING_GLOBAL} transactions`);
     if (pool.senderCount(sender) >= MAX_PENDING_PER_SENDER) return err(ErrorCode.SubmitSenderLimit, `sender has ${MAX_PENDING_PER_SENDER} pending transactions`);
+    if (!executable) {
+      const mine = queue.filter((e) => pool.notExecutable.has(toHex(e.txId))).length;
+      if (mine >= MAX_NOT_EXECUTABLE_PER_SENDER) {
+        return err(ErrorCode.SubmitNotExecutableLimit, `sender has ${MAX_NOT_EXECUTABLE_PER_SENDER} pending transactions that cannot run yet (a nonce gap or a max fee below the base fee)`);
+      }
+      if (pool.notExecutable.size >= MAX_NOT_EXECUTABLE_GLOBAL) {
+        return err(ErrorCode.SubmitNotExecutableLimit, `the pool holds ${MAX_NOT_EXECUTABLE_GLOBAL} transactions that cannot run yet`);
+      }
+    }
+    if (pool.size() >= MAX_PENDING_GLOBAL) {
+      // A full pool makes room only for an executable transaction, by evicting a worse one.
+      victim = executable ? pool.evictionCandidate(f.maxFeePerGas) : undefined;
+      if (victim === undefined) return err(ErrorCode.SubmitPoolFull, `the pool holds ${MAX_PENDING_GLOBAL} transactions and none pays less or waits`);
+    }
   }
   if (principal.length > 0) {
     const freed = existing !== undefined && bytesEqual(existing.principal, principal) ? 1 : 0;
@@ -118,12 +161,17 @@ function admit(
     }
   }
 
-  // Cheap solvency check of this one tx against head state (pending txs of the same sender are not summed).
+  // The sender's pending transactions must be affordable together (the one replaced does not count).
+  let committed = 0n;
+  for (const e of queue) if (e.nonce !== f.nonce) committed += e.gasLimit * e.maxFeePerGas + e.value;
   const cost = f.gasLimit * f.maxFeePerGas + f.value;
   const balance = engine.getBalance(sender);
-  if (balance < cost) return err(ErrorCode.SubmitInsufficientFunds, `balance ${balance} cannot pay gas limit * max fee + value = ${cost}`);
+  if (balance < committed + cost) {
+    return err(ErrorCode.SubmitInsufficientFunds, `balance ${balance} cannot pay gas limit * max fee + value = ${cost} on top of ${committed} for the sender's other pending transactions`);
+  }
 
   if (existing !== undefined) pool.drop(existing, ErrorCode.PoolReplaced);
+  if (victim !== undefined) pool.drop(victim, ErrorCode.PoolEvicted);
   // tx_id = the 8-byte big-endian arrival sequence number (see index.ts for why).
   const seq = meta.takeTxSeq();
   const txId = u64be(seq);
@@ -137,7 +185,10 @@ function admit(
     maxFeePerGas: f.maxFeePerGas,
     maxPriorityFeePerGas: f.maxPriorityFeePerGas,
     principal,
+    arrivalNs: deps.nowNs(),
+    value: f.value,
   };
   pool.add(entry, { origin, from: sender, ethHash, principal, raw });
+  if (!executable) pool.notExecutable.set(toHex(txId), entry);
   return ok(txId);
 }

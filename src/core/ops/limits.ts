@@ -19,3 +19,15 @@ export const MAX_INSTRUCTION_SOFT_LIMIT = IC_UPDATE_INSTRUCTION_LIMIT - TX_INSTR
  * could stop before including anything and the chain would stall.
  */
 export const MIN_INSTRUCTION_SOFT_LIMIT = 100_000_000n;
+
+/**
+ * Finalisation work a transaction adds to its block (receipt encoding and the receipts commitment, which hashes
+ * every log byte, the bloom, the stores), counted per included transaction while the block is built and
+ * reserved before the next one starts, so that a block of log-heavy transactions cannot push the message past
+ * its limit after the last transaction (issue 11, attack 3). Estimates from the keccak cost (1.9 M per
+ * 136-byte block, about 14 K a byte) with margin; docs/execution.md "Block production".
+ */
+export const FINALIZE_INSTRUCTIONS_PER_TX = 2_000_000n;
+export const FINALIZE_INSTRUCTIONS_PER_LOG = 500_000n;
+/** Per byte of log data and topics. */
+export const FINALIZE_INSTRUCTIONS_PER_LOG_BYTE = 16_000n;

@@ -18,8 +18,9 @@
 
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter } from '../codec/bytes.js';
+import { MetaKey, metaKey } from '../store/meta_keys.js';
 
-const KEY = new TextEncoder().encode('metrics');
+const KEY = metaKey(MetaKey.Metrics);
 const dec = new TextDecoder();
 
 export interface LifecycleCounters {

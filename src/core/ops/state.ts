@@ -24,8 +24,9 @@ import type { CoreError } from '../errors.js';
 import { ErrorCode } from '../errors.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter } from '../codec/bytes.js';
+import { MetaKey, metaKey } from '../store/meta_keys.js';
 
-const KEY = new TextEncoder().encode('ops');
+const KEY = metaKey(MetaKey.Ops);
 
 export type OpsMode = 'Normal' | 'Migration' | 'Cycle' | 'CriticalCorrupt';
 export type WriteOp = 'submit' | 'produce' | 'admin' | 'prune';

@@ -18,9 +18,10 @@ import {
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter } from '../codec/bytes.js';
+import { MetaKey, metaKey } from '../store/meta_keys.js';
 
-const K_CFG = new TextEncoder().encode('prune_cfg');
-const K_STATE = new TextEncoder().encode('prune_state');
+const K_CFG = metaKey(MetaKey.PruneConfig);
+const K_STATE = metaKey(MetaKey.PruneState);
 
 /**
  * Pruning never removes the most recent 256 blocks: BLOCKHASH reads the hashes of the last 256 blocks, so

@@ -2,7 +2,7 @@
 // stable memory outlives the code, and a changed id silently reads another map after an upgrade.
 
 export const MemoryId = {
-  /** Singleton values: config, base fee, head, counters (key: a short ASCII name). */
+  /** Singleton values: config, base fee, head, counters (key: a short ASCII name, registered in meta_keys.ts). */
   Meta: 0,
   // Live EVM state, owned by src/core/evm (flat, never pruned).
   Accounts: 1,
@@ -13,6 +13,8 @@ export const MemoryId = {
   PendingBySenderNonce: 11,
   PendingByPrincipal: 12,
   TxStatus: 13,
+  /** drop time u64 || tx_id -> empty: the statuses of dropped transactions, oldest first, for their lifetime. */
+  DroppedStatusByTime: 14,
   // Chain history, owned by src/core/chain.
   Blocks: 20,
   BlockHashToNumber: 21,

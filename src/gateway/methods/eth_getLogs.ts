@@ -7,6 +7,11 @@ import type { MethodContext, MethodSpec } from './types.js';
 
 /** Most logs one eth_getLogs answers; the gateway reads the canister's pages (at most 1000 each) up to this. */
 export const GATEWAY_MAX_LOGS = 10_000;
+/**
+ * Most bytes of log payload (data and topics) one answer holds: the count limit alone would let 10,000 logs of
+ * large data make the gateway hold (and hex-encode, doubling it) hundreds of megabytes for one request.
+ */
+export const GATEWAY_MAX_LOG_BYTES = 16 * 1024 * 1024;
 /** The canister's largest page. */
 export const CANISTER_MAX_PAGE = 1000;
 export const FILTER_KEYS = ['fromBlock', 'toBlock', 'blockHash', 'address', 'topics'];
@@ -61,7 +66,7 @@ export const eth_getLogs: MethodSpec = {
   name: 'eth_getLogs',
   canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
   blockTags: '`fromBlock`/`toBlock`: `latest`, `pending`, `safe`, `finalized` (= head, read once), `earliest` (= 0), number; or `blockHash`',
-  limits: `range at most 10,000 blocks (-32005); at most ${GATEWAY_MAX_LOGS} logs per answer (-32005); one address; topics[0] one value or at most 16 alternatives`,
+  limits: `range at most 10,000 blocks (-32005); at most ${GATEWAY_MAX_LOGS} logs and ${GATEWAY_MAX_LOG_BYTES / 1024 / 1024} MiB of log data and topics per answer (-32005); one address; topics[0] one value or at most 16 alternatives`,
   differences:
     'An address array with more than one entry and any condition on topics[1..3] are unsupported (-32602). `blockHash` is resolved through the canister\'s hash index (any stored block). The gateway reads the canister\'s pages (1000 logs each) until done.',
   async handler(params, ctx) {
@@ -88,10 +93,15 @@ export async function readLogPages(
 ): Promise<{ logs: LogView[]; next: Opt<LogCursorView> }> {
   const logs: LogView[] = [];
   let next = cursor;
+  let bytes = 0;
   while (logs.length < max) {
     const limit = Math.min(CANISTER_MAX_PAGE, max - logs.length);
     const page: LogPageView = unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [filter, next, [limit]]));
     logs.push(...page.logs);
+    for (const l of page.logs) bytes += l.data.length + 32 * l.topics.length;
+    if (bytes > GATEWAY_MAX_LOG_BYTES) {
+      throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOG_BYTES} bytes of logs; narrow the block range or the filter`);
+    }
     next = page.next_cursor;
     if (next.length === 0) break;
   }

@@ -1,0 +1,41 @@
+// Issue 11, attack 3 (block finalisation outside the budget), in the core: the finalisation work of every
+// included transaction (receipts commitment over its log bytes, bloom, stores) is reserved inside the soft
+// limit before the next transaction starts, so a block of log-heavy transactions stops earlier than a block
+// of log-free ones with the same execution cost. (The real wasm at the highest limits is not yet measured.)
+import { describe, expect, it } from 'vitest';
+import { finalizeCost } from '../../src/core/chain/producer.js';
+import { MIN_INSTRUCTION_SOFT_LIMIT } from '../../src/core/ops/limits.js';
+import { ETH, FakeEngine, key, LOG_MARK, okValue, sign1559 } from './chain_testkit.js';
+import { MemoryCoreHost } from '../../src/core/host.js';
+import { EvmCore } from '../../src/core/index.js';
+
+async function chain(instructionsPerTx: bigint) {
+  const host = new MemoryCoreHost();
+  const engine = new FakeEngine(host, instructionsPerTx);
+  const core = new EvmCore(host, engine);
+  const senders = Array.from({ length: 20 }, (_, i) => key(100 + i));
+  okValue(await core.init({ genesisAllocations: senders.map((k) => ({ address: k.address, balance: ETH })), instructionSoftLimit: 1_000_000_000n, blockGasLimit: 30_000_000n }));
+  return { core, senders };
+}
+
+describe('finalisation work counts against the soft limit', () => {
+  it('a block of log-heavy transactions reserves their finalisation before starting the next one', async () => {
+    expect(MIN_INSTRUCTION_SOFT_LIMIT).toBeLessThan(1_000_000_000n);
+    const perTx = 100_000_000n;
+    const plain = await chain(perTx);
+    for (const k of plain.senders) okValue(plain.core.submitRawTx(sign1559(k, { gasLimit: 100_000n })));
+    const a = await plain.core.produceBlock();
+    const heavy = await chain(perTx);
+    // 64 logs each (3 data bytes, 2 topics): about 0.1 B of finalisation a transaction.
+    for (const k of heavy.senders) okValue(heavy.core.submitRawTx(sign1559(k, { gasLimit: 100_000n, data: Uint8Array.of(LOG_MARK, 64) })));
+    const b = await heavy.core.produceBlock();
+    expect(a.kind === 'Produced' && b.kind === 'Produced').toBe(true);
+    if (a.kind !== 'Produced' || b.kind !== 'Produced') return;
+    const reserve = finalizeCost(Array.from({ length: 64 }, () => ({ address: new Uint8Array(20), topics: [new Uint8Array(32), new Uint8Array(32)], data: new Uint8Array(3) })));
+    // Plain: 10 transactions reach 1 B. Heavy: each one also reserves its finalisation.
+    expect(a.txCount).toBe(10);
+    expect(b.txCount).toBe(Number((1_000_000_000n + perTx + reserve - 1n) / (perTx + reserve)));
+    expect(b.txCount).toBeLessThan(a.txCount);
+    expect(b.stop).toBe('soft_limit');
+  });
+});

@@ -1,0 +1,149 @@
+// Issue 11, attacks 1 and 4 against the real wasm. Candid decoding bomb: argument bytes that would make
+// @dfinity/candid loop for 2^40 elements are refused by canister_inspect_message (ingress) and by the
+// method's own argument check (calls from canisters, queries), each for well under 5 M instructions, with a
+// clean reject and no trap; well-formed calls still work. Junk submits: a maximum-size transaction is refused
+// by the checks that need no hash for almost nothing, and one with a bad signature after one keccak pass.
+import { IDL } from '@dfinity/candid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { maxSizeInvalidTx } from '../../bench/harden.js';
+import { MAX_TX_SIZE } from '../../src/core/constants.js';
+import { Evm, errCode, type CandidResult } from '../support/canister.js';
+import { GWEI, account, feeMarketTx } from '../support/eth.js';
+
+let evm: Evm;
+beforeAll(async () => {
+  evm = await Evm.start({});
+});
+afterAll(() => evm?.close());
+
+/** Target from the issue: a refused bomb costs under 5 M instructions. */
+const REFUSAL_BUDGET = 5_000_000n;
+
+function leb(n: bigint): number[] {
+  const out: number[] = [];
+  do {
+    let b = Number(n & 0x7fn);
+    n >>= 7n;
+    if (n > 0n) b |= 0x80;
+    out.push(b);
+  } while (n > 0n);
+  return out;
+}
+
+/** `(blob, vec null)`: one real blob argument and an extra `vec null` of length 2^40 (about 20 bytes). */
+function trailingBomb(blob: Uint8Array): Uint8Array {
+  // type table: 0 = vec nat8, 1 = vec null; args: 0, 1.
+  return Uint8Array.from([0x44, 0x49, 0x44, 0x4c, 2, 0x6d, 0x7b, 0x6d, 0x7f, 2, 0, 1, ...leb(BigInt(blob.length)), ...blob, ...leb(1n << 40n)]);
+}
+
+/** One `vec null` argument of length 2^40 where the method takes a blob. */
+function oneArgBomb(): Uint8Array {
+  return Uint8Array.from([0x44, 0x49, 0x44, 0x4c, 1, 0x6d, 0x7f, 1, 0, ...leb(1n << 40n)]);
+}
+
+/** The instructions of the last message the host ran of this kind. */
+function lastOf(kind: string): { instructions: bigint; trapped: boolean } {
+  const m = [...evm.messages].reverse().find((x) => x.kind === kind)!;
+  return { instructions: m.instructions!, trapped: m.trapped };
+}
+
+describe('Candid decoding bomb', () => {
+  it('ingress: canister_inspect_message refuses the bomb before the update runs, for under 5 M instructions', async () => {
+    const before = evm.messages.length;
+    const r = await evm.host.update('rpc_eth_send_raw_transaction', trailingBomb(new Uint8Array([1, 2, 3])));
+    expect(r.kind).toBe('reject');
+    const ran = evm.messages.slice(before);
+    expect(ran.map((m) => m.kind)).toEqual(['inspect']);
+    const inspect = lastOf('inspect');
+    expect(inspect.trapped).toBe(false);
+    expect(inspect.instructions).toBeLessThan(REFUSAL_BUDGET);
+    console.log(`refused Candid bomb (inspect_message): ${inspect.instructions} instructions`);
+  });
+
+  it('a call from a canister (no inspection): the update refuses the bomb itself with candid.args_count, no trap', async () => {
+    const r = await evm.host.update('rpc_eth_send_raw_transaction', trailingBomb(new Uint8Array([1])), { fromCanister: true });
+    expect(r.kind).toBe('reject');
+    if (r.kind === 'reject') expect(r.message).toContain('candid.args_count');
+    const u = lastOf('update');
+    expect(u.trapped).toBe(false);
+    expect(u.instructions).toBeLessThan(REFUSAL_BUDGET);
+    console.log(`refused Candid bomb (update, no inspection): ${u.instructions} instructions`);
+  });
+
+  it('the same bomb on every update and query is refused cleanly and cheaply', async () => {
+    for (const method of ['submit_ic_tx', 'set_block_gas_limit', 'set_ops_mode', 'rpc_eth_send_raw_transaction']) {
+      const r = await evm.host.update(method, oneArgBomb(), { fromCanister: true });
+      expect(r.kind, method).toBe('reject');
+      const u = lastOf('update');
+      expect(u.trapped, method).toBe(false);
+      expect(u.instructions, method).toBeLessThan(REFUSAL_BUDGET);
+    }
+    for (const method of ['get_pending', 'rpc_eth_get_balance', 'rpc_eth_call_object', 'export_blocks', 'rpc_eth_chain_id', 'rpc_eth_get_logs_paged']) {
+      for (const arg of [oneArgBomb(), trailingBomb(new Uint8Array(20))]) {
+        const r = evm.host.query(method, arg);
+        expect(r.kind, method).toBe('reject');
+        if (r.kind === 'reject') expect(r.message, method).toMatch(/candid\.args_/);
+        const q = lastOf('query');
+        expect(q.trapped, method).toBe(false);
+        expect(q.instructions, method).toBeLessThan(REFUSAL_BUDGET);
+      }
+    }
+  });
+
+  it('refuses arguments over the per-method byte limit, a long nat and left-over bytes', async () => {
+    const big = new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8)], [new Uint8Array(64 * 1024)]));
+    const r1 = evm.host.query('get_pending', big);
+    expect(r1.kind === 'reject' && r1.message).toContain('candid.args_too_large');
+    // nat of 100 LEB128 bytes where set_block_gas_limit takes nat64: refused before the bigint sum.
+    const longNat = Uint8Array.from([0x44, 0x49, 0x44, 0x4c, 0, 1, 0x7d, ...new Array(99).fill(0xff), 0x01]);
+    const r2 = await evm.host.update('set_block_gas_limit', longNat, { fromCanister: true });
+    expect(r2.kind === 'reject' && r2.message).toContain('candid.args_limit');
+    const extra = Uint8Array.from([...IDL.encode([IDL.Vec(IDL.Nat8)], [new Uint8Array(4)]), 0]);
+    const r3 = evm.host.query('get_pending', extra);
+    expect(r3.kind === 'reject' && r3.message).toContain('candid.args_malformed');
+    // Wrong types with the right shape reach IDL.decode, which refuses them: still a reject, not a trap.
+    const wrong = new Uint8Array(IDL.encode([IDL.Text], ['hello']));
+    const r4 = evm.host.query('get_pending', wrong);
+    expect(r4.kind === 'reject' && r4.message).toContain('candid.args_decode');
+    expect(lastOf('query').trapped).toBe(false);
+  });
+
+  it('ingress with a well-formed argument is accepted and runs; ingress to a query method is refused by inspection', async () => {
+    const r = await evm.host.update('rpc_eth_send_raw_transaction', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8)], [new Uint8Array([0xc0])])));
+    expect(r.kind).toBe('reply');
+    expect(lastOf('update').trapped).toBe(false);
+    const q = evm.query<bigint>('rpc_eth_chain_id');
+    expect(q).toBe(4801360n);
+  });
+});
+
+describe('expensive junk submits', () => {
+  const submit = async (raw: Uint8Array): Promise<{ code: string | undefined; instructions: bigint }> => {
+    const r = await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [raw]);
+    return { code: errCode(r.value), instructions: r.instructions! };
+  };
+  const big = (fee: bigint, gasLimit: bigint): Uint8Array =>
+    feeMarketTx(account(77), { nonce: 0n, to: new Uint8Array(20).fill(1), data: new Uint8Array(120_000), gasLimit, maxFeePerGas: fee, maxPriorityFeePerGas: fee }).serialize();
+
+  it('a maximum-size transaction that fails a check needing no hash costs no keccak pass', async () => {
+    // One keccak pass over 120 KB is about 1.7 B instructions; these stay far below it.
+    const lowFee = await submit(big(1n * GWEI, 3_000_000n));
+    expect(lowFee.code).toBe('submit.invalid_fee');
+    expect(lowFee.instructions).toBeLessThan(400_000_000n);
+    const lowGas = await submit(big(1000n * GWEI, 100_000n));
+    expect(lowGas.code).toBe('submit.intrinsic_gas_too_low');
+    expect(lowGas.instructions).toBeLessThan(400_000_000n);
+    console.log(`max-size junk refused without hashing: fee ${lowFee.instructions}, intrinsic gas ${lowGas.instructions} instructions`);
+  });
+
+  it('a maximum-size transaction with a bad signature is refused after one keccak pass, not two', async () => {
+    const junk = maxSizeInvalidTx();
+    expect(junk.length).toBe(MAX_TX_SIZE);
+    const r = await submit(junk);
+    expect(r.code).toMatch(/^(DecodeError::InvalidSignature|submit\.insufficient_funds)$/);
+    // Two passes (before the fix) were about 3.6 B.
+    expect(r.instructions).toBeLessThan(2_500_000_000n);
+    console.log(`submit_raw.max_size_invalid: ${r.instructions} instructions (${r.code})`);
+  });
+});

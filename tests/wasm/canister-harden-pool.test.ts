@@ -1,0 +1,66 @@
+// Issue 11, attack 2 (a pool that never drains) on the real wasm, at a scale a wasm test can run (the full
+// 8,192-slot flood runs through the core in tests/unit/mempool_pool_rules.test.ts): a sender cannot park
+// more than its share of transactions behind a nonce gap, waiting ones expire, a transaction whose gas
+// limit no longer fits the block is dropped with a reason, pending transactions must be affordable
+// together, and a controller can purge the pool (anyone else gets auth.not_controller).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { MAX_NOT_EXECUTABLE_PER_SENDER, NOT_EXECUTABLE_LIFETIME_NS } from '../../src/core/constants.js';
+import { Evm, errCode, unwrap, type CandidResult } from '../support/canister.js';
+import { ETH, GWEI, account, feeMarketTx, plainAddress, transfer } from '../support/eth.js';
+import { selfAuthenticating } from '../support/ic.js';
+
+const CONTROLLER = selfAuthenticating(0x81);
+const A = account(51);
+const B = account(52);
+const POOR = account(53);
+const EACH = 21000n * 1000n * GWEI + 1n;
+let evm: Evm;
+
+beforeAll(async () => {
+  evm = await Evm.start({
+    genesis: [{ address: A.address, balance: 10n * ETH }, { address: B.address, balance: 10n * ETH }, { address: POOR.address, balance: 2n * EACH }],
+    controllers: [CONTROLLER],
+  });
+});
+afterAll(() => evm?.close());
+
+describe('pool rules on the real wasm', () => {
+  it('caps waiting transactions per sender, expires them, and mines the rest', async () => {
+    const waiting: Uint8Array[] = [];
+    for (let n = 1; n <= MAX_NOT_EXECUTABLE_PER_SENDER; n++) waiting.push(await evm.submit(transfer(A, BigInt(n), plainAddress(1), 1n)));
+    expect(errCode(await evm.sendRaw(transfer(A, BigInt(MAX_NOT_EXECUTABLE_PER_SENDER + 1), plainAddress(1), 1n)))).toBe('submit.not_executable_limit');
+    const runs = await evm.submit(transfer(B, 0n, plainAddress(1), 1n));
+    await evm.mine();
+    expect(evm.pending(runs)).toMatchObject({ Included: {} });
+    expect(evm.pending(waiting[0]!)).toEqual({ Queued: null });
+    evm.host.setTime(evm.host.now() + NOT_EXECUTABLE_LIFETIME_NS);
+    await evm.mine();
+    for (const id of waiting) expect(evm.pending(id)).toEqual({ Dropped: { code: 'pool.expired' } });
+    expect(evm.query<{ pending_txs: bigint }>('health').pending_txs).toBe(0n);
+  });
+
+  it('drops a transaction whose gas limit no longer fits a lowered block gas limit', async () => {
+    const big = await evm.submit(feeMarketTx(B, { nonce: 1n, to: plainAddress(2), value: 1n, gasLimit: 500_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }));
+    unwrap((await evm.client.update<CandidResult<null>>('set_block_gas_limit', [100_000n], { caller: CONTROLLER })).value);
+    await evm.mine();
+    expect(evm.pending(big)).toEqual({ Dropped: { code: 'submit.gas_limit_exceeds_block' } });
+    unwrap((await evm.client.update<CandidResult<null>>('set_block_gas_limit', [3_000_000n], { caller: CONTROLLER })).value);
+  });
+
+  it("a sender's pending transactions must be affordable together", async () => {
+    await evm.submit(transfer(POOR, 0n, plainAddress(3), 1n));
+    await evm.submit(transfer(POOR, 1n, plainAddress(3), 1n));
+    expect(errCode(await evm.sendRaw(transfer(POOR, 2n, plainAddress(3), 1n)))).toBe('submit.insufficient_funds');
+  });
+
+  it('purge_pool: controllers only; drops every pending transaction with pool.purged', async () => {
+    const ids = [await evm.submit(transfer(A, 0n, plainAddress(4), 1n)), await evm.submit(transfer(A, 5n, plainAddress(4), 1n))];
+    const stranger = (await evm.client.update<CandidResult<bigint>>('purge_pool', [], { caller: selfAuthenticating(0x82) })).value;
+    expect(errCode(stranger)).toBe('auth.not_controller');
+    const n = unwrap((await evm.client.update<CandidResult<bigint>>('purge_pool', [], { caller: CONTROLLER })).value);
+    expect(n).toBe(4n); // A's two and POOR's two
+    for (const id of ids) expect(evm.pending(id)).toEqual({ Dropped: { code: 'pool.purged' } });
+    expect(evm.query<{ pending_txs: bigint }>('health').pending_txs).toBe(0n);
+  });
+});
