@@ -11,6 +11,11 @@ import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
+import { AutomineClient, DevnetControl } from './dev.js';
+
+export const DEFAULT_BLOCK_TIME_S = 2;
+/** Remembered query replies (IcHostOptions.queryCache): repeated reads between blocks skip the wasm. */
+const QUERY_CACHE_ENTRIES = 4096;
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -19,6 +24,11 @@ export interface DevnetOptions {
   readonly log?: (line: string) => void;
   /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults. */
   readonly gateway?: GatewayConfig;
+  /**
+   * Seconds between blocks (`--block-time`): 0 mines a block as soon as a transaction is accepted (automine,
+   * like anvil's default); N > 0 runs the canister's mining timer every N seconds. Default 2 (SPEC's interval).
+   */
+  readonly blockTime?: number;
 }
 
 export interface Devnet {
@@ -30,6 +40,8 @@ export interface Devnet {
   readonly accounts: readonly DevAccount[];
   /** true when the chain was created now, false when resumed from the data folder. */
   readonly fresh: boolean;
+  /** Block production and the development methods (evm_*). */
+  readonly dev: DevnetControl;
   stop(): Promise<void>;
 }
 
@@ -83,6 +95,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     wasm: WASM_PATH,
     clock: 'wall',
     controllers: [DEVNET_CONTROLLER],
+    queryCache: QUERY_CACHE_ENTRIES,
     stableMemoryFile: join(opts.dataDir, STABLE_FILE),
     debugPrint: (raw) => {
       const m = unquote(raw);
@@ -91,7 +104,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
       else if (!m.startsWith('[debug]')) log(`[canister] ${m}`);
     },
     onMessage: (m: MessageStats) => {
-      if (m.kind !== 'update' || !m.method.includes('timer_executor') || report === undefined) return;
+      if (m.kind !== 'update' || !(m.method.includes('timer_executor') || m.method.endsWith(' mine_block')) || report === undefined) return;
       const r = report;
       report = undefined;
       log(`block ${r.number}: ${r.txs.length} tx, gas ${r.gasUsed}${m.instructions === undefined ? '' : `, ${mi(m.instructions)} instructions in the block's message`}`);
@@ -111,10 +124,14 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   // before the devnet had a controller cannot: then only block totals are printed).
   const lf = await evm.update<{ Ok: null } | { Err: { message: string } }>('set_log_filter', [{ Debug: null }], { caller: DEVNET_CONTROLLER });
   if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
+  const blockTime = opts.blockTime ?? DEFAULT_BLOCK_TIME_S;
+  const dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
+  const why = await dev.configure(blockTime);
+  if (why !== undefined) log(`--block-time ${blockTime} not applied (the canister's own timer keeps mining): ${why}`);
 
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: new HostCanisterClient(evm) });
+    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: new AutomineClient(new HostCanisterClient(evm), dev), dev });
   } catch (e) {
     host.close();
     throw e;
@@ -127,6 +144,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     rpcUrl: gateway.url,
     accounts,
     fresh,
+    dev,
     async stop() {
       await gateway.close();
       host.close();

@@ -190,9 +190,9 @@ export interface DevnetProcess {
  * `npm start -- --data-dir DIR` with RPC_GATEWAY_PORT set to a free port (SPEC's variable): the command a user
  * runs, through npm and scripts/run.mjs. Bounded wait for the first answer (install + warm-up: ~20 s here).
  */
-export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number }): Promise<DevnetProcess> {
+export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: readonly string[] }): Promise<DevnetProcess> {
   const port = o.port ?? (await freePort());
-  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir], {
+  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, ...(o.args ?? [])], {
     env: { RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
   });
   const url = `http://127.0.0.1:${port}`;

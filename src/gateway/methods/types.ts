@@ -3,6 +3,7 @@ import type { Lru } from '../cache.js';
 import type { CanisterClient, CanisterMethod } from '../client.js';
 import type { GatewayConfig } from '../config.js';
 import type { InternalLog } from '../errors.js';
+import type { DevControl } from './dev.js';
 
 export interface MethodContext {
   readonly client: CanisterClient;
@@ -10,6 +11,8 @@ export interface MethodContext {
   /** Immutable answers (final blocks, included transactions, receipts). */
   readonly cache: Lru<unknown>;
   readonly log: InternalLog;
+  /** The devnet's development methods (evm_*); absent in front of a real canister. */
+  readonly dev?: DevControl;
 }
 
 export interface MethodSpec {
