@@ -19,6 +19,7 @@ export class DevnetControl implements DevControl {
   private nextTimestamp: bigint | undefined;
   private readonly snapshots = new Map<bigint, HostStateSnapshot>();
   private nextId = 0n;
+  private pendingMine: Promise<void> | undefined;
 
   constructor(
     private readonly host: IcHost,
@@ -54,15 +55,26 @@ export class DevnetControl implements DevControl {
     return r.value.Ok[0];
   }
 
-  /** After an accepted transaction: mine at once when automining. */
-  async afterSubmit(): Promise<void> {
-    if (!this.automine) return;
-    try {
-      await this.mineOne(false);
-    } catch (e) {
-      // The transaction is accepted either way; the next evm_mine or block timer includes it.
-      this.log(`automine failed: ${(e as Error).message}`);
-    }
+  /**
+   * After an accepted transaction: when automining, a block before the submit is answered. Submits that
+   * arrive in the same event-loop turn share one block (the block is made once the turn's requests are in).
+   */
+  afterSubmit(): Promise<void> {
+    if (!this.automine) return Promise.resolve();
+    this.pendingMine ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.pendingMine = undefined;
+        this.mineOne(false).then(
+          () => resolve(),
+          (e: unknown) => {
+            // The transactions are accepted either way; the next evm_mine or block timer includes them.
+            this.log(`automine failed: ${(e as Error).message}`);
+            resolve();
+          },
+        );
+      }),
+    );
+    return this.pendingMine;
   }
 
   async mine(blocks: number): Promise<void> {
