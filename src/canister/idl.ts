@@ -5,10 +5,41 @@ import type { IDL as IdlNamespace } from '@dfinity/candid';
 
 type Idl = typeof IdlNamespace;
 
-export function candidTypes(IDL: Idl) {
+/** The TypeScript value of a Candid type made by the typed constructors below (what decoding returns). */
+export type CandidValue<X> = X extends IdlNamespace.Type<infer V> ? V : never;
+type Typed<V> = IdlNamespace.Type<V>;
+type Fields = Record<string, IdlNamespace.Type<any>>;
+/** nat8 is branded so that `vec nat8` is typed as the Uint8Array it decodes to. */
+type Nat8Type = Typed<number> & { readonly __candid: 'nat8' };
+/**
+ * The same IDL object, with constructors whose results carry the TypeScript type of their values, so the
+ * method table below is also the clients' type table (src/client): no hand-written copy of a result type.
+ * Only a type: at run time it is the caller's IDL object itself.
+ */
+interface TypedIdl {
+  readonly Null: Typed<null>;
+  readonly Bool: Typed<boolean>;
+  readonly Text: Typed<string>;
+  readonly Nat: Typed<bigint>;
+  readonly Nat8: Nat8Type;
+  readonly Nat32: Typed<number>;
+  readonly Nat64: Typed<bigint>;
+  readonly Float64: Typed<number>;
+  Vec(t: Nat8Type): Typed<Uint8Array>;
+  Vec<V>(t: Typed<V>): Typed<V[]>;
+  Opt<V>(t: Typed<V>): Typed<[] | [V]>;
+  Record<F extends Fields>(fields: F): Typed<{ [K in keyof F]: CandidValue<F[K]> }>;
+  Variant<F extends Fields>(fields: F): Typed<{ [K in keyof F]: { [P in K]: CandidValue<F[K]> } }[keyof F]>;
+  Func: Idl['Func'];
+  Service: Idl['Service'];
+}
+const typed = (IDL: Idl): TypedIdl => IDL as unknown as TypedIdl;
+
+export function candidTypes(untypedIdl: Idl) {
+  const IDL = typed(untypedIdl);
   /** Every fallible method returns Result<T> = variant { Ok : T; Err : Error }. `code` is a stable code from SPEC.md. */
   const Error = IDL.Record({ code: IDL.Text, message: IDL.Text, data: IDL.Opt(IDL.Vec(IDL.Nat8)) });
-  const Result = (ok: IdlNamespace.Type) => IDL.Variant({ Ok: ok, Err: Error });
+  const Result = <V>(ok: Typed<V>) => IDL.Variant({ Ok: ok, Err: Error });
 
   const GenesisAllocation = IDL.Record({ address: IDL.Vec(IDL.Nat8), balance: IDL.Nat });
   const PrunePolicy = IDL.Record({
@@ -331,10 +362,12 @@ export function candidTypes(IDL: Idl) {
 }
 
 /** Every method's Candid signature: the canister's decorators and every client's actor read this one table. */
-export function methodSignatures(IDL: Idl) {
-  const t = candidTypes(IDL);
-  const q = (args: IdlNamespace.Type[], ret: IdlNamespace.Type) => ({ args, ret, mode: 'query' as const });
-  const u = (args: IdlNamespace.Type[], ret: IdlNamespace.Type) => ({ args, ret, mode: 'update' as const });
+export function methodSignatures(untypedIdl: Idl) {
+  const IDL = typed(untypedIdl);
+  const t = candidTypes(untypedIdl);
+  // Argument lists are inferred as tuples, so each argument keeps its own type.
+  const q = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R) => ({ args, ret, mode: 'query' as const });
+  const u = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R) => ({ args, ret, mode: 'update' as const });
   return {
     rpc_eth_chain_id: q([], IDL.Nat64),
     rpc_eth_block_number: q([], IDL.Nat64),

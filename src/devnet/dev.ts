@@ -3,7 +3,8 @@
 // host), evm_increaseTime / evm_setNextBlockTimestamp (the host's clock). Blocks are made by the controller-only
 // `mine_block` update; the canister's own mining timer runs only for --block-time N > 0 (azle timers are whole
 // seconds, so N is too).
-import type { CanisterClient, CanisterMethod } from '../gateway/client.js';
+import type { CallMode, CanisterMethod } from '../client/schema.js';
+import type { Transport } from '../client/transport.js';
 import type { DevControl } from '../gateway/methods/dev.js';
 import type { EvmClient } from '../host/evm_client.js';
 import type { HostStateSnapshot, IcHost, PrincipalLike } from '../host/index.js';
@@ -118,22 +119,18 @@ export class DevnetControl implements DevControl {
   }
 }
 
-/** The gateway's canister client with automine: an accepted eth_sendRawTransaction is mined before it returns. */
-export class AutomineClient implements CanisterClient {
-  readonly kind: CanisterClient['kind'];
+/** The gateway's transport with automine: an accepted eth_sendRawTransaction is mined before it answers. */
+export class AutomineTransport implements Transport {
+  readonly kind: Transport['kind'];
   constructor(
-    private readonly inner: CanisterClient,
+    private readonly inner: Transport,
     private readonly control: DevnetControl,
   ) {
     this.kind = inner.kind;
   }
 
-  query<T>(method: CanisterMethod, args: unknown[]): Promise<T> {
-    return this.inner.query<T>(method, args);
-  }
-
-  async update<T>(method: CanisterMethod, args: unknown[]): Promise<T> {
-    const r = await this.inner.update<T>(method, args);
+  async call(mode: CallMode, method: CanisterMethod, args: readonly unknown[]): Promise<unknown> {
+    const r = await this.inner.call(mode, method, args);
     if (method === 'rpc_eth_send_raw_transaction' && typeof r === 'object' && r !== null && 'Ok' in r) await this.control.afterSubmit();
     return r;
   }

@@ -5,13 +5,14 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, isStale, WASM_PATH } from '../../scripts/build.js';
 import { CHAIN_ID } from '../core/constants.js';
-import { HostCanisterClient } from '../gateway/client.js';
+import { CanisterClient } from '../client/client.js';
+import { HostTransport } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
-import { AutomineClient, DevnetControl } from './dev.js';
+import { AutomineTransport, DevnetControl } from './dev.js';
 
 export const DEFAULT_BLOCK_TIME_S = 2;
 /** Remembered query replies (IcHostOptions.queryCache): repeated reads between blocks skip the wasm. */
@@ -131,7 +132,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
 
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: new AutomineClient(new HostCanisterClient(evm), dev), dev });
+    const client = new CanisterClient(new AutomineTransport(new HostTransport(evm), dev));
+    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client, dev });
   } catch (e) {
     host.close();
     throw e;

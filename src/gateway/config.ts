@@ -1,6 +1,8 @@
 // The gateway's configuration, parsed once from the environment at the edge (SPEC "Limits / Gateway").
 // Names and defaults are SPEC's; an invalid value fails at start with a message naming the variable.
 
+import { ConfigError } from '../client/errors.js';
+
 export const SERVICE_NAME = 'icp-evm';
 export const DEFAULT_CLIENT_VERSION = `${SERVICE_NAME}/phase2-gateway/v0.1.0`;
 /** SPEC's {ic_host} placeholder: the IC's public boundary nodes. */
@@ -21,15 +23,7 @@ export interface GatewayConfig {
   readonly canisterId: string | undefined;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-  }
-}
+export { ConfigError };
 
 export const DEFAULT_CONFIG: GatewayConfig = {
   maxHttpBodySize: 262144,

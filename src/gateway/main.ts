@@ -1,6 +1,6 @@
 // The gateway in front of a canister on the IC (or a local replica): `npm run gateway`.
 // Configuration from the environment (SPEC "Limits / Gateway"); EVM_CANISTER_ID is required.
-import { createAgentClient } from './client.js';
+import { createAgentClient } from './agent.js';
 import { ConfigError, loadConfig } from './config.js';
 import { startGateway } from './server.js';
 

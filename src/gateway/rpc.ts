@@ -1,6 +1,6 @@
 // JSON-RPC 2.0 envelopes: depth check on the raw text before parsing, single and batch requests,
 // notifications (no `id`: executed, never answered), and the dispatch through the method table.
-import { CanisterCallError } from './client.js';
+import { CanisterCallError } from '../client/errors.js';
 import { INTERNAL_MESSAGE, RpcCode, RpcError } from './errors.js';
 import { DEV_METHOD_TABLE } from './methods/dev.js';
 import { METHOD_TABLE, UNSUPPORTED, type MethodContext } from './methods/index.js';

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Lru } from './cache.js';
-import type { CanisterClient } from './client.js';
+import type { CanisterClient } from '../client/index.js';
 import type { GatewayConfig } from './config.js';
 import { RpcCode, type InternalLog } from './errors.js';
 import type { DevControl } from './methods/dev.js';

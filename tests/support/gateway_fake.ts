@@ -1,30 +1,44 @@
-// A CanisterClient double for the gateway's unit tests: answers per canister method, records every call.
-import type { CanisterClient, CanisterMethod } from '../../src/gateway/client.js';
+// A canister client double for the gateway's unit tests: the real CanisterClient over a transport that
+// answers per canister method and records every call.
+import { CanisterClient, type CanisterMethod, type Transport } from '../../src/client/index.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../../src/gateway/config.js';
 import type { MethodContext } from '../../src/gateway/methods/index.js';
 import { Lru } from '../../src/gateway/cache.js';
 
 export type Handler = (args: unknown[]) => unknown;
+type Call = { mode: 'query' | 'update'; method: CanisterMethod; args: unknown[] };
 
-export class FakeClient implements CanisterClient {
+class FakeTransport implements Transport {
   readonly kind = 'host' as const;
-  readonly calls: { mode: 'query' | 'update'; method: CanisterMethod; args: unknown[] }[] = [];
-  constructor(public handlers: Partial<Record<CanisterMethod, Handler>> = {}) {}
+  readonly calls: Call[] = [];
+  constructor(public handlers: Partial<Record<CanisterMethod, Handler>>) {}
 
-  private async run<T>(mode: 'query' | 'update', method: CanisterMethod, args: unknown[]): Promise<T> {
-    this.calls.push({ mode, method, args });
+  async call(mode: 'query' | 'update', method: CanisterMethod, args: readonly unknown[]): Promise<unknown> {
+    this.calls.push({ mode, method, args: [...args] });
     const h = this.handlers[method];
     if (h === undefined) throw new Error(`fake: no handler for ${method}`);
-    return h(args) as T;
+    return h([...args]);
   }
-  query<T>(method: CanisterMethod, args: unknown[]): Promise<T> {
-    return this.run<T>('query', method, args);
+}
+
+export class FakeClient extends CanisterClient {
+  private readonly fake: FakeTransport;
+  constructor(handlers: Partial<Record<CanisterMethod, Handler>> = {}) {
+    const t = new FakeTransport(handlers);
+    super(t);
+    this.fake = t;
   }
-  update<T>(method: CanisterMethod, args: unknown[]): Promise<T> {
-    return this.run<T>('update', method, args);
+  get handlers(): Partial<Record<CanisterMethod, Handler>> {
+    return this.fake.handlers;
+  }
+  set handlers(h: Partial<Record<CanisterMethod, Handler>>) {
+    this.fake.handlers = h;
+  }
+  get calls(): readonly Call[] {
+    return this.fake.calls;
   }
   count(method: CanisterMethod): number {
-    return this.calls.filter((c) => c.method === method).length;
+    return this.fake.calls.filter((c) => c.method === method).length;
   }
 }
 

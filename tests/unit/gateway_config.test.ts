@@ -6,13 +6,15 @@ import { join } from 'node:path';
 import { Ed25519KeyIdentity } from '@icp-sdk/core/identity';
 import { Secp256k1KeyIdentity } from '@icp-sdk/core/identity/secp256k1';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AgentCanisterClient, createAgentClient, identityFromPem, loadIdentity } from '../../src/gateway/client.js';
+import { AgentTransport, identityFromPem, loadIdentity as loadIdentityFor } from '../../src/client/index.js';
+import { createAgentClient } from '../../src/gateway/agent.js';
 import { ConfigError, DEFAULT_CONFIG, loadConfig } from '../../src/gateway/config.js';
 import { projectTempDir } from '../../src/host/paths.js';
 
 const dir = projectTempDir('gateway-config-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const CANISTER = 'rrkah-fqaaa-aaaaa-aaaaq-cai';
+const loadIdentity = (path: string) => loadIdentityFor(path, 'RPC_GATEWAY_IDENTITY_PEM_PATH');
 
 describe('loadConfig', () => {
   it('has SPEC’s defaults', () => {
@@ -120,16 +122,18 @@ describe('the IC agent client', () => {
       throw new Error('no network in this test');
     }) as typeof fetch;
     const client = await createAgentClient({ ...DEFAULT_CONFIG, canisterId: CANISTER, identityPemPath: pem, icHost: 'http://127.0.0.1:1' }, { fetch: fetchStub });
-    expect(client).toBeInstanceOf(AgentCanisterClient);
-    expect(client.canisterId).toBe(CANISTER);
-    expect((await client.agent.getPrincipal()).toText()).toBe(loadIdentity(pem).getPrincipal().toText());
+    const transport = client.transport as AgentTransport;
+    expect(transport).toBeInstanceOf(AgentTransport);
+    expect(transport.canisterId).toBe(CANISTER);
+    expect((await transport.agent.getPrincipal()).toText()).toBe(loadIdentity(pem).getPrincipal().toText());
     expect(calls).toEqual([]);
     // a query goes to the configured host; a failure there is a CanisterCallError (logged, -32603 to clients)
     await expect(client.query('rpc_eth_chain_id', [])).rejects.toMatchObject({ name: 'CanisterCallError', method: 'rpc_eth_chain_id' });
     expect(calls.some((u) => u.startsWith(`http://127.0.0.1:1/api/`) && u.includes(CANISTER))).toBe(true);
     // query and update methods are not interchangeable
-    await expect(client.update('rpc_eth_chain_id', [])).rejects.toThrow(/not a update method/);
-    await expect(client.query('rpc_eth_send_raw_transaction', [new Uint8Array()])).rejects.toThrow(/not a query method/);
+    // (the types forbid both; the client also refuses them at run time, for casts and JavaScript callers)
+    await expect(client.update('rpc_eth_chain_id' as never, [] as never)).rejects.toThrow(/not a update method/);
+    await expect(client.query('rpc_eth_send_raw_transaction' as never, [new Uint8Array()] as never)).rejects.toThrow(/not a query method/);
     // fetchRootKey: true asks the host for its root key at construction
     await expect(createAgentClient({ ...DEFAULT_CONFIG, canisterId: CANISTER, fetchRootKey: true, icHost: 'http://127.0.0.1:1' }, { fetch: fetchStub })).rejects.toThrow();
     expect(calls.some((u) => u.endsWith('/api/v2/status'))).toBe(true);

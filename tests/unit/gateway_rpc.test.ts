@@ -1,7 +1,7 @@
 // The gateway's JSON-RPC envelope and HTTP edge with a fake canister: requests, notifications, batches and
 // their limits, the JSON depth check before parsing, body size, CORS, and that internals never leak.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CanisterCallError } from '../../src/gateway/client.js';
+import { CanisterCallError } from '../../src/client/errors.js';
 import { DEFAULT_CONFIG } from '../../src/gateway/config.js';
 import { handleBody, jsonDepthExceeds } from '../../src/gateway/rpc.js';
 import { startGateway, type Gateway } from '../../src/gateway/server.js';

@@ -4,7 +4,7 @@
 // and around the boundary; export from a pruned cursor; metrics.
 import { Principal } from '@dfinity/principal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportAssembler, exportedBlockViews, type ExportedBlock } from '../../src/core/export/decode.js';
+import { ExportAssembler, exportedBlockViews, type ExportedBlock } from '../../src/indexer/export_decode.js';
 import { blockToCandid, receiptToCandid, txToCandid } from '../../src/canister/convert.js';
 import { STORE_INIT, STORED_TOPIC } from '../fixtures/contracts/index.js';
 import { word } from '../support/asm.js';

@@ -5,20 +5,20 @@ import { address, blockParam, candidTag, data, hash32, object, quantity, type Bl
 import type { MethodContext } from './types.js';
 
 export async function headNumber(ctx: MethodContext): Promise<bigint> {
-  return ctx.client.query<bigint>('rpc_eth_block_number', []);
+  return ctx.client.query('rpc_eth_block_number', []);
 }
 
 export async function chainId(ctx: MethodContext): Promise<bigint> {
   const cached = ctx.cache.get('chain_id');
   if (typeof cached === 'bigint') return cached;
-  const id = await ctx.client.query<bigint>('rpc_eth_chain_id', []);
+  const id = await ctx.client.query('rpc_eth_chain_id', []);
   ctx.cache.set('chain_id', id);
   return id;
 }
 
 /** EIP-1898 `{ blockHash }`: the block's number through the hash index; an unknown hash is -32001. */
 export async function numberOfHash(ctx: MethodContext, hash: Uint8Array): Promise<bigint> {
-  const r = await ctx.client.query<[] | [bigint]>('rpc_eth_get_block_number_by_hash', [hash]);
+  const r = await ctx.client.query('rpc_eth_get_block_number_by_hash', [hash]);
   if (r[0] === undefined) throw new RpcError(RpcCode.NotFound, 'block not found');
   return r[0];
 }

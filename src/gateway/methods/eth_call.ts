@@ -1,4 +1,3 @@
-import type { CandidResult } from '../../canister/values.js';
 import { bytesHex } from '../hex.js';
 import { positional } from '../params.js';
 import { callObject, stateTag, unwrap } from './common.js';
@@ -17,6 +16,6 @@ export const eth_call: MethodSpec = {
     const [o, b] = positional(params, 'eth_call', 1, 2);
     const call = callObject(o);
     const tag = await stateTag(ctx, b);
-    return bytesHex(unwrap(ctx, await ctx.client.query<CandidResult<Uint8Array>>('rpc_eth_call_object', [call, tag])));
+    return bytesHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
   },
 };

@@ -1,4 +1,3 @@
-import type { CandidResult } from '../../canister/values.js';
 import { qty } from '../hex.js';
 import { positional } from '../params.js';
 import { callObject, stateTag, unwrap } from './common.js';
@@ -15,6 +14,6 @@ export const eth_estimateGas: MethodSpec = {
     const [o, b] = positional(params, 'eth_estimateGas', 1, 2);
     const call = callObject(o);
     const tag = await stateTag(ctx, b);
-    return qty(unwrap(ctx, await ctx.client.query<CandidResult<bigint>>('rpc_eth_estimate_gas_object', [call, tag])));
+    return qty(unwrap(ctx, await ctx.client.query('rpc_eth_estimate_gas_object', [call, tag])));
   },
 };

@@ -1,4 +1,3 @@
-import type { CandidResult, FeeHistoryView } from '../../canister/values.js';
 import { invalidParams } from '../errors.js';
 import { qty } from '../hex.js';
 import { blockParam, candidTag, MAX_U64, positional } from '../params.js';
@@ -45,8 +44,8 @@ export const eth_feeHistory: MethodSpec = {
     // its tip, Foundry/alloy (cast send, forge create) the median of the non-zero 20th percentiles or 1 wei when
     // all are 0. Unfloored, both sent tips that submit refuses (cast send on a fresh chain; Hardhat's second
     // transaction).
-    const floor = percentiles.length === 0 ? 0n : unwrap(ctx, await ctx.client.query<CandidResult<bigint>>('rpc_eth_max_priority_fee_per_gas', []));
-    const r = unwrap(ctx, await ctx.client.query<CandidResult<FeeHistoryView>>('rpc_eth_fee_history', [n, tag, percentiles]));
+    const floor = percentiles.length === 0 ? 0n : unwrap(ctx, await ctx.client.query('rpc_eth_max_priority_fee_per_gas', []));
+    const r = unwrap(ctx, await ctx.client.query('rpc_eth_fee_history', [n, tag, percentiles]));
     const out: Record<string, unknown> = {
       oldestBlock: qty(r.oldest_block),
       baseFeePerGas: r.base_fee_per_gas.map(qty),

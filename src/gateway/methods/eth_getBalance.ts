@@ -1,4 +1,3 @@
-import type { CandidResult } from '../../canister/values.js';
 import { qty } from '../hex.js';
 import { address, positional } from '../params.js';
 import { stateTag, unwrap } from './common.js';
@@ -14,6 +13,6 @@ export const eth_getBalance: MethodSpec = {
     const [a, b] = positional(params, 'eth_getBalance', 1, 2);
     const addr = address(a);
     const tag = await stateTag(ctx, b);
-    return qty(unwrap(ctx, await ctx.client.query<CandidResult<bigint>>('rpc_eth_get_balance', [addr, tag])));
+    return qty(unwrap(ctx, await ctx.client.query('rpc_eth_get_balance', [addr, tag])));
   },
 };

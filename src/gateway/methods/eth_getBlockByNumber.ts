@@ -1,4 +1,3 @@
-import type { BlockLookup } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { formatBlock } from '../format.js';
 import { blockParam, bool, positional } from '../params.js';
@@ -24,7 +23,7 @@ export const eth_getBlockByNumber: MethodSpec = {
     const key = `block:${n}:${full}`;
     const cached = ctx.cache.get(key);
     if (cached !== undefined) return cached;
-    const r = await ctx.client.query<BlockLookup>('rpc_eth_get_block_by_number_with_status', [n, full]);
+    const r = await ctx.client.query('rpc_eth_get_block_by_number_with_status', [n, full]);
     if ('NotFound' in r) return null;
     if ('Pruned' in r) {
       throw new RpcError(RpcCode.NotFound, `block ${n} is pruned: the first available block is ${r.Pruned.pruned_before_block}`);

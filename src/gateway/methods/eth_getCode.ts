@@ -1,4 +1,3 @@
-import type { CandidResult } from '../../canister/values.js';
 import { bytesHex } from '../hex.js';
 import { address, positional } from '../params.js';
 import { stateTag, unwrap } from './common.js';
@@ -14,6 +13,6 @@ export const eth_getCode: MethodSpec = {
     const [a, b] = positional(params, 'eth_getCode', 1, 2);
     const addr = address(a);
     const tag = await stateTag(ctx, b);
-    return bytesHex(unwrap(ctx, await ctx.client.query<CandidResult<Uint8Array>>('rpc_eth_get_code', [addr, tag])));
+    return bytesHex(unwrap(ctx, await ctx.client.query('rpc_eth_get_code', [addr, tag])));
   },
 };

@@ -1,4 +1,4 @@
-import type { CandidBlockTag, CandidResult, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../canister/values.js';
+import type { CandidBlockTag, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../canister/values.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import { formatLog } from '../format.js';
 import { address, blockParam, hash32, object, positional } from '../params.js';
@@ -71,7 +71,7 @@ export const eth_getLogs: MethodSpec = {
     let cursor: Opt<LogCursorView> = [];
     for (;;) {
       const limit = Math.min(CANISTER_MAX_PAGE, GATEWAY_MAX_LOGS - logs.length + 1);
-      const page: LogPageView = unwrap(ctx, await ctx.client.query<CandidResult<LogPageView>>('rpc_eth_get_logs_paged', [filter, cursor, [limit]]));
+      const page: LogPageView = unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [filter, cursor, [limit]]));
       logs.push(...page.logs);
       if (logs.length > GATEWAY_MAX_LOGS) {
         throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOGS} results; narrow the block range or the filter`);

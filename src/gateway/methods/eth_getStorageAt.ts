@@ -1,4 +1,3 @@
-import type { CandidResult } from '../../canister/values.js';
 import { invalidParams } from '../errors.js';
 import { bytesHex, parseData, parseQuantity } from '../hex.js';
 import { address, positional } from '../params.js';
@@ -25,7 +24,7 @@ export const eth_getStorageAt: MethodSpec = {
     const addr = address(a);
     const slot = slotKey(s);
     const tag = await stateTag(ctx, b);
-    const v = unwrap(ctx, await ctx.client.query<CandidResult<Uint8Array>>('rpc_eth_get_storage_at', [addr, slot, tag]));
+    const v = unwrap(ctx, await ctx.client.query('rpc_eth_get_storage_at', [addr, slot, tag]));
     const word = new Uint8Array(32);
     word.set(v.subarray(Math.max(0, v.length - 32)), 32 - Math.min(32, v.length));
     return bytesHex(word);

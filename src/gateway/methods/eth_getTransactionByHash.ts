@@ -1,4 +1,3 @@
-import type { TxView } from '../../canister/values.js';
 import { formatTx } from '../format.js';
 import { bytesHex } from '../hex.js';
 import { hash32, positional } from '../params.js';
@@ -17,7 +16,7 @@ export const eth_getTransactionByHash: MethodSpec = {
     const key = `tx:${bytesHex(hash)}`;
     const cached = ctx.cache.get(key);
     if (cached !== undefined) return cached;
-    const r = await ctx.client.query<[] | [TxView]>('rpc_eth_get_transaction_by_eth_hash', [hash]);
+    const r = await ctx.client.query('rpc_eth_get_transaction_by_eth_hash', [hash]);
     const t = r[0];
     if (t === undefined) return null;
     const out = formatTx(t);

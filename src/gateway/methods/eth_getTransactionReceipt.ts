@@ -1,4 +1,3 @@
-import type { ReceiptLookup } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { formatReceipt } from '../format.js';
 import { bytesHex } from '../hex.js';
@@ -18,7 +17,7 @@ export const eth_getTransactionReceipt: MethodSpec = {
     const key = `receipt:${bytesHex(hash)}`;
     const cached = ctx.cache.get(key);
     if (cached !== undefined) return cached;
-    const r = await ctx.client.query<ReceiptLookup>('rpc_eth_get_transaction_receipt_with_status_by_eth_hash', [hash]);
+    const r = await ctx.client.query('rpc_eth_get_transaction_receipt_with_status_by_eth_hash', [hash]);
     if ('NotFound' in r) return null;
     if ('Pruned' in r) {
       throw new RpcError(RpcCode.NotFound, `receipt pruned: its block is below the first available block ${r.Pruned.pruned_before_block}`);

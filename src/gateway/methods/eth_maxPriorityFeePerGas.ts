@@ -1,4 +1,3 @@
-import type { CandidResult } from '../../canister/values.js';
 import { qty } from '../hex.js';
 import { positional } from '../params.js';
 import { unwrap } from './common.js';
@@ -13,6 +12,6 @@ export const eth_maxPriorityFeePerGas: MethodSpec = {
     '60th percentile of the lowest effective tip of each of the last 20 blocks with transactions, never below the minimum priority fee (250 gwei by default): with no observations it answers the minimum, so wallets never fall back to a tip submit would reject. -32000 only when the chain is not initialised.',
   async handler(params, ctx) {
     positional(params, 'eth_maxPriorityFeePerGas', 0, 0);
-    return qty(unwrap(ctx, await ctx.client.query<CandidResult<bigint>>('rpc_eth_max_priority_fee_per_gas', [])));
+    return qty(unwrap(ctx, await ctx.client.query('rpc_eth_max_priority_fee_per_gas', [])));
   },
 };

@@ -1,4 +1,4 @@
-import type { CandidResult, TxView } from '../../canister/values.js';
+import type { TxView } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { bytesHex } from '../hex.js';
 import { data, positional } from '../params.js';
@@ -15,10 +15,10 @@ export const eth_sendRawTransaction: MethodSpec = {
   async handler(params, ctx) {
     const [raw] = positional(params, 'eth_sendRawTransaction', 1, 1);
     const bytes = data(raw, 'signedTransaction');
-    const txId = unwrap(ctx, await ctx.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [bytes]));
+    const txId = unwrap(ctx, await ctx.client.update('rpc_eth_send_raw_transaction', [bytes]));
     let t: TxView | undefined;
     try {
-      t = (await ctx.client.query<[] | [TxView]>('rpc_eth_get_transaction_by_tx_id', [txId]))[0];
+      t = (await ctx.client.query('rpc_eth_get_transaction_by_tx_id', [txId]))[0];
     } catch (e) {
       ctx.log(`eth_sendRawTransaction: hash lookup of tx_id ${bytesHex(txId)} failed: ${(e as Error).message}`);
     }

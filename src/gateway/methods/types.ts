@@ -1,6 +1,6 @@
 // What every method module exports: its handler and the facts the compatibility matrix prints.
 import type { Lru } from '../cache.js';
-import type { CanisterClient, CanisterMethod } from '../client.js';
+import type { CanisterClient, CanisterMethod } from '../../client/index.js';
 import type { GatewayConfig } from '../config.js';
 import type { InternalLog } from '../errors.js';
 import type { DevControl } from './dev.js';

@@ -1,5 +1,5 @@
-// Reference decoder of the export_blocks payload (format version 1, docs/export-format.md), for the indexer
-// and the tests. Pure TypeScript; no canister code.
+// Reference decoder of the export_blocks payload (format version 1, docs/export-format.md), beside the indexer
+// that reads it (the canister only encodes: src/core/export/format.ts). Pure TypeScript; no canister code.
 //
 //   const asm = new ExportAssembler(cursor);           // where the pull starts
 //   for (const chunk of response.chunks) for (const b of asm.push(chunk)) store(b);   // whole blocks, in order
@@ -9,14 +9,14 @@
 // transactions, transactions by tx_id, receipts with logs) by running the canister's own view builders over
 // an in-memory store.
 
-import { ByteReader } from '../codec/bytes.js';
-import { ChainStore, encodeReceipt, type StoredBlock, type StoredLog, type StoredReceipt } from '../chain/store.js';
-import { MemoryKvMap } from '../host.js';
-import { PendingPool } from '../mempool/pool.js';
-import { encodeStoredTx, encodeTxStatus, type StoredTx } from '../tx/stored.js';
-import type { TxOrigin } from '../tx/types.js';
-import { blockView, receiptByTxId, transactionByTxId, type EthBlockView, type EthReceiptView, type EthTxView, type ViewDeps } from '../views.js';
-import { EXPORT_FORMAT_VERSION, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from './format.js';
+import { ByteReader } from '../core/codec/bytes.js';
+import { ChainStore, encodeReceipt, type StoredBlock, type StoredLog, type StoredReceipt } from '../core/chain/store.js';
+import { MemoryKvMap } from '../core/host.js';
+import { PendingPool } from '../core/mempool/pool.js';
+import { encodeStoredTx, encodeTxStatus, type StoredTx } from '../core/tx/stored.js';
+import type { TxOrigin } from '../core/tx/types.js';
+import { blockView, receiptByTxId, transactionByTxId, type EthBlockView, type EthReceiptView, type EthTxView, type ViewDeps } from '../core/views.js';
+import { EXPORT_FORMAT_VERSION, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from '../core/export/format.js';
 
 export class ExportFormatError extends Error {}
 
@@ -35,6 +35,8 @@ export interface ExportedBlock {
   /** In block order. */
   readonly txs: readonly ExportedTx[];
   readonly receipts: readonly ExportedReceipt[];
+  /** The block's three segments as exported (the indexer archives them). */
+  readonly segments: readonly [Uint8Array, Uint8Array, Uint8Array];
 }
 
 /** The codec's reader, with this format's error for truncated input. */
@@ -134,7 +136,7 @@ export function decodeBlock(segments: readonly [Uint8Array, Uint8Array, Uint8Arr
     throw new ExportFormatError(`block ${block.number}: ${block.txs.length} transactions, ${t.txs.length} bodies, ${r.receipts.length} receipts`);
   }
   const receipts = r.receipts.map((x, i) => ({ ...x, logs: x.logs.map((l) => ({ ...l, txIndex: i })) }));
-  return { block, txs: t.txs, receipts };
+  return { block, txs: t.txs, receipts, segments: [segments[0], segments[1], segments[2]] };
 }
 
 /**
