@@ -135,7 +135,7 @@ describe('devnet --block-time 0 and the development methods', () => {
     devnet = await startDevnet({ dataDir, blockTime: 0, gateway: { ...DEFAULT_CONFIG, port: 0 }, log: () => {} });
     expect(await rpc(url(), 'eth_getTransactionReceipt', [keccak256(raw)])).toEqual(receipt);
     expect(await num('eth_getBalance', [to, 'latest'])).toBe(balance + 7n);
-  });
+  }, 900_000); // a restart runs post_upgrade (about 2 B instructions): minutes on a loaded machine
 
   it('repeated reads between blocks are answered from remembered replies, and a new block is seen at once', async () => {
     const d = devnet!;
