@@ -21,6 +21,11 @@ export class DevnetControl implements DevControl {
   private readonly snapshots = new Map<bigint, HostStateSnapshot>();
   private nextId = 0n;
   private pendingMine: Promise<void> | undefined;
+  /**
+   * Called after a revert: whatever treats blocks as final (the gateway's cache of blocks and receipts, an
+   * indexer) must forget what it read since the snapshot.
+   */
+  readonly onRevert: (() => void)[] = [];
 
   constructor(
     private readonly host: IcHost,
@@ -100,6 +105,7 @@ export class DevnetControl implements DevControl {
     // Like Hardhat and anvil: the snapshot and every later one are used up.
     for (const k of [...this.snapshots.keys()]) if (k >= id) this.snapshots.delete(k);
     this.nextTimestamp = undefined;
+    for (const f of this.onRevert) f();
     return true;
   }
 

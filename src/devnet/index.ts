@@ -134,6 +134,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   try {
     const client = new CanisterClient(new AutomineTransport(new HostTransport(evm), dev));
     gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client, dev });
+    const cache = gateway.context.cache;
+    dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
   } catch (e) {
     host.close();
     throw e;

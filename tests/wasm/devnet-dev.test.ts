@@ -105,7 +105,9 @@ describe('devnet --block-time 0 and the development methods', () => {
     const key = d.accounts[5]!.privateKey;
     const nonce = await num('eth_getTransactionCount', [privateKeyToAccount(key).address, 'latest']);
 
-    await rpc(url(), 'eth_sendRawTransaction', [await signTransfer(key, 10n ** 18n)]);
+    const undone = await signTransfer(key, 10n ** 18n);
+    await rpc(url(), 'eth_sendRawTransaction', [undone]);
+    expect((await rpc(url(), 'eth_getTransactionReceipt', [keccak256(undone)]))?.status).toBe('0x1'); // now in the gateway's cache
     await rpc(url(), 'evm_increaseTime', [86_400]);
     await rpc(url(), 'evm_mine', [{ blocks: 2 }]);
     expect(await num('eth_getBalance', [to, 'latest'])).toBe(balance + 10n ** 18n);
@@ -119,6 +121,7 @@ describe('devnet --block-time 0 and the development methods', () => {
     expect([...restored.stable.pages.keys()].sort((a, b) => a - b)).toEqual([...state.stable.pages.keys()].sort((a, b) => a - b));
     for (const [i, p] of state.stable.pages) expect(restored.stable.pages.get(i)!.equals(p), `stable page ${i}`).toBe(true);
     expect(await head()).toEqual(block);
+    expect(await rpc(url(), 'eth_getTransactionReceipt', [keccak256(undone)])).toBe(null);
     expect(await num('eth_getBalance', [to, 'latest'])).toBe(balance);
     expect(await num('eth_getTransactionCount', [privateKeyToAccount(key).address, 'latest'])).toBe(nonce);
     // Used up, with every later snapshot; unknown ids are false.
