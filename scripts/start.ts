@@ -57,7 +57,7 @@ const devnet = await startDevnet({ dataDir, reset, gateway, blockTime }).catch((
 });
 console.log(devnetBanner(devnet, dataDir));
 console.log(
-  `${blockTime === 0 ? 'Each transaction is mined as soon as it is accepted (automine)' : `Blocks are mined every ${blockTime} s while transactions are pending`} (each block logged with its instructions); evm_mine, evm_snapshot/evm_revert, evm_increaseTime are served. Ctrl-C stops; state is kept.`,
+  `${blockTime === 0 ? 'Automine: each transaction is mined as soon as it is accepted' : `Blocks are mined every ${blockTime} s while transactions are pending`}; each block is logged with its instructions. Dev methods: evm_mine, evm_setAutomine, evm_snapshot/evm_revert, evm_increaseTime, evm_setNextBlockTimestamp. Ctrl-C stops; state is kept.`,
 );
 
 let stopping = false;
