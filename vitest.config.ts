@@ -38,6 +38,19 @@ export default defineConfig({
           globalSetup: ['tests/e2e/global-setup.ts'],
         },
       },
+      {
+        test: {
+          // The same client suite against the gateway run as its own process over HttpAgent and the devnet's
+          // IC HTTP interface (the production path: the agent's certificate and query-signature checks).
+          name: 'e2e-agent',
+          include: ['tests/e2e/web3.test.ts', 'tests/e2e/foundry.test.ts', 'tests/e2e/hardhat.test.ts', 'tests/e2e/differential.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 3 },
+          globalSetup: ['tests/e2e/global-setup-agent.ts'],
+        },
+      },
     ],
   },
 });

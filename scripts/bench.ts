@@ -5,6 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
+import { benchIndexer } from '../bench/indexer.js';
+import { benchExplorerPages } from '../bench/explorer_pages.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
@@ -22,6 +24,8 @@ await benchEvm(report);
 await benchLifecycle(report);
 await benchReadApi(report);
 await benchRpc(report);
+await benchIndexer(report);
+await benchExplorerPages(report);
 const dir = join(ROOT, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'latest.jsonl'), `${lines.join('\n')}\n`);

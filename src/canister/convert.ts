@@ -4,6 +4,7 @@
 import type { BlockTag } from '../core/block_tag.js';
 import type {
   CallObjectView as CandidCallObject,
+  CandidBlockRef,
   CandidBlockTag,
   CandidError,
   CandidResult,
@@ -23,6 +24,7 @@ import type {
   EthTxView,
   PendingStatusView,
   RpcBlockLookupView,
+  RpcBlockReceiptsLookupView,
   RpcReceiptLookupView,
 } from '../core/index.js';
 import type { ExportResult } from '../core/export/export.js';
@@ -32,7 +34,7 @@ import type { OpsMode, OpsStatus } from '../core/ops/state.js';
 import type { PruneTickResult } from '../core/prune/pruner.js';
 import type { PrunePolicy } from '../core/prune/store.js';
 
-export type { CandidBlockTag, CandidCallObject, CandidError, CandidExportCursor, CandidLogCursor, CandidLogFilter, CandidPrunePolicy, CandidResult, Opt };
+export type { CandidBlockRef, CandidBlockTag, CandidCallObject, CandidError, CandidExportCursor, CandidLogCursor, CandidLogFilter, CandidPrunePolicy, CandidResult, Opt };
 
 export const opt = <T>(v: T | undefined): Opt<T> => (v === undefined ? [] : [v]);
 export const fromOpt = <T>(v: Opt<T>): T | undefined => (v.length === 0 ? undefined : v[0]);
@@ -168,6 +170,27 @@ export function blockLookupToCandid(v: RpcBlockLookupView) {
       return { NotFound: null };
     case 'Found':
       return { Found: blockToCandid(v.block) };
+    case 'Pruned':
+      return { Pruned: { pruned_before_block: v.prunedBeforeBlock } };
+  }
+}
+
+export const blockRefFromCandid = (r: CandidBlockRef): { number: bigint } | { hash: Uint8Array } => ('Number' in r ? { number: r.Number } : { hash: r.Hash });
+
+export function blockReceiptsLookupToCandid(v: RpcBlockReceiptsLookupView) {
+  switch (v.kind) {
+    case 'NotFound':
+      return { NotFound: null };
+    case 'Found':
+      return {
+        Found: {
+          block_number: v.page.blockNumber,
+          block_hash: v.page.blockHash,
+          transaction_count: v.page.transactionCount,
+          receipts: v.page.receipts.map(receiptToCandid),
+          next_index: opt(v.page.nextIndex),
+        },
+      };
     case 'Pruned':
       return { Pruned: { pruned_before_block: v.prunedBeforeBlock } };
   }

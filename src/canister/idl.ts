@@ -204,6 +204,21 @@ export function candidTypes(untypedIdl: Idl) {
     Found: EthBlockView,
     Pruned: IDL.Record({ pruned_before_block: IDL.Nat64 }),
   });
+  /** A block named by number or by hash (the hash index). */
+  const BlockRef = IDL.Variant({ Number: IDL.Nat64, Hash: Bytes });
+  /** A page of a block's receipts from a transaction index; next_index names the next page's first index. */
+  const RpcBlockReceiptsPageView = IDL.Record({
+    block_number: IDL.Nat64,
+    block_hash: Bytes,
+    transaction_count: IDL.Nat32,
+    receipts: IDL.Vec(EthReceiptView),
+    next_index: IDL.Opt(IDL.Nat32),
+  });
+  const RpcBlockReceiptsLookupView = IDL.Variant({
+    NotFound: IDL.Null,
+    Found: RpcBlockReceiptsPageView,
+    Pruned: IDL.Record({ pruned_before_block: IDL.Nat64 }),
+  });
 
   // Read API (docs/read-api.md).
   /**
@@ -343,6 +358,9 @@ export function candidTypes(untypedIdl: Idl) {
     PendingStatusView,
     RpcReceiptLookupView,
     RpcBlockLookupView,
+    BlockRef,
+    RpcBlockReceiptsPageView,
+    RpcBlockReceiptsLookupView,
     ExportCursor,
     ExportChunk,
     ExportResponse,
@@ -388,6 +406,9 @@ export function methodSignatures(untypedIdl: Idl) {
     rpc_eth_get_block_by_number: q([IDL.Nat64, IDL.Bool], IDL.Opt(t.EthBlockView)),
     rpc_eth_get_block_by_number_with_status: q([IDL.Nat64, IDL.Bool], t.RpcBlockLookupView),
     rpc_eth_get_block_number_by_hash: q([t.Bytes], IDL.Opt(IDL.Nat64)),
+    rpc_eth_get_block_by_hash_with_status: q([t.Bytes, IDL.Bool], t.RpcBlockLookupView),
+    /** eth_getBlockReceipts: a block's receipts from a transaction index, in pages bounded by the query's cost. */
+    rpc_eth_get_block_receipts_paged: q([t.BlockRef, IDL.Nat32], t.RpcBlockReceiptsLookupView),
     // State at the head.
     expected_nonce_by_address: q([t.Bytes], t.Result(IDL.Nat64)),
     rpc_eth_get_transaction_count_at: q([t.Bytes, t.BlockTag], t.Result(IDL.Nat64)),

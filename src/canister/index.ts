@@ -8,6 +8,8 @@ import type { ChainInitArgs, EvmCore } from '../core/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
 import {
   blockLookupToCandid,
+  blockReceiptsLookupToCandid,
+  blockRefFromCandid,
   blockToCandid,
   candidResult,
   fromOpt,
@@ -20,6 +22,7 @@ import {
   opsStatusToCandid,
   prunePolicyFromCandid,
   type CandidPrunePolicy,
+  type CandidBlockRef,
   type CandidBlockTag,
   type CandidResult,
   type Opt,
@@ -186,6 +189,16 @@ class EvmCanister {
   @evmQuery(M.rpc_eth_get_block_by_number_with_status.args, M.rpc_eth_get_block_by_number_with_status.ret)
   rpc_eth_get_block_by_number_with_status(n: bigint, full: boolean) {
     return blockLookupToCandid(runtime.core?.getBlockByNumberWithStatus(n, full) ?? { kind: 'NotFound' });
+  }
+
+  @evmQuery(M.rpc_eth_get_block_by_hash_with_status.args, M.rpc_eth_get_block_by_hash_with_status.ret)
+  rpc_eth_get_block_by_hash_with_status(hash: Uint8Array, full: boolean) {
+    return blockLookupToCandid(runtime.core?.getBlockByHashWithStatus(hash, full) ?? { kind: 'NotFound' });
+  }
+
+  @evmQuery(M.rpc_eth_get_block_receipts_paged.args, M.rpc_eth_get_block_receipts_paged.ret)
+  rpc_eth_get_block_receipts_paged(ref: CandidBlockRef, first: number) {
+    return blockReceiptsLookupToCandid(runtime.core?.getBlockReceiptsPage(blockRefFromCandid(ref), first) ?? { kind: 'NotFound' });
   }
 
   @evmQuery(M.rpc_eth_get_block_number_by_hash.args, M.rpc_eth_get_block_number_by_hash.ret)

@@ -101,6 +101,15 @@ export interface BlockView {
   transactions: { Hashes: Uint8Array[] } | { Full: TxView[] };
 }
 export type BlockLookup = { NotFound: null } | { Found: BlockView } | { Pruned: { pruned_before_block: bigint } };
+export type CandidBlockRef = { Number: bigint } | { Hash: Uint8Array };
+export interface BlockReceiptsPageView {
+  block_number: bigint;
+  block_hash: Uint8Array;
+  transaction_count: number;
+  receipts: ReceiptView[];
+  next_index: Opt<number>;
+}
+export type BlockReceiptsLookup = { NotFound: null } | { Found: BlockReceiptsPageView } | { Pruned: { pruned_before_block: bigint } };
 export type ReceiptLookup =
   | { NotFound: null }
   | { Found: ReceiptView }

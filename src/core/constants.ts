@@ -64,6 +64,13 @@ export const LOG_REPLY_INSTRUCTIONS_PER_LOG = 3_000_000n;
 export const LOG_REPLY_INSTRUCTIONS_PER_BYTE = 64n;
 /** topics[0] may be one value or an OR list of at most this many. */
 export const MAX_LOG_TOPIC0_ALTERNATIVES = 16;
+// eth_getBlockReceipts / rpc_eth_get_block_receipts_paged: a page stops before passing any of these (at least
+// one receipt a page). Encoding a log costs about 3 M instructions (LOG_REPLY_INSTRUCTIONS_PER_LOG), a receipt
+// with no logs a few M; these keep a full page near 2.5 B of the query's 5 B. A block at the default gas limit
+// (at most 142 transactions of 21,000 gas) fits one page unless it holds more than 700 logs.
+export const BLOCK_RECEIPTS_PAGE_MAX_RECEIPTS = 150;
+export const BLOCK_RECEIPTS_PAGE_MAX_LOGS = 700;
+export const BLOCK_RECEIPTS_PAGE_MAX_LOG_BYTES = 1_000_000;
 // eth_feeHistory.
 /** blockCount above this is clamped to it (as geth does); SPEC: "at most 256". */
 export const MAX_FEE_HISTORY_BLOCKS = 256n;

@@ -34,6 +34,7 @@ import { isAnonymous, type IcTxRecord } from './tx/ic_synthetic.js';
 import type { BlockTag } from './block_tag.js';
 import { ReadApi, type CallObject, type FeeHistory, type LogCursor, type LogFilter, type LogPage } from './query/read_api.js';
 import {
+  blockReceiptsPage,
   blockView,
   pendingStatus,
   receiptByTxId,
@@ -44,6 +45,7 @@ import {
   type EthTxView,
   type PendingStatusView,
   type RpcBlockLookupView,
+  type RpcBlockReceiptsLookupView,
   type RpcReceiptLookupView,
   type ViewDeps,
 } from './views.js';
@@ -316,6 +318,22 @@ export class EvmCore {
   /** Hash of block n (for the engine's BLOCKHASH: createEvmEngine({ blockHash: (n) => core.getBlockHash(n) })). */
   getBlockHash(n: bigint): Bytes32 | undefined {
     return this.store.getBlock(n)?.hash;
+  }
+
+  /** eth_getBlockByHash in one query: the hash index, then the block (Pruned below the prune boundary). */
+  getBlockByHashWithStatus(hash: Bytes32, fullTxs: boolean): RpcBlockLookupView {
+    const n = this.store.getBlockNumberByHash(hash);
+    if (n === undefined) return { kind: 'NotFound' };
+    return this.getBlockByNumberWithStatus(n, fullTxs);
+  }
+
+  /** A page of a block's receipts (by number or by hash) from transaction index `first` (views.ts blockReceiptsPage). */
+  getBlockReceiptsPage(ref: { readonly number: bigint } | { readonly hash: Bytes32 }, first: number): RpcBlockReceiptsLookupView {
+    const n = 'number' in ref ? ref.number : this.store.getBlockNumberByHash(ref.hash);
+    if (n === undefined) return { kind: 'NotFound' };
+    const r = this.lifecycle.blockLookup(n, (k) => this.store.getBlock(k));
+    if (r.kind !== 'Found') return r;
+    return { kind: 'Found', page: blockReceiptsPage(this.views, r.block, first) };
   }
 
   getBlockNumberByHash(hash: Bytes32): bigint | undefined {

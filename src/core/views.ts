@@ -13,8 +13,9 @@ import {
   WITHDRAWALS_ROOT,
   ZERO_NONCE,
 } from './chain/header.js';
-import type { ChainStore, StoredBlock, StoredLog } from './chain/store.js';
+import type { ChainStore, StoredBlock, StoredLog, StoredReceipt } from './chain/store.js';
 import type { PendingPool } from './mempool/pool.js';
+import { BLOCK_RECEIPTS_PAGE_MAX_LOG_BYTES, BLOCK_RECEIPTS_PAGE_MAX_LOGS, BLOCK_RECEIPTS_PAGE_MAX_RECEIPTS } from './constants.js';
 
 export interface EthLogView {
   readonly address: Address;
@@ -131,6 +132,23 @@ export type RpcBlockLookupView =
   | { readonly kind: 'Found'; readonly block: EthBlockView }
   | { readonly kind: 'Pruned'; readonly prunedBeforeBlock: bigint };
 
+/**
+ * One page of a block's receipts (eth_getBlockReceipts), with the block's number and hash so a by-hash caller
+ * knows both. `nextIndex` is the transaction index the next page starts at; undefined on the last page.
+ */
+export interface EthBlockReceiptsPageView {
+  readonly blockNumber: bigint;
+  readonly blockHash: Bytes32;
+  readonly transactionCount: number;
+  readonly receipts: readonly EthReceiptView[];
+  readonly nextIndex: number | undefined;
+}
+
+export type RpcBlockReceiptsLookupView =
+  | { readonly kind: 'NotFound' }
+  | { readonly kind: 'Found'; readonly page: EthBlockReceiptsPageView }
+  | { readonly kind: 'Pruned'; readonly prunedBeforeBlock: bigint };
+
 export interface ViewDeps {
   readonly pool: PendingPool;
   readonly store: ChainStore;
@@ -209,15 +227,27 @@ export function receiptByTxId(d: ViewDeps, txId: Uint8Array): EthReceiptView | u
   const r = d.store.getReceipt(txId);
   const tx = loadTx(d, txId);
   if (r === undefined || tx === undefined) return undefined;
-  const { fields } = storedFields(tx);
   const block = { number: st.blockNumber, hash: st.blockHash };
-  const logs = r.logCount === 0 ? [] : logViews(d.store.getBlockLogs(st.blockNumber), r.firstLogIndex, r.logCount, block, () => tx.ethHash);
+  const logs = r.logCount === 0 ? [] : d.store.getBlockLogs(st.blockNumber);
+  return receiptView(txId, tx, r, block, st.txIndex, logs);
+}
+
+function receiptView(
+  txId: Uint8Array,
+  tx: StoredTx,
+  r: StoredReceipt,
+  block: { number: bigint; hash: Bytes32 },
+  txIndex: number,
+  blockLogs: readonly StoredLog[],
+): EthReceiptView {
+  const { fields } = storedFields(tx);
+  const logs = r.logCount === 0 ? [] : logViews(blockLogs, r.firstLogIndex, r.logCount, block, () => tx.ethHash);
   return {
     transactionHash: tx.ethHash,
     txId,
-    transactionIndex: st.txIndex,
-    blockHash: st.blockHash,
-    blockNumber: st.blockNumber,
+    transactionIndex: txIndex,
+    blockHash: block.hash,
+    blockNumber: block.number,
     from: tx.from,
     to: fields.to,
     type: fields.type,
@@ -230,6 +260,41 @@ export function receiptByTxId(d: ViewDeps, txId: Uint8Array): EthReceiptView | u
     logsBloom: r.logsBloom,
     failureCode: r.failureCode === '' ? undefined : r.failureCode,
   };
+}
+
+/**
+ * A page of a block's receipts from transaction index `first` (eth_getBlockReceipts): the block's logs are
+ * read once, not once per receipt. A page stops before it would pass the receipt, log or log-byte bounds
+ * (BLOCK_RECEIPTS_PAGE_*: encoding a log into the reply is the expensive part of a query), but always holds
+ * at least one receipt, so paging always advances. A transaction whose records are missing (its block is
+ * being pruned) ends the list there with no next page: the caller compares the count with the block's.
+ */
+export function blockReceiptsPage(d: ViewDeps, b: StoredBlock, first: number): EthBlockReceiptsPageView {
+  const receipts: EthReceiptView[] = [];
+  const logs = d.store.getBlockLogs(b.number);
+  const block = { number: b.number, hash: b.hash };
+  let logCount = 0;
+  let logBytes = 0;
+  let nextIndex: number | undefined;
+  for (let i = Math.max(0, first); i < b.txs.length; i++) {
+    const t = b.txs[i]!;
+    const r = d.store.getReceipt(t.txId);
+    const tx = loadTx(d, t.txId);
+    if (r === undefined || tx === undefined) break;
+    let bytes = 0;
+    for (let j = r.firstLogIndex; j < r.firstLogIndex + r.logCount && j < logs.length; j++) bytes += logs[j]!.data.length + 32 * logs[j]!.topics.length;
+    if (
+      receipts.length > 0 &&
+      (receipts.length >= BLOCK_RECEIPTS_PAGE_MAX_RECEIPTS || logCount + r.logCount > BLOCK_RECEIPTS_PAGE_MAX_LOGS || logBytes + bytes > BLOCK_RECEIPTS_PAGE_MAX_LOG_BYTES)
+    ) {
+      nextIndex = i;
+      break;
+    }
+    receipts.push(receiptView(t.txId, tx, r, block, i, logs));
+    logCount += r.logCount;
+    logBytes += bytes;
+  }
+  return { blockNumber: b.number, blockHash: b.hash, transactionCount: b.txs.length, receipts, nextIndex };
 }
 
 export function pendingStatus(d: ViewDeps, txId: Uint8Array): PendingStatusView {

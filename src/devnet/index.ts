@@ -1,6 +1,7 @@
 // The local devnet: the real canister wasm in the Node IC host, timers on the wall clock, state in one data
 // folder (stable memory file + host metadata) so that a restart keeps every block, receipt, balance and
-// pending transaction, and the JSON-RPC gateway (src/gateway) in front of it on 127.0.0.1:8545.
+// pending transaction, and the JSON-RPC gateway (src/gateway) in front of it on 127.0.0.1:8545, and the IC
+// HTTP interface (src/host/ic_http) for IC clients (HttpAgent, icp-cli, a gateway or indexer process) on 4943.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, isStale, WASM_PATH } from '../../scripts/build.js';
@@ -10,13 +11,20 @@ import { HostTransport } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
+import { KEYS_FILE, startIcHttp, SubnetKeys, type IcHttpServer } from '../host/ic_http/index.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
+import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
 import { AutomineTransport, DevnetControl } from './dev.js';
 
 export const DEFAULT_BLOCK_TIME_S = 2;
 /** Remembered query replies (IcHostOptions.queryCache): repeated reads between blocks skip the wasm. */
 const QUERY_CACHE_ENTRIES = 4096;
+import { fundIcPrincipals, type Funding } from './fund_ic.js';
+import type { ExplorerConfig } from '../explorer/config.js';
+import type { Explorer } from '../explorer/index.js';
+import type { Db } from '../indexer/db.js';
+import { startDevnetExplorer } from './explorer.js';
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -30,6 +38,17 @@ export interface DevnetOptions {
    * like anvil's default); N > 0 runs the canister's mining timer every N seconds. Default 2 (SPEC's interval).
    */
   readonly blockTime?: number;
+  /** Port of the IC HTTP interface (default 0: a free port; `npm start` passes 4943, the local replica's). */
+  readonly icPort?: number;
+  /** Address the IC HTTP interface binds (default 127.0.0.1). */
+  readonly icHost?: string;
+  /** IC principals whose derived submit_ic_tx sender gets 100 ETH from the last dev account (once). */
+  readonly fundIc?: readonly IcPrincipal[];
+  /**
+   * The explorer's configuration and the database it keeps its tables in (the indexer's, opened by the caller,
+   * who also closes it); absent: no explorer (tests that only need the chain).
+   */
+  readonly explorer?: { readonly config: ExplorerConfig; readonly db: Db };
 }
 
 export interface Devnet {
@@ -38,6 +57,11 @@ export interface Devnet {
   readonly gateway: Gateway;
   /** The JSON-RPC URL, e.g. http://127.0.0.1:8545. */
   readonly rpcUrl: string;
+  /** The IC HTTP interface (agent host URL, canister id, root key). */
+  readonly ic: IcHttpServer;
+  readonly fundings: readonly Funding[];
+  /** The explorer (verification APIs), when started. */
+  readonly explorer: Explorer | undefined;
   readonly accounts: readonly DevAccount[];
   /** true when the chain was created now, false when resumed from the data folder. */
   readonly fresh: boolean;
@@ -130,27 +154,60 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const why = await dev.configure(blockTime);
   if (why !== undefined) log(`--block-time ${blockTime} not applied (the canister's own timer keeps mining): ${why}`);
 
+  // The explorer starts first (its preflight loads every compiler): once the JSON-RPC answers, so does it.
+  let explorer: Explorer | undefined;
+  let gatewayUp: (url: string) => void = () => {};
+  const rpcUrl = new Promise<string>((resolve) => (gatewayUp = resolve));
+  if (opts.explorer !== undefined) {
+    try {
+      explorer = await startDevnetExplorer({ config: opts.explorer.config, db: opts.explorer.db, rpcUrl, log });
+    } catch (e) {
+      host.close();
+      throw e;
+    }
+  }
+
   let gateway: Gateway;
+  let ic: IcHttpServer;
+  let fundings: Funding[];
+  try {
+    fundings = await fundIcPrincipals(evm, accounts[accounts.length - 1]!, opts.fundIc ?? []);
+    // The root key is generated once per data folder: clients that fetched it keep verifying after a restart.
+    const keys = SubnetKeys.loadOrCreate(join(opts.dataDir, KEYS_FILE));
+    ic = await startIcHttp({ host, keys, port: opts.icPort ?? 0, ...(opts.icHost === undefined ? {} : { hostname: opts.icHost }), log });
+  } catch (e) {
+    await explorer?.close();
+    host.close();
+    throw e;
+  }
   try {
     const client = new CanisterClient(new AutomineTransport(new HostTransport(evm), dev));
     gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client, dev });
     const cache = gateway.context.cache;
     dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
   } catch (e) {
+    await ic.close();
+    await explorer?.close();
     host.close();
     throw e;
   }
+  gatewayUp(gateway.url);
 
   return {
     host,
     evm,
     gateway,
     rpcUrl: gateway.url,
+    ic,
+    fundings,
+    explorer,
     accounts,
     fresh,
     dev,
     async stop() {
       await gateway.close();
+      await ic.close();
+      await explorer?.close();
       host.close();
     },
   };
@@ -160,7 +217,13 @@ export function devnetBanner(d: Devnet, dataDir: string): string {
   const lines = [
     '',
     `EVM devnet (chain id ${CHAIN_ID}, 0x${CHAIN_ID.toString(16)}) — head block ${d.evm.query<bigint>('rpc_eth_block_number').value}`,
-    `JSON-RPC: ${d.rpcUrl}`,
+    `JSON-RPC: ${d.rpcUrl} (WebSocket: ${d.rpcUrl.replace(/^http/, 'ws')})`,
+    `IC HTTP interface: ${d.ic.url}  canister ${d.ic.canisterId.toText()}`,
+    `IC root key: ${Buffer.from(d.ic.rootKey).toString('hex')}`,
+    ...d.fundings.map((f) => `IC identity ${f.principal}: submit_ic_tx sender ${f.sender}${f.txHash === undefined ? ' (already funded)' : `, funded with 100 ETH by ${f.txHash}`}`),
+    ...(d.explorer === undefined
+      ? []
+      : [`Explorer: ${d.explorer.url} (verification: ${d.explorer.verifier === undefined ? 'off' : `/api, /v2, /api/verify; compilers ${d.explorer.compilers.map((c) => c.longVersion).join(', ')}`})`]),
     `state: ${dataDir} (${d.fresh ? 'new chain' : 'resumed'}; --reset starts over)`,
     '',
     'Development accounts (10,000 ETH each at genesis; mnemonic "test test test test test test test test test test test junk"):',

@@ -21,6 +21,18 @@ export interface GatewayConfig {
   readonly corsOrigin: string;
   /** Required for the IC agent client; the in-process devnet host does not need it. */
   readonly canisterId: string | undefined;
+  /** A filter not polled for this long is dropped (geth: 5 minutes). */
+  readonly filterTimeoutMs: number;
+  /** Live filters at most (all clients together). */
+  readonly maxFilters: number;
+  /** Open WebSocket connections at most. */
+  readonly maxWsConnections: number;
+  /** eth_subscribe subscriptions per WebSocket connection at most. */
+  readonly maxSubscriptions: number;
+  /** A WebSocket client that lets this many bytes of answers and notifications queue up is disconnected. */
+  readonly wsMaxBufferedBytes: number;
+  /** How often the gateway reads the head for its WebSocket subscriptions. */
+  readonly headPollMs: number;
 }
 
 export { ConfigError };
@@ -37,6 +49,12 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   clientVersion: DEFAULT_CLIENT_VERSION,
   corsOrigin: '*',
   canisterId: undefined,
+  filterTimeoutMs: 300_000,
+  maxFilters: 1024,
+  maxWsConnections: 256,
+  maxSubscriptions: 64,
+  wsMaxBufferedBytes: 4 * 1024 * 1024,
+  headPollMs: 250,
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -110,5 +128,11 @@ export function loadConfig(env: Env = process.env, opts: { requireCanisterId?: b
     clientVersion,
     corsOrigin: cors,
     canisterId,
+    filterTimeoutMs: int(env, 'RPC_GATEWAY_FILTER_TIMEOUT_MS', DEFAULT_CONFIG.filterTimeoutMs, 1000, 24 * 3600 * 1000),
+    maxFilters: int(env, 'RPC_GATEWAY_MAX_FILTERS', DEFAULT_CONFIG.maxFilters, 1, 1_000_000),
+    maxWsConnections: int(env, 'RPC_GATEWAY_MAX_WS_CONNECTIONS', DEFAULT_CONFIG.maxWsConnections, 0, 100_000),
+    maxSubscriptions: int(env, 'RPC_GATEWAY_MAX_SUBSCRIPTIONS', DEFAULT_CONFIG.maxSubscriptions, 1, 10_000),
+    wsMaxBufferedBytes: int(env, 'RPC_GATEWAY_WS_MAX_BUFFERED_BYTES', DEFAULT_CONFIG.wsMaxBufferedBytes, 64 * 1024, 1024 * 1024 * 1024),
+    headPollMs: int(env, 'RPC_GATEWAY_HEAD_POLL_MS', DEFAULT_CONFIG.headPollMs, 10, 60_000),
   };
 }

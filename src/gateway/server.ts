@@ -8,6 +8,9 @@ import { RpcCode, type InternalLog } from './errors.js';
 import type { DevControl } from './methods/dev.js';
 import type { MethodContext } from './methods/index.js';
 import { handleBody } from './rpc.js';
+import { FilterStore } from './filters.js';
+import { PendingFeed } from './pending.js';
+import { attachWebSocket } from './ws.js';
 
 /** Entries in the immutable-answer cache (blocks, transactions, receipts). */
 export const DEFAULT_CACHE_ENTRIES = 4096;
@@ -113,6 +116,8 @@ export function createContext(opts: GatewayOptions): MethodContext {
     cache: new Lru<unknown>(opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES),
     log: opts.log ?? ((m) => console.error(`[gateway] ${m}`)),
     ...(opts.dev === undefined ? {} : { dev: opts.dev }),
+    filters: new FilterStore(opts.config.filterTimeoutMs, opts.config.maxFilters),
+    pending: new PendingFeed(),
   };
 }
 
@@ -121,6 +126,8 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
   const context = createContext(opts);
   const server = createServer(createRequestListener(context));
   server.keepAliveTimeout = 5000;
+  // JSON-RPC over WebSocket on the same port (src/gateway/ws.ts).
+  const ws = attachWebSocket(server, context);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.config.port, opts.config.host, () => {
@@ -137,6 +144,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     context,
     close: () =>
       new Promise<void>((resolve) => {
+        ws.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

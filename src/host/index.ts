@@ -30,7 +30,14 @@ export const MANAGEMENT_CANISTER = Principal.fromText('aaaaa-aa');
 
 export type CallResult =
   | { kind: 'reply'; bytes: Uint8Array; instructions: bigint | undefined }
-  | { kind: 'reject'; code: number; message: string; instructions: bigint | undefined };
+  | {
+      kind: 'reject';
+      code: number;
+      message: string;
+      instructions: bigint | undefined;
+      /** Refused before execution (no such method, inspect_message): the IC answers it uncertified, never in request_status. */
+      uncertified?: true;
+    };
 
 export type PrincipalLike = Principal | string | Uint8Array;
 
@@ -291,6 +298,11 @@ export class IcHost {
 
   get globalTimer(): bigint {
     return this.timerDeadline;
+  }
+
+  /** SHA-256 of the installed (plain) wasm module, as the IC certifies it under canister/<id>/module_hash. */
+  get moduleHash(): Uint8Array {
+    return new Uint8Array(Buffer.from(this.wasmHash, 'hex'));
   }
 
   get certified(): Uint8Array {
@@ -571,13 +583,13 @@ export class IcHost {
     const isUpdate = live.instance.exports[`canister_update ${method}`] !== undefined;
     const isQuery = live.instance.exports[`canister_query ${method}`] !== undefined;
     if (!isUpdate && !isQuery) {
-      return this.hostReject(RejectCode.DestinationInvalid, `Canister ${this.canisterId.toText()} has no update method '${method}'`);
+      return this.hostReject(RejectCode.DestinationInvalid, `Canister ${this.canisterId.toText()} has no update method '${method}'`, true);
     }
     if (isUpdate && live.instance.exports['canister_inspect_message'] !== undefined) {
       const ictx = this.newContext(caller, method, undefined);
       const m = this.execute('inspect', 'canister_inspect_message', method, arg, caller, ictx);
       if (m.trap !== undefined || !m.msg.accepted) {
-        return this.hostReject(RejectCode.CanisterReject, `Canister ${this.canisterId.toText()} rejected the message${m.trap ? `: ${m.trap.message}` : ''}`);
+        return this.hostReject(RejectCode.CanisterReject, `Canister ${this.canisterId.toText()} rejected the message${m.trap ? `: ${m.trap.message}` : ''}`, true);
       }
     }
     const ctx = this.newContext(caller, method, undefined);
@@ -596,8 +608,8 @@ export class IcHost {
     return decodeReply<T>(method, retTypes, await this.update(method, new Uint8Array(IDL.encode(argTypes, args)), opts));
   }
 
-  private hostReject(code: number, message: string): CallResult {
-    return { kind: 'reject', code, message, instructions: this.instrumented ? 0n : undefined };
+  private hostReject(code: number, message: string, uncertified = false): CallResult {
+    return { kind: 'reject', code, message, instructions: this.instrumented ? 0n : undefined, ...(uncertified ? { uncertified: true as const } : {}) };
   }
 
   private resultOf(ctx: CallContext, kind: 'query' | 'update'): CallResult {

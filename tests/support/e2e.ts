@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { projectTempDir } from '../../src/host/paths.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -24,7 +24,8 @@ export function foundryBin(tool: 'anvil' | 'cast' | 'forge'): string {
   return require.resolve(`@foundry-rs/${tool}-${process.platform}-${arch}/bin/${tool}`);
 }
 
-const toolPath = (tool: string): string => (tool === 'anvil' || tool === 'cast' || tool === 'forge' ? foundryBin(tool) : join(BIN, tool));
+const toolPath = (tool: string): string =>
+  tool === 'anvil' || tool === 'cast' || tool === 'forge' ? foundryBin(tool) : isAbsolute(tool) ? tool : join(BIN, tool);
 
 /** A free TCP port on 127.0.0.1 (bound, read, released). */
 export async function freePort(): Promise<number> {
@@ -95,6 +96,8 @@ export class Proc {
   readonly child: ChildProcess;
   private out = '';
   private exited: Promise<number | null>;
+  /** Both output pipes closed: every process of the group that held them (npm's child too) has ended. */
+  private outputClosed: Promise<void>;
   exitCode: number | null | undefined = undefined;
 
   constructor(cmd: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}) {
@@ -106,6 +109,7 @@ export class Proc {
     });
     this.child.stdout!.on('data', (d: Buffer) => (this.out += d.toString()));
     this.child.stderr!.on('data', (d: Buffer) => (this.out += d.toString()));
+    this.outputClosed = Promise.all([new Promise((r) => this.child.stdout!.once('close', r)), new Promise((r) => this.child.stderr!.once('close', r))]).then(() => {});
     // If this process ends first (a crashed or interrupted test run), the group goes with it.
     const orphanGuard = (): void => {
       try {
@@ -149,6 +153,8 @@ export class Proc {
       }
     }, graceMs);
     const code = await this.exited;
+    // npm may exit on the signal before its child has finished stopping; wait for the child's last output.
+    await this.outputClosed;
     clearTimeout(timer);
     return code;
   }
@@ -177,10 +183,20 @@ export async function waitForRpc(url: string, proc: Proc, timeoutMs: number): Pr
   }
 }
 
+/**
+ * The shared devnet's filter lifetime (RPC_GATEWAY_FILTER_TIMEOUT_MS; 5 minutes by default), short so that
+ * tests/e2e/subscriptions.test.ts can see a filter expire; clients that poll keep theirs alive.
+ */
+export const SHARED_FILTER_TIMEOUT_MS = 10_000;
+
 export interface DevnetProcess {
   readonly proc: Proc;
   readonly url: string;
   readonly port: number;
+  /** The devnet's IC HTTP interface (a free port through --ic-port, never the fixed 4943). */
+  readonly icUrl: string;
+  /** The devnet's explorer (EXPLORER_PORT set to a free port); it may answer a little after the JSON-RPC. */
+  readonly explorerUrl: string;
   readonly dataDir: string;
   /** Ctrl-C, as a user stops it; resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -190,14 +206,16 @@ export interface DevnetProcess {
  * `npm start -- --data-dir DIR` with RPC_GATEWAY_PORT set to a free port (SPEC's variable): the command a user
  * runs, through npm and scripts/run.mjs. Bounded wait for the first answer (install + warm-up: ~20 s here).
  */
-export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: readonly string[] }): Promise<DevnetProcess> {
+export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: string[]; env?: Record<string, string> }): Promise<DevnetProcess> {
   const port = o.port ?? (await freePort());
-  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, ...(o.args ?? [])], {
-    env: { RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
+  const icPort = await freePort();
+  const explorerPort = await freePort();
+  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, '--ic-port', String(icPort), ...(o.args ?? [])], {
+    env: { ...o.env, RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1', EXPLORER_PORT: String(explorerPort), EXPLORER_HOST: '127.0.0.1' },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
-  return { proc, url, port, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
+  return { proc, url, port, icUrl: `http://127.0.0.1:${icPort}`, explorerUrl: `http://127.0.0.1:${explorerPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
 }
 
 export interface Anvil {

@@ -4,6 +4,8 @@ import { CanisterClient, type CanisterMethod, type Transport } from '../../src/c
 import { DEFAULT_CONFIG, type GatewayConfig } from '../../src/gateway/config.js';
 import type { MethodContext } from '../../src/gateway/methods/index.js';
 import { Lru } from '../../src/gateway/cache.js';
+import { FilterStore } from '../../src/gateway/filters.js';
+import { PendingFeed } from '../../src/gateway/pending.js';
 
 export type Handler = (args: unknown[]) => unknown;
 type Call = { mode: 'query' | 'update'; method: CanisterMethod; args: unknown[] };
@@ -44,7 +46,16 @@ export class FakeClient extends CanisterClient {
 
 export function fakeContext(client: FakeClient, config: Partial<GatewayConfig> = {}): MethodContext & { logged: string[] } {
   const logged: string[] = [];
-  return { client, config: { ...DEFAULT_CONFIG, ...config }, cache: new Lru<unknown>(100), log: (m) => logged.push(m), logged };
+  const c = { ...DEFAULT_CONFIG, ...config };
+  return {
+    client,
+    config: c,
+    cache: new Lru<unknown>(100),
+    log: (m) => logged.push(m),
+    logged,
+    filters: new FilterStore(c.filterTimeoutMs, c.maxFilters),
+    pending: new PendingFeed(),
+  };
 }
 
 export const bytes = (n: number, fill = 0xab): Uint8Array => new Uint8Array(n).fill(fill);

@@ -30,6 +30,12 @@ describe('loadConfig', () => {
       clientVersion: 'icp-evm/phase2-gateway/v0.1.0',
       corsOrigin: '*',
       canisterId: undefined,
+      filterTimeoutMs: 300_000,
+      maxFilters: 1024,
+      maxWsConnections: 256,
+      maxSubscriptions: 64,
+      wsMaxBufferedBytes: 4 * 1024 * 1024,
+      headPollMs: 250,
     });
     expect(loadConfig({})).toEqual(DEFAULT_CONFIG);
   });
@@ -47,6 +53,12 @@ describe('loadConfig', () => {
       RPC_GATEWAY_CLIENT_VERSION: 'mine/1',
       RPC_GATEWAY_CORS_ORIGIN: 'https://app.example',
       EVM_CANISTER_ID: CANISTER,
+      RPC_GATEWAY_FILTER_TIMEOUT_MS: '2000',
+      RPC_GATEWAY_MAX_FILTERS: '3',
+      RPC_GATEWAY_MAX_WS_CONNECTIONS: '4',
+      RPC_GATEWAY_MAX_SUBSCRIPTIONS: '5',
+      RPC_GATEWAY_WS_MAX_BUFFERED_BYTES: '100000',
+      RPC_GATEWAY_HEAD_POLL_MS: '50',
     });
     expect(c).toEqual({
       maxHttpBodySize: 1000,
@@ -60,6 +72,12 @@ describe('loadConfig', () => {
       clientVersion: 'mine/1',
       corsOrigin: 'https://app.example',
       canisterId: CANISTER,
+      filterTimeoutMs: 2000,
+      maxFilters: 3,
+      maxWsConnections: 4,
+      maxSubscriptions: 5,
+      wsMaxBufferedBytes: 100000,
+      headPollMs: 50,
     });
   });
 
@@ -74,6 +92,11 @@ describe('loadConfig', () => {
       [{ RPC_GATEWAY_IC_HOST: 'icp-api.io' }, 'RPC_GATEWAY_IC_HOST'],
       [{ RPC_GATEWAY_CLIENT_VERSION: ' ' }, 'RPC_GATEWAY_CLIENT_VERSION'],
       [{ EVM_CANISTER_ID: 'not a principal' }, 'EVM_CANISTER_ID'],
+      [{ RPC_GATEWAY_FILTER_TIMEOUT_MS: '10' }, 'RPC_GATEWAY_FILTER_TIMEOUT_MS'],
+      [{ RPC_GATEWAY_MAX_FILTERS: '0' }, 'RPC_GATEWAY_MAX_FILTERS'],
+      [{ RPC_GATEWAY_MAX_SUBSCRIPTIONS: 'many' }, 'RPC_GATEWAY_MAX_SUBSCRIPTIONS'],
+      [{ RPC_GATEWAY_WS_MAX_BUFFERED_BYTES: '1' }, 'RPC_GATEWAY_WS_MAX_BUFFERED_BYTES'],
+      [{ RPC_GATEWAY_HEAD_POLL_MS: '0' }, 'RPC_GATEWAY_HEAD_POLL_MS'],
     ];
     for (const [env, name] of bad) {
       expect(() => loadConfig(env), name).toThrow(ConfigError);

@@ -279,6 +279,18 @@ describe('evm canister: transactions of all three types through the mining timer
     expect(evm.query('rpc_eth_get_block_number_by_hash', b.hash)).toEqual([head]);
     expect(evm.query('rpc_eth_get_block_number_by_hash', parent.hash)).toEqual([head - 1n]);
     expect(evm.query('rpc_eth_get_block_number_by_hash', new Uint8Array(32).fill(7))).toEqual([]);
+    // By hash in one query: the same answers as by number; an unknown hash is NotFound.
+    expect(evm.query('rpc_eth_get_block_by_hash_with_status', b.hash, false)).toEqual({ Found: b });
+    expect(evm.query('rpc_eth_get_block_by_hash_with_status', b.hash, true)).toEqual({ Found: full });
+    expect(evm.query('rpc_eth_get_block_by_hash_with_status', new Uint8Array(32).fill(7), false)).toEqual({ NotFound: null });
+    // A block's receipts, by number and by hash: every receipt as rpc_eth_get_transaction_receipt returns it,
+    // in transaction order, on one page; a start index inside the block gives the rest.
+    const page = { block_number: head, block_hash: b.hash, transaction_count: plan.length, receipts, next_index: [] };
+    expect(evm.query('rpc_eth_get_block_receipts_paged', { Number: head }, 0)).toEqual({ Found: page });
+    expect(evm.query('rpc_eth_get_block_receipts_paged', { Hash: b.hash }, 0)).toEqual({ Found: page });
+    expect(evm.query('rpc_eth_get_block_receipts_paged', { Number: head }, 5)).toEqual({ Found: { ...page, receipts: receipts.slice(5) } });
+    expect(evm.query('rpc_eth_get_block_receipts_paged', { Number: head + 1n }, 0)).toEqual({ NotFound: null });
+    expect(evm.query('rpc_eth_get_block_receipts_paged', { Hash: new Uint8Array(32).fill(7) }, 0)).toEqual({ NotFound: null });
     expect(evm.block(head + 1n)).toBeUndefined();
     expect(evm.query('rpc_eth_get_block_by_number_with_status', head, false)).toEqual({ Found: b });
     expect(evm.query('rpc_eth_get_block_by_number_with_status', head + 1n, false)).toEqual({ NotFound: null });

@@ -165,3 +165,46 @@ describe('rpc_eth_get_logs_paged', () => {
     expect(perBlock * 10_000n < 3_000_000_000n).toBe(true);
   });
 });
+
+describe('rpc_eth_get_block_receipts_paged', () => {
+  it('pages blocks of many logs inside the query limit; the pages join into the receipts, in order', async () => {
+    const ids: Uint8Array[] = [];
+    for (let i = 0; i < 12; i++) {
+      ids.push(
+        await evm.submit(feeMarketTx(ALICE, { nonce: next(ALICE.address), to: emitter, data: word(64n), gasLimit: 200_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI })),
+      );
+    }
+    // The instruction soft limit may spread them over more than one block.
+    for (let i = 0; i < 12 && ids.some((id) => evm.receipt(id) === undefined); i++) await evm.mine();
+    const receipts = ids.map((id) => evm.receipt(id)!);
+    const blocks = [...new Set(receipts.map((r) => r.block_number))];
+    type Page = { receipts: { logs: unknown[] }[]; next_index: [] | [number]; transaction_count: number };
+    let max = 0n;
+    const report: string[] = [];
+    for (const n of blocks) {
+      const inBlock = receipts.filter((r) => r.block_number === n).sort((a, b) => a.transaction_index - b.transaction_index);
+      const got: unknown[] = [];
+      const sizes: number[] = [];
+      let first = 0;
+      for (;;) {
+        const r = evm.client.query<{ Found: Page }>('rpc_eth_get_block_receipts_paged', [{ Number: n }, first]);
+        if (r.instructions! > max) max = r.instructions!;
+        const page = r.value.Found;
+        const logs = page.receipts.reduce((s, x) => s + x.logs.length, 0);
+        expect(logs).toBeLessThanOrEqual(700);
+        got.push(...page.receipts);
+        sizes.push(page.receipts.length);
+        expect(page.transaction_count).toBe(inBlock.length);
+        const next = page.next_index[0];
+        if (next === undefined) break;
+        // A page stops only when the next receipt's 64 logs would pass 700.
+        expect(logs + 64).toBeGreaterThan(700);
+        first = next;
+      }
+      expect(got).toEqual(inBlock);
+      report.push(`block ${n}: ${inBlock.length} receipts in pages of ${sizes.join(', ')}`);
+    }
+    console.log(`block receipts (64 logs each): ${report.join('; ')}; at most ${max} instructions a page`);
+    expect(max < QUERY_LIMIT).toBe(true);
+  });
+});

@@ -4,7 +4,9 @@
 import { rmSync } from 'node:fs';
 import { createPublicClient, createWalletClient, defineChain, http, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { Actor, HttpAgent } from '@icp-sdk/core/agent';
 import { afterAll, describe, expect, it } from 'vitest';
+import { idlFactory } from '../../src/canister/idl.js';
 import { CHAIN_ID } from '../../src/core/constants.js';
 import { DEV_ACCOUNT_BALANCE } from '../../src/devnet/accounts.js';
 import { devnetBanner, parseBlockLine, startDevnet, type Devnet } from '../../src/devnet/index.js';
@@ -27,6 +29,7 @@ afterAll(async () => {
 describe('devnet', () => {
   const to = '0x000000000000000000000000000000000000dEaD' as Hex;
   let hash: Hex;
+  let rootKey: Uint8Array;
   const lines: string[] = [];
 
   it('serves the gateway, mines a transfer and logs its instructions', async () => {
@@ -35,6 +38,9 @@ describe('devnet', () => {
     const banner = devnetBanner(devnet, dataDir);
     expect(banner).toContain(`JSON-RPC: ${devnet.rpcUrl}`);
     expect(banner).toContain(devnet.accounts[9]!.privateKey);
+    expect(banner).toContain(`IC HTTP interface: ${devnet.ic.url}  canister rrkah-fqaaa-aaaaa-aaaaq-cai`);
+    expect(banner).toContain(`IC root key: ${Buffer.from(devnet.ic.rootKey).toString('hex')}`);
+    rootKey = devnet.ic.rootKey;
     const pub = createPublicClient({ chain, transport: http(devnet.rpcUrl), pollingInterval: 200 });
     const wallet = createWalletClient({ chain, transport: http(devnet.rpcUrl), account: privateKeyToAccount(devnet.accounts[0]!.privateKey) });
     expect(await pub.getChainId()).toBe(Number(CHAIN_ID));
@@ -56,6 +62,11 @@ describe('devnet', () => {
     expect(receipt.status).toBe('success');
     expect(await pub.getBalance({ address: to })).toBe(42n);
     expect(await pub.getBalance({ address: devnet.accounts[1]!.address })).toBe(DEV_ACCOUNT_BALANCE);
+    // The root key is the data folder's: an agent holding the key from before the restart still verifies.
+    expect(Buffer.from(devnet.ic.rootKey).equals(Buffer.from(rootKey))).toBe(true);
+    const agent = await HttpAgent.create({ host: devnet.ic.url, rootKey });
+    const actor = Actor.createActor(idlFactory as never, { agent, canisterId: 'rrkah-fqaaa-aaaaa-aaaaq-cai' }) as unknown as { rpc_eth_block_number(): Promise<bigint> };
+    expect(await actor.rpc_eth_block_number()).toBeGreaterThanOrEqual(receipt.blockNumber);
   });
 
   it('parses the canister block line', () => {

@@ -195,7 +195,10 @@ describe('viem', () => {
     expect((await rpc(h.url, 'eth_call', [{ to: a, data: '0x', blobVersionedHashes: [] }])).error).toMatchObject({ code: -32602 });
     expect((await rpc(h.url, 'eth_call', [{ to: a, type: '0x1' }])).error).toMatchObject({ code: -32602 });
     expect((await rpc(h.url, 'eth_getLogs', [{ address: [a, h.accounts[1]!.address] }])).error).toMatchObject({ code: -32602 });
-    expect((await rpc(h.url, 'eth_getBlockByHash', [`0x${'00'.repeat(32)}`, false])).error).toMatchObject({ code: -32601 });
+    expect((await rpc(h.url, 'eth_getBlockByHash', [`0x${'00'.repeat(32)}`, false])).result).toBeNull();
+    const latest = (await rpc(h.url, 'eth_getBlockByNumber', ['latest', true])).result as { hash: string };
+    expect((await rpc(h.url, 'eth_getBlockByHash', [latest.hash, true])).result).toEqual(latest);
+    expect((await rpc(h.url, 'eth_pendingTransactions', [])).error).toMatchObject({ code: -32601 });
     expect((await rpc(h.url, 'eth_sendRawTransaction', ['0x03'])).error?.code).toBe(-32602);
   });
 

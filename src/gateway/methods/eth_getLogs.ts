@@ -9,7 +9,7 @@ import type { MethodContext, MethodSpec } from './types.js';
 export const GATEWAY_MAX_LOGS = 10_000;
 /** The canister's largest page. */
 export const CANISTER_MAX_PAGE = 1000;
-const FILTER_KEYS = ['fromBlock', 'toBlock', 'blockHash', 'address', 'topics'];
+export const FILTER_KEYS = ['fromBlock', 'toBlock', 'blockHash', 'address', 'topics'];
 
 async function rangeTag(ctx: MethodContext, v: unknown, name: string, head: () => Promise<bigint>): Promise<Opt<CandidBlockTag>> {
   if (v === undefined || v === null) return [];
@@ -21,7 +21,7 @@ async function rangeTag(ctx: MethodContext, v: unknown, name: string, head: () =
   return [{ Number: await head() }];
 }
 
-function topicsParam(v: unknown): Opt<Opt<Uint8Array[]>[]> {
+export function topicsParam(v: unknown): Opt<Opt<Uint8Array[]>[]> {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw invalidParams('topics: expected an array');
   return [
@@ -67,18 +67,33 @@ export const eth_getLogs: MethodSpec = {
   async handler(params, ctx) {
     const [f] = positional(params, 'eth_getLogs', 1, 1);
     const filter = await logFilter(ctx, f);
-    const logs: LogView[] = [];
-    let cursor: Opt<LogCursorView> = [];
-    for (;;) {
-      const limit = Math.min(CANISTER_MAX_PAGE, GATEWAY_MAX_LOGS - logs.length + 1);
-      const page: LogPageView = unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [filter, cursor, [limit]]));
-      logs.push(...page.logs);
-      if (logs.length > GATEWAY_MAX_LOGS) {
-        throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOGS} results; narrow the block range or the filter`);
-      }
-      if (page.next_cursor.length === 0) break;
-      cursor = page.next_cursor;
+    const { logs } = await readLogPages(ctx, filter, [], GATEWAY_MAX_LOGS + 1);
+    if (logs.length > GATEWAY_MAX_LOGS) {
+      throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOGS} results; narrow the block range or the filter`);
     }
     return logs.map(formatLog);
   },
 };
+
+/**
+ * Reads the canister's pages of `filter` from `cursor` until the range is done or `max` logs are collected
+ * (never more). `next` is where to resume (empty when the range is done); eth_getLogs stops at its limit,
+ * log filters resume there on the next poll.
+ */
+export async function readLogPages(
+  ctx: MethodContext,
+  filter: LogFilterView,
+  cursor: Opt<LogCursorView>,
+  max: number,
+): Promise<{ logs: LogView[]; next: Opt<LogCursorView> }> {
+  const logs: LogView[] = [];
+  let next = cursor;
+  while (logs.length < max) {
+    const limit = Math.min(CANISTER_MAX_PAGE, max - logs.length);
+    const page: LogPageView = unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [filter, next, [limit]]));
+    logs.push(...page.logs);
+    next = page.next_cursor;
+    if (next.length === 0) break;
+  }
+  return { logs, next };
+}

@@ -25,6 +25,8 @@ export const eth_sendRawTransaction: MethodSpec = {
     if (t === undefined) {
       throw new RpcError(RpcCode.Server, `transaction accepted (tx_id ${bytesHex(txId)}) but its hash is unavailable`);
     }
-    return bytesHex(t.hash);
+    const hash = bytesHex(t.hash);
+    ctx.pending.publish(hash);
+    return hash;
   },
 };

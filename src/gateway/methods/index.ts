@@ -22,11 +22,28 @@ import { eth_syncing } from './eth_syncing.js';
 import { net_listening } from './net_listening.js';
 import { net_version } from './net_version.js';
 import { web3_clientVersion } from './web3_clientVersion.js';
+import {
+  eth_getBlockByHash,
+  eth_getBlockReceipts,
+  eth_getBlockTransactionCountByHash,
+  eth_getBlockTransactionCountByNumber,
+  eth_getTransactionByBlockHashAndIndex,
+  eth_getTransactionByBlockNumberAndIndex,
+} from './blocks.js';
+import {
+  eth_getFilterChanges,
+  eth_getFilterLogs,
+  eth_newBlockFilter,
+  eth_newFilter,
+  eth_newPendingTransactionFilter,
+  eth_uninstallFilter,
+} from './filters.js';
+import { eth_subscribe, eth_unsubscribe } from './subscribe.js';
 import type { MethodSpec } from './types.js';
 
 export type { MethodContext, MethodSpec } from './types.js';
 
-/** SPEC's method table, in SPEC's order, then the two extras clients call. */
+/** SPEC's method table, in SPEC's order, then the two extras clients call, then issue 13's blocks, filters and subscriptions. */
 export const METHODS: readonly MethodSpec[] = [
   web3_clientVersion,
   net_version,
@@ -49,23 +66,24 @@ export const METHODS: readonly MethodSpec[] = [
   eth_sendRawTransaction,
   eth_accounts,
   net_listening,
+  eth_getBlockByHash,
+  eth_getTransactionByBlockHashAndIndex,
+  eth_getTransactionByBlockNumberAndIndex,
+  eth_getBlockTransactionCountByHash,
+  eth_getBlockTransactionCountByNumber,
+  eth_getBlockReceipts,
+  eth_newFilter,
+  eth_newBlockFilter,
+  eth_newPendingTransactionFilter,
+  eth_getFilterChanges,
+  eth_getFilterLogs,
+  eth_uninstallFilter,
+  eth_subscribe,
+  eth_unsubscribe,
 ];
 
-/** SPEC's unsupported methods (and the other common ones): -32601 with a message saying so. */
+/** SPEC's unsupported methods still unsupported (and the other common ones): -32601 with a message saying so. */
 export const UNSUPPORTED: Readonly<Record<string, string>> = {
-  eth_getBlockByHash: 'use eth_getBlockByNumber (blocks by hash are not served)',
-  eth_getTransactionByBlockHashAndIndex: 'use eth_getBlockByNumber with full transactions',
-  eth_getTransactionByBlockNumberAndIndex: 'use eth_getBlockByNumber with full transactions',
-  eth_getBlockTransactionCountByHash: 'use eth_getBlockByNumber',
-  eth_getBlockTransactionCountByNumber: 'use eth_getBlockByNumber',
-  eth_newFilter: 'no filters: poll eth_getLogs',
-  eth_newBlockFilter: 'no filters: poll eth_blockNumber',
-  eth_newPendingTransactionFilter: 'no filters',
-  eth_getFilterChanges: 'no filters: poll eth_getLogs',
-  eth_getFilterLogs: 'no filters: use eth_getLogs',
-  eth_uninstallFilter: 'no filters',
-  eth_subscribe: 'no subscriptions (HTTP only): poll eth_blockNumber / eth_getLogs',
-  eth_unsubscribe: 'no subscriptions',
   eth_pendingTransactions: 'the pending pool is not exposed',
   eth_sendTransaction: 'the gateway holds no keys: sign locally and use eth_sendRawTransaction',
   eth_sign: 'the gateway holds no keys',

@@ -4,6 +4,18 @@ import type { CanisterClient, CanisterMethod } from '../../client/index.js';
 import type { GatewayConfig } from '../config.js';
 import type { InternalLog } from '../errors.js';
 import type { DevControl } from './dev.js';
+import type { FilterStore } from '../filters.js';
+import type { PendingFeed } from '../pending.js';
+import type { LogFilterView } from '../../canister/values.js';
+
+export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
+
+/** A WebSocket connection's subscriptions (src/gateway/ws.ts); absent over HTTP. */
+export interface SubscriptionSession {
+  /** Starts a subscription after the current head; returns its id. Bounded per connection (-32005). */
+  subscribe(kind: SubscriptionKind, criteria: Pick<LogFilterView, 'address' | 'topics'> | undefined): Promise<string>;
+  unsubscribe(id: string): boolean;
+}
 
 export interface MethodContext {
   readonly client: CanisterClient;
@@ -13,6 +25,12 @@ export interface MethodContext {
   readonly log: InternalLog;
   /** The devnet's development methods (evm_*); absent in front of a real canister. */
   readonly dev?: DevControl;
+  /** Filters held for their clients (eth_newFilter and friends). */
+  readonly filters: FilterStore;
+  /** Hashes of transactions this gateway accepted (pending filters and subscriptions). */
+  readonly pending: PendingFeed;
+  /** Set for requests that came over a WebSocket. */
+  readonly session?: SubscriptionSession;
 }
 
 export interface MethodSpec {

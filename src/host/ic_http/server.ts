@@ -1,0 +1,418 @@
+// The IC HTTP interface (interface spec, "HTTPS Interface") for the one canister of an IcHost, so that
+// unmodified IC clients (HttpAgent, icp-cli, dfx) talk to the devnet as to a one-node local replica:
+//   GET  /api/v2/status                                   CBOR, with the root key
+//   POST /api/v2|v3/canister/<ecid>/query                 signed by the node key
+//   POST /api/v3|v4/canister/<ecid>/call                  synchronous: answers the certificate
+//   POST /api/v2/canister/<ecid>/call                     202, then read_state request_status
+//   POST /api/v2|v3/canister/<ecid>/read_state            time, subnet, request_status, canister paths
+//   POST /api/v2|v3/subnet/<subnet_id>/read_state         time, subnet, canister_ranges
+// A call through here is the same host message as one through IcHost.update (same instruction limits,
+// atomicity, inspect_message, caller = the envelope's sender). Certificates are signed by the data folder's
+// BLS key (keys.ts); the certified tree holds the time, the subnet (key, canister range, the node's key) and
+// the request statuses of the last ingress window.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Cbor, hashOfMap, IC_RESPONSE_DOMAIN_SEPARATOR } from '@icp-sdk/core/agent';
+import { Principal } from '@icp-sdk/core/principal';
+import type { CallResult, IcHost } from '../index.js';
+import { decodeEnvelope, PERMITTED_DRIFT_NS, type CallContent, type Envelope, type IcHttpError, type ReadStateContent } from './envelope.js';
+import type { SubnetKeys } from './keys.js';
+import { certify, lebEncode, StateTree } from './tree.js';
+
+/** The replica's limit on an HTTP request body (ingress messages are at most 2 MiB plus the envelope). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Request statuses kept (one per ingress message of the last ingress window); beyond it new calls get 429. */
+export const MAX_REQUEST_STATUSES = 100_000;
+export const IMPL_VERSION = 'icp-evm-devnet';
+
+/** IC reject codes and error codes (rs/types error_types) the devnet answers with. */
+export const ErrorCode = {
+  CanisterNotFound: 'IC0301',
+  CanisterRejectedMessage: 'IC0406',
+  CanisterTrapped: 'IC0502',
+  CanisterCalledTrap: 'IC0503',
+  CanisterDidNotReply: 'IC0506',
+  CanisterInstructionLimitExceeded: 'IC0522',
+  CanisterMethodNotFound: 'IC0536',
+} as const;
+
+/** The error code of a host reject, from its reject code and the host's message (src/host/index.ts). */
+export function errorCodeOf(code: number, message: string): string {
+  if (code === 3) return message.includes(' has no ') ? ErrorCode.CanisterMethodNotFound : ErrorCode.CanisterNotFound;
+  if (code === 4) return ErrorCode.CanisterRejectedMessage;
+  if (message.includes('exceeded the limit of')) return ErrorCode.CanisterInstructionLimitExceeded;
+  if (message.includes('did not reply')) return ErrorCode.CanisterDidNotReply;
+  if (message.includes('called `ic0.trap`')) return ErrorCode.CanisterCalledTrap;
+  return ErrorCode.CanisterTrapped;
+}
+
+/** Canister ids this subnet is certified to host: the local replica's first range, ids 0 .. 2^20-1. */
+const canisterIdOfIndex = (n: bigint): Uint8Array => {
+  const b = Buffer.alloc(10);
+  b.writeBigUInt64BE(n, 0);
+  b[8] = 1;
+  b[9] = 1;
+  return new Uint8Array(b);
+};
+export const CANISTER_RANGE: readonly [Uint8Array, Uint8Array] = [canisterIdOfIndex(0n), canisterIdOfIndex((1n << 20n) - 1n)];
+
+function inRange(p: Principal): boolean {
+  const b = Buffer.from(p.toUint8Array());
+  return b.length === 10 && Buffer.compare(b, Buffer.from(CANISTER_RANGE[0])) >= 0 && Buffer.compare(b, Buffer.from(CANISTER_RANGE[1])) <= 0;
+}
+
+type RequestStatus =
+  | { status: 'processing' }
+  | { status: 'replied'; reply: Uint8Array }
+  | { status: 'rejected'; rejectCode: number; rejectMessage: string; errorCode: string };
+
+interface StatusEntry {
+  readonly sender: string;
+  readonly expiry: bigint;
+  state: RequestStatus;
+  /** Resolves when the message has executed (concurrent duplicates wait for the first). */
+  readonly done: Promise<void>;
+}
+
+export interface IcHttpOptions {
+  readonly host: IcHost;
+  readonly keys: SubnetKeys;
+  /** Default 127.0.0.1. */
+  readonly hostname?: string;
+  /** Default 4943 (the local replica's port); 0 picks a free port. */
+  readonly port?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface IcHttpServer {
+  readonly url: string;
+  readonly port: number;
+  readonly canisterId: Principal;
+  readonly rootKey: Uint8Array;
+  close(): Promise<void>;
+}
+
+type Reply = { status: number; body: Uint8Array | string; contentType?: string };
+const cbor = (value: unknown, status = 200): Reply => ({ status, body: new Uint8Array(Cbor.encode(value)), contentType: 'application/cbor' });
+const text = (e: IcHttpError | { status: number; message: string }): Reply => ({ status: e.status, body: e.message });
+
+export class IcHttpHandler {
+  private readonly statuses = new Map<string, StatusEntry>();
+  readonly canisterId: Principal;
+
+  constructor(
+    readonly host: IcHost,
+    readonly keys: SubnetKeys,
+  ) {
+    this.canisterId = Principal.fromUint8Array(host.canisterId.toUint8Array());
+  }
+
+  private nowNs(): bigint {
+    return this.host.now();
+  }
+
+  /** Routes one request; never throws (an unexpected failure is a 500 with its message, logged by the server). */
+  async handle(method: string, path: string, body: Uint8Array, contentType: string | undefined): Promise<Reply> {
+    const m = /^\/api\/(v2|v3|v4)\/(canister|subnet)\/([a-z0-9-]+)\/(query|call|read_state)$/.exec(path);
+    if (path === '/api/v2/status') {
+      if (method !== 'GET') return text({ status: 405, message: 'Use GET for /api/v2/status.' });
+      return this.status();
+    }
+    if (m === null) return text({ status: 404, message: `No such endpoint: ${path}` });
+    const [, version, scope, idText, endpoint] = m as unknown as [string, string, string, string, string];
+    const known = scope === 'canister' ? (endpoint === 'read_state' ? version !== 'v4' : endpoint === 'query' ? version !== 'v4' : true) : endpoint === 'read_state' && version !== 'v4';
+    if (!known) return text({ status: 404, message: `No such endpoint: ${path}` });
+    if (method !== 'POST') return text({ status: 405, message: `Use POST for ${path}.` });
+    if (contentType?.split(';')[0]?.trim().toLowerCase() !== 'application/cbor') {
+      return text({ status: 400, message: 'Unexpected content-type, expected application/cbor.' });
+    }
+    let target: Principal;
+    try {
+      target = Principal.fromText(idText);
+    } catch {
+      return text({ status: 400, message: `Could not parse the ${scope} id ${JSON.stringify(idText)} in the URL as a principal` });
+    }
+    if (scope === 'subnet') {
+      if (target.toText() !== this.keys.subnetId.toText()) return text({ status: 404, message: `Subnet ${target.toText()} is not the devnet's subnet ${this.keys.subnetId.toText()}` });
+      return this.readState(body, undefined);
+    }
+    if (!inRange(target)) {
+      return text({ status: 400, message: `Canister ${target.toText()} does not belong to this subnet (the devnet hosts canister ids in its certified range only)` });
+    }
+    if (endpoint === 'query') return this.query(body, target);
+    if (endpoint === 'read_state') return this.readState(body, target);
+    return this.call(body, target, version === 'v2' ? 'async' : 'sync');
+  }
+
+  private status(): Reply {
+    return cbor({ impl_version: IMPL_VERSION, root_key: this.keys.rootKeyDer, replica_health_status: 'healthy', certified_height: 0n });
+  }
+
+  /** Content checks shared by query and call: the canister in the content is the URL's, and delegations allow it. */
+  private checkTarget(env: Envelope<CallContent>, ecid: Principal): IcHttpError | undefined {
+    const c = env.content;
+    if (c.canisterId.toText() !== ecid.toText()) {
+      return { status: 400, message: `Specified CanisterId ${c.canisterId.toText()} does not match effective canister id in URL ${ecid.toText()}` };
+    }
+    if (env.targets !== undefined && !env.targets.some((t) => t.toText() === c.canisterId.toText())) {
+      return { status: 400, message: `Failed to authenticate request 0x${Buffer.from(env.requestId).toString('hex')} due to: Canister ${c.canisterId.toText()} is not one of the delegation targets` };
+    }
+    return undefined;
+  }
+
+  private rejection(code: number, message: string, errorCode = errorCodeOf(code, message)): RequestStatus {
+    return { status: 'rejected', rejectCode: code, rejectMessage: message, errorCode };
+  }
+
+  private notFound(ecid: Principal): RequestStatus {
+    return this.rejection(3, `Canister ${ecid.toText()} not found`, ErrorCode.CanisterNotFound);
+  }
+
+  private async query(body: Uint8Array, ecid: Principal): Promise<Reply> {
+    const now = this.nowNs();
+    const d = decodeEnvelope(body, 'query', now);
+    if (!d.ok) return text(d.error);
+    const env = d.value as Envelope<CallContent>;
+    const t = this.checkTarget(env, ecid);
+    if (t !== undefined) return text(t);
+    const c = env.content;
+    let result: RequestStatus;
+    if (c.canisterId.toText() !== this.canisterId.toText()) result = this.notFound(c.canisterId);
+    else {
+      const r = this.host.query(c.methodName, c.arg, { caller: c.sender.toUint8Array() });
+      result = r.kind === 'reply' ? { status: 'replied', reply: r.bytes } : this.rejection(r.code, r.message);
+    }
+    // The node signs {status, reply | reject, timestamp, request_id} (spec "Query call" response signature).
+    const timestamp = this.nowNs();
+    const fields: Record<string, unknown> =
+      result.status === 'replied'
+        ? { status: 'replied', reply: { arg: result.reply } }
+        : result.status === 'rejected'
+          ? { status: 'rejected', reject_code: result.rejectCode, reject_message: result.rejectMessage, error_code: result.errorCode }
+          : { status: 'rejected', reject_code: 5, reject_message: 'processing', error_code: ErrorCode.CanisterTrapped };
+    const hash = hashOfMap({ ...fields, timestamp, request_id: env.requestId });
+    const signature = this.keys.signNode(Uint8Array.from([...IC_RESPONSE_DOMAIN_SEPARATOR, ...hash]));
+    return cbor({ ...fields, signatures: [{ timestamp, signature, identity: this.keys.nodeId.toUint8Array() }] });
+  }
+
+  private evictExpired(now: bigint): void {
+    for (const [k, e] of this.statuses) {
+      // Kept a drift's length past expiry, so a client polling at its expiry still reads the result.
+      if (e.expiry + PERMITTED_DRIFT_NS < now && e.state.status !== 'processing') this.statuses.delete(k);
+    }
+  }
+
+  private async call(body: Uint8Array, ecid: Principal, mode: 'sync' | 'async'): Promise<Reply> {
+    const now = this.nowNs();
+    const d = decodeEnvelope(body, 'call', now);
+    if (!d.ok) return text(d.error);
+    const env = d.value as Envelope<CallContent>;
+    const t = this.checkTarget(env, ecid);
+    if (t !== undefined) return text(t);
+    const c = env.content;
+    const key = Buffer.from(env.requestId).toString('hex');
+    // Uncertified refusals (the ingress filter on the IC): the body carries the reject, nothing is recorded.
+    const refuse = (s: Extract<RequestStatus, { status: 'rejected' }>): Reply =>
+      cbor({ status: 'non_replicated_rejection', reject_code: s.rejectCode, reject_message: s.rejectMessage, error_code: s.errorCode });
+    if (c.canisterId.toText() !== this.canisterId.toText()) return refuse(this.notFound(c.canisterId) as Extract<RequestStatus, { status: 'rejected' }>);
+
+    let entry = this.statuses.get(key);
+    if (entry === undefined) {
+      if (this.statuses.size >= MAX_REQUEST_STATUSES) this.evictExpired(now);
+      if (this.statuses.size >= MAX_REQUEST_STATUSES) return text({ status: 429, message: 'The devnet holds too many request statuses; retry once older requests have expired.' });
+      let finish!: () => void;
+      const created: StatusEntry = { sender: c.sender.toText(), expiry: c.ingressExpiry, state: { status: 'processing' }, done: new Promise((r) => (finish = r)) };
+      entry = created;
+      this.statuses.set(key, created);
+      let r: CallResult;
+      try {
+        r = await this.host.update(c.methodName, c.arg, { caller: c.sender.toUint8Array() });
+      } catch (e) {
+        this.statuses.delete(key);
+        finish();
+        throw e;
+      }
+      if (r.kind === 'reject' && r.uncertified === true) {
+        this.statuses.delete(key);
+        finish();
+        return refuse(this.rejection(r.code, r.message) as Extract<RequestStatus, { status: 'rejected' }>);
+      }
+      created.state = r.kind === 'reply' ? { status: 'replied', reply: r.bytes } : this.rejection(r.code, r.message);
+      finish();
+    } else {
+      // The same request again (a retry): never executed twice; answered from its status.
+      await entry.done;
+    }
+    if (mode === 'async') return { status: 202, body: '' };
+    const tree = this.baseTree();
+    this.addRequestStatus(tree, env.requestId, entry.state);
+    // `status: "replied"` tags the synchronous answer (spec; the Rust agent deserialises by it).
+    return cbor({ status: 'replied', certificate: await certify(tree, this.keys) });
+  }
+
+  private baseTree(): StateTree {
+    return new StateTree().set(['time'], lebEncode(this.nowNs()));
+  }
+
+  private addRequestStatus(tree: StateTree, id: Uint8Array, s: RequestStatus): void {
+    const p = ['request_status', id] as const;
+    tree.set([...p, 'status'], new TextEncoder().encode(s.status));
+    if (s.status === 'replied') tree.set([...p, 'reply'], s.reply);
+    if (s.status === 'rejected') {
+      tree.set([...p, 'reject_code'], lebEncode(s.rejectCode));
+      tree.set([...p, 'reject_message'], new TextEncoder().encode(s.rejectMessage));
+      tree.set([...p, 'error_code'], new TextEncoder().encode(s.errorCode));
+    }
+  }
+
+  private addSubnet(tree: StateTree): void {
+    const sid = this.keys.subnetId.toUint8Array();
+    tree.set(['subnet', sid, 'public_key'], this.keys.rootKeyDer);
+    tree.set(['subnet', sid, 'canister_ranges'], new Uint8Array(Cbor.encode([[...CANISTER_RANGE]])));
+    tree.set(['subnet', sid, 'node', this.keys.nodeId.toUint8Array(), 'public_key'], this.keys.nodeKeyDer);
+  }
+
+  /** read_state: validates every path first (IC: one bad path refuses the request), then certifies the answer. */
+  private async readState(body: Uint8Array, ecid: Principal | undefined): Promise<Reply> {
+    const now = this.nowNs();
+    const d = decodeEnvelope(body, 'read_state', now);
+    if (!d.ok) return text(d.error);
+    const env = d.value as Envelope<ReadStateContent>;
+    const c = env.content;
+    if (ecid !== undefined && env.targets !== undefined && !env.targets.some((t) => t.toText() === ecid.toText())) {
+      return text({ status: 400, message: `Failed to authenticate request 0x${Buffer.from(env.requestId).toString('hex')} due to: Canister ${ecid.toText()} is not one of the delegation targets` });
+    }
+    const tree = this.baseTree();
+    const label = (b: Uint8Array | undefined): string => (b === undefined ? '' : Buffer.from(b).toString('latin1'));
+    let requestId: string | undefined;
+    for (const path of c.paths) {
+      const head = label(path[0]);
+      if (head === 'time' && path.length === 1) continue;
+      if (head === 'subnet') {
+        this.addSubnet(tree);
+        continue;
+      }
+      if (head === 'canister_ranges' && path.length <= 2) {
+        const sid = this.keys.subnetId.toUint8Array();
+        if (path.length === 1 || Buffer.from(path[1]!).equals(Buffer.from(sid))) tree.set(['canister_ranges', sid, CANISTER_RANGE[0]], new Uint8Array(Cbor.encode([[...CANISTER_RANGE]])));
+        continue;
+      }
+      if (ecid !== undefined && head === 'request_status' && path.length >= 2 && path.length <= 3) {
+        const id = Buffer.from(path[1]!).toString('hex');
+        if (requestId !== undefined && requestId !== id) return text({ status: 400, message: 'Can only request a single request ID in request_status paths.' });
+        requestId = id;
+        const e = this.statuses.get(id);
+        if (e === undefined) continue;
+        if (e.sender !== c.sender.toText()) return text({ status: 403, message: 'The user tries to access Request ID not signed by the caller.' });
+        this.addRequestStatus(tree, path[1]!, e.state);
+        continue;
+      }
+      if (ecid !== undefined && head === 'canister' && path.length >= 3) {
+        const cid = Principal.fromUint8Array(path[1]!);
+        if (cid.toText() !== ecid.toText()) {
+          return text({ status: 400, message: `Effective principal id in URL ${ecid.toText()} does not match requested principal id: ${cid.toText()}.` });
+        }
+        if (cid.toText() !== this.canisterId.toText()) continue;
+        const what = label(path[2]);
+        if (what === 'controllers' && path.length === 3) {
+          tree.set(['canister', path[1]!, 'controllers'], new Uint8Array(Cbor.encode(this.host.controllers.map((p) => p.toUint8Array()))));
+          continue;
+        }
+        if (what === 'module_hash' && path.length === 3) {
+          tree.set(['canister', path[1]!, 'module_hash'], this.host.moduleHash);
+          continue;
+        }
+        if (what === 'metadata' && path.length === 4) continue; // no public metadata sections: absent
+      }
+      return text({ status: 404, message: `Invalid path requested: /${path.map((l) => Buffer.from(l).toString('hex')).join('/')}` });
+    }
+    return cbor({ certificate: await certify(tree, this.keys) });
+  }
+
+  /** For the devnet's report: how many request statuses are held. */
+  get heldStatuses(): number {
+    return this.statuses.size;
+  }
+
+  /** Drops statuses past their window (called periodically by the server). */
+  sweep(): void {
+    this.evictExpired(this.nowNs());
+  }
+}
+
+/** Starts the HTTP server in front of `handler`'s canister. */
+export async function startIcHttp(opts: IcHttpOptions): Promise<IcHttpServer> {
+  const handler = new IcHttpHandler(opts.host, opts.keys);
+  const log = opts.log ?? (() => {});
+  const server: Server = createServer((req, res) => void serve(handler, req, res, log));
+  // Old statuses are dropped once a minute (their window is 5.5 minutes), bounding memory without a client.
+  const sweeper = setInterval(() => handler.sweep(), 60_000);
+  sweeper.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 4943, opts.hostname ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    url: `http://${hostPart}:${addr.port}`,
+    port: addr.port,
+    canisterId: handler.canisterId,
+    rootKey: opts.keys.rootKeyDer,
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(sweeper);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST',
+  'access-control-allow-headers': 'Authorization, Accept, Content-Type',
+};
+
+async function serve(handler: IcHttpHandler, req: IncomingMessage, res: ServerResponse, log: (l: string) => void): Promise<void> {
+  const send = (r: Reply): void => {
+    if (res.headersSent) return;
+    const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : Buffer.from(r.body);
+    res.writeHead(r.status, { ...CORS, 'content-type': r.contentType ?? 'text/plain; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  };
+  try {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, CORS);
+      res.end();
+      return;
+    }
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (declared > MAX_BODY_BYTES) {
+      send({ status: 413, body: `Request body of ${declared} bytes exceeds the limit of ${MAX_BODY_BYTES} bytes.` });
+      req.destroy();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) {
+        send({ status: 413, body: `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes.` });
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const path = (req.url ?? '/').split('?')[0]!;
+    send(await handler.handle(req.method ?? 'GET', path, new Uint8Array(Buffer.concat(chunks)), req.headers['content-type']));
+  } catch (e) {
+    log(`ic http: ${req.method} ${req.url}: ${e instanceof Error ? e.message : String(e)}`);
+    send({ status: 500, body: 'Internal error in the devnet (logged).' });
+  }
+}
+
+

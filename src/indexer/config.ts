@@ -1,0 +1,149 @@
+// The indexer's configuration, parsed once from the environment at the edge (SPEC "Limits / Indexer"). Names
+// and defaults are SPEC's; a bad value fails at start with a ConfigError naming the variable. Two additions:
+// INDEXER_PGLITE_DIR (the embedded database when INDEXER_DATABASE_URL is unset) and INDEXER_IDENTITY_PEM_PATH.
+import { resolve } from 'node:path';
+import { ConfigError } from '../client/errors.js';
+import { CHAIN_ID } from '../core/constants.js';
+import { EXPORT_MAX_BYTES, EXPORT_MAX_SEGMENT } from '../core/export/format.js';
+
+/** SPEC's {ic_host} placeholder: the IC's public boundary nodes. */
+export const DEFAULT_INDEXER_IC_HOST = 'https://icp-api.io';
+
+export interface IndexerConfig {
+  /** Required for the agent; the devnet passes its in-process client and ignores it. */
+  readonly canisterId: string | undefined;
+  /** A PostgreSQL server; undefined: PGlite in pgliteDir. */
+  readonly databaseUrl: string | undefined;
+  readonly pgliteDir: string;
+  readonly icHost: string;
+  readonly fetchRootKey: boolean;
+  readonly identityPemPath: string | undefined;
+  readonly dbPoolMax: number;
+  readonly retentionDays: number;
+  readonly retentionEnabled: boolean;
+  readonly retentionDryRun: boolean;
+  readonly archiveGcDeleteOrphans: boolean;
+  readonly maxBytes: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  readonly idlePollMs: number;
+  readonly prunePollMs: number;
+  readonly metricsPollMs: number;
+  readonly archiveDir: string;
+  readonly chainId: bigint;
+  readonly zstdLevel: number;
+  readonly maxSegment: number;
+}
+
+export const DEFAULT_INDEXER_CONFIG: IndexerConfig = {
+  canisterId: undefined,
+  databaseUrl: undefined,
+  pgliteDir: './indexer-db',
+  icHost: DEFAULT_INDEXER_IC_HOST,
+  fetchRootKey: false,
+  identityPemPath: undefined,
+  dbPoolMax: 10,
+  retentionDays: 90,
+  retentionEnabled: true,
+  retentionDryRun: false,
+  archiveGcDeleteOrphans: false,
+  maxBytes: 1_200_000,
+  backoffInitialMs: 200,
+  backoffMaxMs: 5000,
+  idlePollMs: 1000,
+  prunePollMs: 30_000,
+  metricsPollMs: 30_000,
+  archiveDir: './archive',
+  chainId: BigInt(CHAIN_ID),
+  zstdLevel: 3,
+  maxSegment: 2,
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function present(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const v = present(env, name);
+  if (v === undefined) return def;
+  if (!/^-?[0-9]+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const v = present(env, name);
+  if (v === undefined) return def;
+  const l = v.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(l)) return true;
+  if (['0', 'false', 'no', 'off'].includes(l)) return false;
+  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(v)}`);
+}
+
+function url(env: Env, name: string, def: string | undefined, protocols: readonly string[]): string | undefined {
+  const v = present(env, name);
+  if (v === undefined) return def;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, 'not a URL');
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `must be a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got ${u.protocol.slice(0, -1)}:`);
+  return v;
+}
+
+const PRINCIPAL_TEXT = /^[a-z2-7]{5}(-[a-z2-7]{5})*(-[a-z2-7]{1,5})?$/;
+
+/**
+ * Parses the environment. `requireCanisterId`: the standalone indexer talks to a canister through the agent
+ * and needs EVM_CANISTER_ID; the devnet's indexer uses its in-process canister.
+ */
+export function loadIndexerConfig(env: Env = process.env, opts: { requireCanisterId?: boolean; defaults?: Partial<IndexerConfig> } = {}): IndexerConfig {
+  const d: IndexerConfig = { ...DEFAULT_INDEXER_CONFIG, ...opts.defaults };
+  const canisterId = present(env, 'EVM_CANISTER_ID') ?? d.canisterId;
+  if (canisterId !== undefined && !PRINCIPAL_TEXT.test(canisterId)) throw new ConfigError('EVM_CANISTER_ID', `not a canister id (principal text), got ${JSON.stringify(canisterId)}`);
+  if (opts.requireCanisterId === true && canisterId === undefined) throw new ConfigError('EVM_CANISTER_ID', 'required: the id of the evm canister to index');
+  const backoffInitialMs = int(env, 'INDEXER_BACKOFF_INITIAL_MS', d.backoffInitialMs, 1, 3_600_000);
+  const backoffMaxMs = int(env, 'INDEXER_BACKOFF_MAX_MS', d.backoffMaxMs, 1, 3_600_000);
+  if (backoffMaxMs < backoffInitialMs) throw new ConfigError('INDEXER_BACKOFF_MAX_MS', `must be at least INDEXER_BACKOFF_INITIAL_MS (${backoffInitialMs}), got ${backoffMaxMs}`);
+  const chainIdText = present(env, 'INDEXER_CHAIN_ID');
+  let chainId = d.chainId;
+  if (chainIdText !== undefined) {
+    if (!/^[0-9]{1,19}$/.test(chainIdText)) throw new ConfigError('INDEXER_CHAIN_ID', `expected a chain id (decimal), got ${JSON.stringify(chainIdText)}`);
+    chainId = BigInt(chainIdText);
+  }
+  const maxSegment = int(env, 'INDEXER_MAX_SEGMENT', d.maxSegment, 0, 255);
+  if (maxSegment !== EXPORT_MAX_SEGMENT) {
+    throw new ConfigError('INDEXER_MAX_SEGMENT', `is ${maxSegment} but the export format's segment limit is ${EXPORT_MAX_SEGMENT} (docs/export-format.md); set it to ${EXPORT_MAX_SEGMENT}`);
+  }
+  const identityPemPath = present(env, 'INDEXER_IDENTITY_PEM_PATH') ?? d.identityPemPath;
+  return {
+    canisterId,
+    databaseUrl: url(env, 'INDEXER_DATABASE_URL', d.databaseUrl, ['postgres:', 'postgresql:']),
+    pgliteDir: resolve(present(env, 'INDEXER_PGLITE_DIR') ?? d.pgliteDir),
+    icHost: url(env, 'INDEXER_IC_HOST', d.icHost, ['http:', 'https:'])!,
+    fetchRootKey: bool(env, 'INDEXER_FETCH_ROOT_KEY', d.fetchRootKey),
+    identityPemPath,
+    dbPoolMax: int(env, 'INDEXER_DB_POOL_MAX', d.dbPoolMax, 1, 1000),
+    retentionDays: int(env, 'INDEXER_RETENTION_DAYS', d.retentionDays, 1, 1_000_000),
+    retentionEnabled: bool(env, 'INDEXER_RETENTION_ENABLED', d.retentionEnabled),
+    retentionDryRun: bool(env, 'INDEXER_RETENTION_DRY_RUN', d.retentionDryRun),
+    archiveGcDeleteOrphans: bool(env, 'INDEXER_ARCHIVE_GC_DELETE_ORPHANS', d.archiveGcDeleteOrphans),
+    // The canister answers at most EXPORT_MAX_BYTES per call whatever is asked; more is allowed but pointless.
+    maxBytes: int(env, 'INDEXER_MAX_BYTES', d.maxBytes, 1024, Math.max(EXPORT_MAX_BYTES, 0xffff_ffff)),
+    backoffInitialMs,
+    backoffMaxMs,
+    idlePollMs: int(env, 'INDEXER_IDLE_POLL_MS', d.idlePollMs, 1, 3_600_000),
+    prunePollMs: int(env, 'INDEXER_PRUNE_STATUS_POLL_MS', d.prunePollMs, 100, 86_400_000),
+    metricsPollMs: int(env, 'INDEXER_OPS_METRICS_POLL_MS', d.metricsPollMs, 100, 86_400_000),
+    archiveDir: resolve(present(env, 'INDEXER_ARCHIVE_DIR') ?? d.archiveDir),
+    chainId,
+    zstdLevel: int(env, 'INDEXER_ZSTD_LEVEL', d.zstdLevel, 1, 22),
+    maxSegment,
+  };
+}

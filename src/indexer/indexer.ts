@@ -1,0 +1,313 @@
+// The pull loop (docs/indexer.md): export_blocks from the stored cursor, whole blocks decoded, archived and
+// committed with the new cursor in one transaction. Canister and database errors are retried with backoff; a
+// malformed export chunk stops the indexer with a message naming the cursor (nothing of it is written).
+import type { CanisterClient } from '../client/index.js';
+import { ConfigError } from '../client/errors.js';
+import { EXPORT_FORMAT_VERSION } from '../core/export/format.js';
+import { Archive } from './archive.js';
+import type { IndexerConfig } from './config.js';
+import type { Db } from './db.js';
+import { ExportAssembler, ExportFormatError, type ExportedBlock } from './export_decode.js';
+import { Progress } from './progress.js';
+import { blockRows, type BlockRows } from './rows.js';
+import { SchemaTooNewError } from './migrate.js';
+import { applyRetention, commitBlocks, ensureSchema, IndexerStateError, insertMetricsSample, openState, recordGap, updateHead, type IndexerState } from './store.js';
+
+/** A condition the indexer cannot retry its way out of; the message says what to do. */
+export class IndexerFatalError extends Error {
+  override name = 'IndexerFatalError';
+}
+
+export interface IndexerOptions {
+  readonly config: IndexerConfig;
+  readonly client: CanisterClient;
+  readonly db: Db;
+  readonly log?: (line: string) => void;
+  /** A terminal: progress as a live bar. */
+  readonly tty?: boolean;
+  /** Called after every commit (tests, the devnet). */
+  readonly onCommit?: (state: { cursorBlock: bigint; head: bigint }) => void;
+}
+
+/** The first line of an error (the agent's messages carry a stack trace). */
+const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+
+/** Schema and state errors say what to do; retrying cannot fix them. */
+function isRetryable(e: unknown): boolean {
+  return !(e instanceof SchemaTooNewError || e instanceof IndexerStateError);
+}
+
+/** How often retention runs while the indexer is caught up. */
+const RETENTION_INTERVAL_MS = 10 * 60_000;
+
+export interface IndexerStats {
+  blocks: number;
+  txs: number;
+  skippedTransfers: number;
+  gaps: number;
+  retried: number;
+}
+
+export class Indexer {
+  readonly stats: IndexerStats = { blocks: 0, txs: 0, skippedTransfers: 0, gaps: 0, retried: 0 };
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private archive: Archive | undefined;
+  private state: IndexerState | undefined;
+  private head = 0n;
+  private firstAvailable = 0n;
+  private readonly log: (line: string) => void;
+  private lastMetrics = 0;
+  private lastPrune = 0;
+  private lastRetention = 0;
+  private caughtUpReported = false;
+
+  constructor(private readonly o: IndexerOptions) {
+    this.log = o.log ?? ((l) => console.log(l));
+  }
+
+  get cursor(): bigint | undefined {
+    return this.state?.cursorBlock;
+  }
+
+  /** Checks chain id and schema, opens the archive and collects orphans; returns the state to start from. */
+  async prepare(): Promise<IndexerState> {
+    const { config, client, db } = this.o;
+    const chainId = await client.query('rpc_eth_chain_id', []);
+    if (chainId !== config.chainId) {
+      throw new ConfigError('INDEXER_CHAIN_ID', `is ${config.chainId} but the canister's chain id is ${chainId}; set INDEXER_CHAIN_ID=${chainId} or point EVM_CANISTER_ID at the right canister`);
+    }
+    const applied = await ensureSchema(db);
+    if (applied.length > 0) this.log(`indexer: database schema migrated to version ${applied.at(-1)}`);
+    this.state = await openState(db, config.chainId, 0n);
+    this.archive = await Archive.open(config.archiveDir, config.chainId, config.zstdLevel);
+    await this.collectOrphans();
+    return this.state;
+  }
+
+  /** Files in the archive that no committed record names: left by a crash between write and commit. */
+  async collectOrphans(): Promise<{ orphans: number; deleted: number }> {
+    const archive = this.archive!;
+    const known = new Set((await this.o.db.query<{ path: string }>('SELECT path FROM archive_files')).rows.map((r) => r.path));
+    const orphans = archive.listFiles().filter((p) => !known.has(p));
+    if (orphans.length === 0) return { orphans: 0, deleted: 0 };
+    if (!this.o.config.archiveGcDeleteOrphans) {
+      this.log(`indexer: ${orphans.length} archive file(s) without a database record kept (INDEXER_ARCHIVE_GC_DELETE_ORPHANS=true deletes them)`);
+      return { orphans: orphans.length, deleted: 0 };
+    }
+    for (const p of orphans) archive.remove(p);
+    this.log(`indexer: deleted ${orphans.length} archive file(s) without a database record`);
+    return { orphans: orphans.length, deleted: orphans.length };
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** Runs until stop() (or `untilCaughtUp`); throws IndexerFatalError / ConfigError for what retrying cannot fix. */
+  async run(opts: { untilCaughtUp?: boolean } = {}): Promise<void> {
+    const { config } = this.o;
+    const progress = new Progress(this.log, this.o.tty === true);
+    let backoff = config.backoffInitialMs;
+    // The canister or the database may not answer yet: retried like any other call.
+    while (this.state === undefined && !this.stopped) {
+      try {
+        await this.prepare();
+      } catch (e) {
+        if (e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e)) throw e;
+        this.stats.retried++;
+        this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, config.backoffMaxMs);
+      }
+    }
+    backoff = config.backoffInitialMs;
+    while (!this.stopped) {
+      let caughtUp: boolean;
+      try {
+        caughtUp = await this.step(progress);
+        await this.poll();
+        backoff = config.backoffInitialMs;
+      } catch (e) {
+        if (e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e)) {
+          progress.end();
+          throw e;
+        }
+        this.stats.retried++;
+        progress.end();
+        this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, config.backoffMaxMs);
+        continue;
+      }
+      if (caughtUp) {
+        if (!this.caughtUpReported) {
+          progress.end();
+          this.log(`indexer: caught up at block ${this.head} (${this.stats.blocks} blocks, ${this.stats.txs} txs indexed this run${this.stats.gaps > 0 ? `, ${this.stats.gaps} pruned gap(s)` : ''}${this.stats.skippedTransfers > 0 ? `, ${this.stats.skippedTransfers} malformed Transfer log(s) skipped` : ''})`);
+          this.caughtUpReported = true;
+        }
+        if (opts.untilCaughtUp === true) break;
+        await this.maybeRetention();
+        await this.sleep(config.idlePollMs);
+      } else {
+        this.caughtUpReported = false;
+      }
+    }
+    progress.end();
+  }
+
+  /** One export_blocks call and the commit of the blocks it completed; true when caught up. */
+  private assembler: ExportAssembler | undefined;
+  private pending: ExportedBlock[] = [];
+
+  async step(progress?: Progress): Promise<boolean> {
+    const { client, config, db } = this.o;
+    const state = this.state!;
+    // The assembler may hold a partial block between calls; after a failed call or commit it restarts at the
+    // committed cursor (a partial block is simply pulled again).
+    this.assembler ??= new ExportAssembler({ blockNumber: state.cursorBlock, segment: 0, byteOffset: 0 });
+    const cur = this.assembler.cursor;
+    let r;
+    try {
+      r = await client.query('export_blocks', [[{ block_number: cur.blockNumber, segment: cur.segment, byte_offset: cur.byteOffset }], config.maxBytes]);
+    } catch (e) {
+      this.resetAssembler();
+      throw e;
+    }
+    if ('Err' in r) {
+      const err = r.Err;
+      this.resetAssembler();
+      if ('Pruned' in err) {
+        const first = err.Pruned.first_available_block;
+        if (first <= state.cursorBlock) throw new IndexerFatalError(`export_blocks answered Pruned at block ${state.cursorBlock} with first available block ${first}`);
+        await recordGap(db, state.cursorBlock, first, this.head);
+        this.log(`indexer: blocks ${state.cursorBlock}..${first - 1n} were pruned before they were indexed; gap recorded, continuing at block ${first}`);
+        this.stats.gaps++;
+        this.state = { ...state, cursorBlock: first, firstAvailableBlock: first };
+        return false;
+      }
+      if ('Unavailable' in err) throw new Error(`export_blocks at block ${cur.blockNumber}: unavailable: ${err.Unavailable}`);
+      const text = 'InvalidCursor' in err ? `invalid cursor: ${err.InvalidCursor}` : `invalid argument: ${err.InvalidArgument}`;
+      throw new IndexerFatalError(`export_blocks refused the cursor (block ${cur.blockNumber}, segment ${cur.segment}, offset ${cur.byteOffset}): ${text}; is this database from another canister?`);
+    }
+    const ok = r.Ok;
+    if (ok.format_version !== EXPORT_FORMAT_VERSION) {
+      throw new IndexerFatalError(`export format version ${ok.format_version} at block ${cur.blockNumber}; this indexer reads version ${EXPORT_FORMAT_VERSION}: upgrade the indexer`);
+    }
+    this.head = ok.head_block;
+    this.firstAvailable = ok.first_available_block;
+    const blocks: ExportedBlock[] = [];
+    try {
+      for (const c of ok.chunks) {
+        blocks.push(...this.assembler.push({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data }));
+      }
+    } catch (e) {
+      this.resetAssembler();
+      if (e instanceof ExportFormatError) {
+        throw new IndexerFatalError(`malformed export data at cursor (block ${cur.blockNumber}, segment ${cur.segment}, offset ${cur.byteOffset}): ${e.message}; nothing of it was written`);
+      }
+      throw e;
+    }
+    this.pending.push(...blocks);
+    if (this.pending.length > 0) {
+      const toCommit = this.pending;
+      this.pending = [];
+      try {
+        await this.commit(toCommit);
+      } catch (e) {
+        this.resetAssembler();
+        throw e;
+      }
+      progress?.update(this.state!.cursorBlock - 1n, this.head, toCommit.length);
+      return false;
+    }
+    if (ok.chunks.length > 0) return false;
+    // Caught up: record the head (rows are unchanged).
+    await updateHead(db, this.head, this.firstAvailable);
+    return true;
+  }
+
+  private resetAssembler(): void {
+    this.assembler = undefined;
+    this.pending = [];
+  }
+
+  private async commit(blocks: ExportedBlock[]): Promise<void> {
+    const state = this.state!;
+    let rows: BlockRows[];
+    try {
+      rows = blocks.map(blockRows);
+    } catch (e) {
+      throw new IndexerFatalError(`malformed transaction in block ${blocks[0]?.block.number} (cursor block ${state.cursorBlock}): ${(e as Error).message}; nothing of it was written`);
+    }
+    // Archive first: a record is committed only for a file already durable.
+    const archived = await this.archive!.writeMany(blocks.map((b) => ({ blockNumber: b.block.number, segments: b.segments })));
+    await commitBlocks(this.o.db, { fromBlock: state.cursorBlock, blocks: rows, archived, head: this.head, firstAvailable: this.firstAvailable });
+    const next = blocks.at(-1)!.block.number + 1n;
+    this.state = { ...state, cursorBlock: next, headBlock: this.head };
+    this.stats.blocks += blocks.length;
+    for (const r of rows) {
+      this.stats.txs += r.txs.length;
+      if (r.skipped.length > 0) {
+        this.stats.skippedTransfers += r.skipped.length;
+        for (const s of r.skipped) this.log(`indexer: block ${s[0]} log ${s[1]}: Transfer-shaped log skipped (${s[2]})`);
+      }
+    }
+    this.o.onCommit?.({ cursorBlock: next, head: this.head });
+  }
+
+  /** Metrics and prune status, each at its own interval; failures are logged and retried at the next poll. */
+  private async poll(): Promise<void> {
+    const { client, config, db } = this.o;
+    const now = Date.now();
+    if (now - this.lastMetrics >= config.metricsPollMs) {
+      this.lastMetrics = now;
+      const m = await client.query('metrics', []);
+      await insertMetricsSample(db, m.block_number, m, m.prune);
+    }
+    if (now - this.lastPrune >= config.prunePollMs) {
+      this.lastPrune = now;
+      const p = await client.query('get_prune_status', []);
+      const cursor = this.state!.cursorBlock;
+      if (p.pruned_before_block > cursor) {
+        this.log(`indexer: the canister has pruned history up to block ${p.pruned_before_block - 1n}, ahead of the cursor ${cursor}: those blocks will be recorded as a gap`);
+      }
+      this.firstAvailable = p.pruned_before_block;
+    }
+  }
+
+  private async maybeRetention(): Promise<void> {
+    const { config, db } = this.o;
+    if (!config.retentionEnabled) return;
+    const now = Date.now();
+    if (now - this.lastRetention < RETENTION_INTERVAL_MS) return;
+    this.lastRetention = now;
+    await this.retention(now);
+  }
+
+  /** Applies (or counts, in dry-run mode) retention as of `nowMs`. */
+  async retention(nowMs = Date.now()): Promise<{ blocks: number; txs: number; dryRun: boolean }> {
+    const { config, db } = this.o;
+    const cutoff = BigInt(Math.floor(nowMs / 1000)) - BigInt(config.retentionDays) * 86_400n;
+    const r = await applyRetention(db, cutoff, config.retentionDryRun);
+    if (r.blocks > 0) {
+      this.log(`indexer: retention ${r.dryRun ? 'dry run: would remove' : 'removed'} ${r.blocks} block(s) and ${r.txs} tx(s) older than ${config.retentionDays} days (the archive keeps them)`);
+    }
+    return r;
+  }
+}
