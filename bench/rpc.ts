@@ -5,14 +5,16 @@
 //
 //   rpc.eth_blockNumber.rps   eth_blockNumber answered per second
 //   rpc.eth_call.rps          eth_call of an ERC-20 balanceOf (the Token fixture, deployed first) per second
+//       Both repeat one request between blocks, as a polling client does: the devnet's host answers a repeated
+//       query from its remembered replies (src/host: valid until the next committed message) without running
+//       the wasm. The figure without that:
+//   rpc.eth_call_distinct.rps eth_call of balanceOf with a different address each time (every call runs the wasm)
 //   rpc.send_and_mine.tx_per_s
 //       SEND_COUNT value transfers, signed beforehand (signing is not timed) by SENDERS development accounts,
 //       submitted with eth_sendRawTransaction (each sender's in nonce order, the senders in parallel), timed
-//       from the first submit until every receipt exists (polled every 50 ms). This is the throughput a client
-//       sees from each server as it is started by default: anvil mines each transaction as it arrives; the
-//       devnet mines every 2 s (azle timers have whole-second resolution) whatever is pending, up to the
-//       instruction soft limit per block, so its figure includes the wait for the block timer. A manual-clock
-//       host mining at once would measure the canister alone; that is bench/evm.ts's `block.*` figures.
+//       from the first submit until every receipt exists (polled every 50 ms). The devnet runs with
+//       `--block-time 0` (automine: each accepted transaction is mined before eth_sendRawTransaction answers, as
+//       anvil does by default); each transaction is then one block of its own (a canister update each).
 //
 // Names: `rpc.*` for ours, `anvil.rpc.*` for anvil, `rpc.*_ratio_vs_anvil` = ours / anvil.
 import { encodeDeployData, encodeFunctionData, keccak256, type Abi, type Hex } from 'viem';
@@ -32,7 +34,7 @@ const SEND_TIME_CAP_MS = 120_000;
 const GAS_PRICE = 1000n * 10n ** 9n;
 
 /** `count` requests (or as many as fit in the time cap), CONCURRENCY at a time; answers per second. */
-async function readLoop(url: string, method: string, params: unknown[], count: number): Promise<number> {
+async function readLoop(url: string, method: string, params: unknown[] | (() => unknown[]), count: number): Promise<number> {
   let issued = 0;
   let done = 0;
   const started = performance.now();
@@ -40,7 +42,7 @@ async function readLoop(url: string, method: string, params: unknown[], count: n
   const worker = async (): Promise<void> => {
     while (issued < count && performance.now() < deadline) {
       issued++;
-      await rpc(url, method, params);
+      await rpc(url, method, typeof params === 'function' ? params() : params);
       done++;
     }
   };
@@ -122,16 +124,23 @@ async function measure(url: string): Promise<Record<string, number>> {
   // Warm both paths (connection, caches, wasm code) before timing.
   await readLoop(url, 'eth_blockNumber', [], 50);
   await readLoop(url, 'eth_call', [{ to: token, data: balanceOf }, 'latest'], 10);
+  const abi = compileFixture('Token.sol', 'Token').abi as Abi;
+  let k = 0;
+  const distinct = (): unknown[] => {
+    const who = `0x${(0xca110000 + k++).toString(16).padStart(40, '0')}` as Hex;
+    return [{ to: token, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [who] }) }, 'latest'];
+  };
   return {
     'eth_blockNumber.rps': await readLoop(url, 'eth_blockNumber', [], READ_COUNT.eth_blockNumber),
     'eth_call.rps': await readLoop(url, 'eth_call', [{ to: token, data: balanceOf }, 'latest'], READ_COUNT.eth_call),
+    'eth_call_distinct.rps': await readLoop(url, 'eth_call', distinct, READ_COUNT.eth_call),
     'send_and_mine.tx_per_s': await sendAndMine(url),
   };
 }
 
 export async function benchRpc(report: Report): Promise<void> {
   const dataDir = tempDir('bench-');
-  const devnet = await startDevnetProcess({ dataDir });
+  const devnet = await startDevnetProcess({ dataDir, args: ['--block-time', '0'] });
   let ours: Record<string, number>;
   try {
     ours = await measure(devnet.url);

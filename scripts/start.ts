@@ -1,7 +1,8 @@
 // `npm start`: the local devnet on its embedded defaults, with the JSON-RPC gateway on 127.0.0.1:8545.
 // Options: --data-dir DIR (or EVM_DEVNET_DIR; default .devnet), --reset (start a new chain), --ic-port PORT
 // (or EVM_DEVNET_IC_PORT; default 4943: the IC HTTP interface), --fund-ic PRINCIPAL (repeatable: fund the
-// submit_ic_tx sender of that IC identity with 100 ETH, once).
+// submit_ic_tx sender of that IC identity with 100 ETH, once), --block-time N (seconds between blocks; 0 = a block
+// as soon as a transaction is accepted; default 2).
 // The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version).
 // The indexer (src/devnet/indexer.ts) runs beside it into the data folder unless --no-indexer; INDEXER_* apply.
 // The explorer (src/devnet/explorer.ts) keeps its tables in the same database and reads the indexer's; EXPLORER_*
@@ -10,7 +11,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { devnetExplorerConfig } from '../src/devnet/explorer.js';
 import { ExplorerConfigError, type ExplorerConfig } from '../src/explorer/config.js';
-import { devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
+import { DEFAULT_BLOCK_TIME_S, devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
 import { parseFundPrincipal } from '../src/devnet/fund_ic.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
 import { devnetIndexerConfig, openDevnetDb, startDevnetIndexer, type DevnetDb, type DevnetIndexer } from '../src/devnet/indexer.js';
@@ -18,7 +19,7 @@ import type { IndexerConfig } from '../src/indexer/config.js';
 import { installLastResortHandler } from '../src/gateway/server.js';
 import { ROOT } from './build.js';
 
-const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--ic-port PORT] [--fund-ic PRINCIPAL]...';
+const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--ic-port PORT] [--block-time SECONDS] [--fund-ic PRINCIPAL]...';
 
 function fail(message: string): never {
   console.error(`start: ${message}\n${USAGE}`);
@@ -30,11 +31,18 @@ function port(text: string, what: string): number {
   return Number(text);
 }
 
+/** Whole seconds, 0 to one day (the canister's timer takes whole seconds). */
+function blockTimeArg(text: string): number {
+  if (!/^[0-9]{1,5}$/.test(text) || Number(text) > 86_400) fail(`--block-time: whole seconds from 0 (mine each transaction at once) to 86400, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
 function parseArgs(argv: string[]) {
   let dataDir = process.env.EVM_DEVNET_DIR ?? devnetDataDirDefault(ROOT);
   let reset = false;
   let indexer = true;
   let icPort = process.env.EVM_DEVNET_IC_PORT === undefined || process.env.EVM_DEVNET_IC_PORT === '' ? 4943 : port(process.env.EVM_DEVNET_IC_PORT, 'EVM_DEVNET_IC_PORT');
+  let blockTime = DEFAULT_BLOCK_TIME_S;
   const fundIc = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -44,6 +52,7 @@ function parseArgs(argv: string[]) {
     else if (name === '--no-indexer' && inline === undefined) indexer = false;
     else if (name === '--data-dir') dataDir = value();
     else if (name === '--ic-port') icPort = port(value(), '--ic-port');
+    else if (name === '--block-time') blockTime = blockTimeArg(value());
     else if (name === '--fund-ic') {
       try {
         fundIc.push(parseFundPrincipal(value()));
@@ -52,10 +61,10 @@ function parseArgs(argv: string[]) {
       }
     } else fail(`unknown option ${a}`);
   }
-  return { dataDir: resolve(dataDir), reset, indexer, icPort, fundIc };
+  return { dataDir: resolve(dataDir), reset, indexer, icPort, fundIc, blockTime };
 }
 
-const { dataDir, reset, indexer: withIndexer, icPort, fundIc } = parseArgs(process.argv.slice(2));
+const { dataDir, reset, indexer: withIndexer, icPort, fundIc, blockTime } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
 // An error that escapes every handler is logged; the devnet keeps serving (issue 11, item 8).
 installLastResortHandler();
@@ -80,7 +89,7 @@ try {
   console.error(`start: cannot open the indexer's database: ${(e as Error).message}`);
   process.exit(1);
 }
-const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, explorer: { config: explorer, db: db.db } }).catch(async (e: unknown) => {
+const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, blockTime, explorer: { config: explorer, db: db.db } }).catch(async (e: unknown) => {
   await db.db.close();
   const err = e as { code?: string; port?: number };
   console.error(
@@ -98,7 +107,9 @@ const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, explorer: {
 console.log(devnetBanner(devnet, dataDir));
 const indexer: DevnetIndexer | undefined = withIndexer ? startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, db: db.db, log: (l) => console.log(l) }) : undefined;
 console.log(indexer === undefined ? `Indexer: off (--no-indexer); database ${db.where}` : `Indexer: ${db.where}`);
-console.log('Blocks are mined every 2 s while transactions are pending (each logged with its instructions). Ctrl-C stops; state is kept.');
+console.log(
+  `${blockTime === 0 ? 'Automine: each transaction is mined as soon as it is accepted' : `Blocks are mined every ${blockTime} s while transactions are pending`}; each block is logged with its instructions. Dev methods: evm_mine, evm_setAutomine, evm_snapshot/evm_revert, evm_increaseTime, evm_setNextBlockTimestamp. Ctrl-C stops; state is kept.`,
+);
 
 let stopping = false;
 const stop = (): void => {

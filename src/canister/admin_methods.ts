@@ -22,10 +22,13 @@ import {
 } from './convert.js';
 import { evmQuery, evmUpdate } from './decorators.js';
 import { methodSignatures } from './idl.js';
-import { LOG_LEVELS, log, logLevel, notReady, restartPruneTimer, runtime, setLogLevel, type LogLevel } from './runtime.js';
+import { MemoryId } from '../core/store/memory_ids.js';
+import { host, LOG_LEVELS, log, logLevel, mine, notReady, restartMiningTimer, restartPruneTimer, runtime, setLogLevel, type LogLevel } from './runtime.js';
+import { saveSettings } from './settings.js';
 
 const M = methodSignatures(IDL);
 const unit = (): null => null;
+const none = (): [] => [];
 
 /**
  * Runs an admin action for a controller (azle isController(msgCaller())); anyone else gets auth.not_controller.
@@ -112,6 +115,39 @@ export class AdminMethods {
       }),
       unit,
     );
+  }
+
+  /** 0 turns the mining timer off (blocks only through mine_block: the devnet's --block-time); else whole seconds. */
+  @evmUpdate(M.set_mining_interval.args, M.set_mining_interval.ret)
+  set_mining_interval(ms: bigint): CandidResult<null> {
+    return candidResult(
+      controllerOnly('set_mining_interval', () => {
+        if (ms !== 0n && (ms < 1000n || ms % 1000n !== 0n || ms > 86_400_000n)) {
+          return err(ErrorCode.ArgInvalid, 'mining interval must be 0 (no timer) or a whole number of seconds up to one day, in ms');
+        }
+        runtime.settings = { ...runtime.settings, miningIntervalMs: ms };
+        saveSettings(host.openMap(MemoryId.Meta), runtime.settings);
+        restartMiningTimer();
+        return ok(undefined);
+      }),
+      unit,
+    );
+  }
+
+  /**
+   * Produces one block now (what the mining timer does), with `allow_empty` even when nothing is pending:
+   * the devnet's automine and evm_mine. Returns the new block's number, or none when no block was made.
+   */
+  @evmUpdate(M.mine_block.args, M.mine_block.ret)
+  async mine_block(allowEmpty: boolean): Promise<CandidResult<[] | [bigint]>> {
+    const caller = msgCaller();
+    if (!isController(caller)) {
+      return candidResult(err(ErrorCode.AuthNotController, `mine_block is for controllers of this canister only; ${caller.toText()} is not a controller`), none);
+    }
+    const r = await mine(allowEmpty);
+    if (r === undefined) return candidResult(notReady<never>(), none);
+    if (r.kind === 'Rejected') return candidResult({ ok: false, error: r.error }, none);
+    return { Ok: r.kind === 'Produced' ? [r.number] : [] };
   }
 
   @evmUpdate(M.prune_blocks.args, M.prune_blocks.ret)

@@ -425,6 +425,9 @@ export function methodSignatures(untypedIdl: Idl) {
     set_pruning_enabled: u([IDL.Bool], t.Result(IDL.Null)),
     set_log_filter: u([t.LogLevel], t.Result(IDL.Null)),
     prune_blocks: u([IDL.Nat64, IDL.Nat32], t.Result(t.PruneTickView)),
+    // Block production on demand (the devnet's --block-time, automine and evm_mine); controllers only.
+    set_mining_interval: u([IDL.Nat64], t.Result(IDL.Null)),
+    mine_block: u([IDL.Bool], t.Result(IDL.Opt(IDL.Nat64))),
     set_ops_mode: u([t.SettableOpsMode, IDL.Opt(IDL.Text)], t.Result(t.OpsStatusView)),
     /** Drops every pending transaction (status Dropped pool.purged); returns how many. Controllers only. */
     purge_pool: u([], t.Result(IDL.Nat64)),

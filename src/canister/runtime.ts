@@ -51,12 +51,14 @@ export const runtime: {
   /** The operational state; the core's writeGuard reads this same object (one heap cache). */
   ops: OpsStore | undefined;
   pruneTimer: bigint | undefined;
+  miningTimer: bigint | undefined;
 } = {
   core: undefined,
   engine: undefined,
   settings: { miningIntervalMs: BigInt(DEFAULT_MINING_INTERVAL_MS) },
   ops: undefined,
   pruneTimer: undefined,
+  miningTimer: undefined,
 };
 
 /** Creates the engine and the core over the stable maps (install and every upgrade). */
@@ -89,19 +91,29 @@ export function startTimers(): void {
       if (engine !== undefined) await step.run(engine);
     });
   }
-  setTimerInterval(Number(runtime.settings.miningIntervalMs) / 1000, mine);
+  restartMiningTimer();
   restartPruneTimer();
   setTimerInterval(OPS_CHECK_INTERVAL_MS / 1000, opsCheck);
 }
 
-async function mine(): Promise<void> {
-  if (runtime.core === undefined) return;
-  const r = await runtime.core.produceBlock();
+/** (Re)starts the mining timer at the stored interval; 0 means no timer (blocks only through mine_block, the devnet's choice). */
+export function restartMiningTimer(): void {
+  if (runtime.miningTimer !== undefined) clearTimer(runtime.miningTimer);
+  runtime.miningTimer = undefined;
+  const ms = runtime.settings.miningIntervalMs;
+  if (ms > 0n) runtime.miningTimer = setTimerInterval(Number(ms) / 1000, async () => void (await mine()));
+}
+
+/** One block now: the mining timer's body, and mine_block's (which may ask for an empty block). */
+export async function mine(allowEmpty = false): Promise<Awaited<ReturnType<EvmCore['produceBlock']>> | undefined> {
+  if (runtime.core === undefined) return undefined;
+  const r = await runtime.core.produceBlock({ allowEmpty });
   // The per-transaction part (`tx <eth hash> <instructions>`) is what the devnet prints for each transaction.
   if (r.kind === 'Produced') {
     const txs = r.txInstructions.map((t) => `; tx 0x${toHex(t.ethHash)} ${t.instructions}`).join('');
     log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions${txs}`);
   }
+  return r;
 }
 
 // ---- lifecycle: prune timer, ops timer, log filter (docs/lifecycle.md) ----

@@ -214,13 +214,13 @@ export class EvmCore {
     return r;
   }
 
-  /** The mining timer's body. */
-  async produceBlock(): Promise<ProduceResult | { readonly kind: 'Rejected'; readonly error: CoreError }> {
+  /** The mining timer's body (and mine_block's: `allowEmpty` makes a block even with nothing pending). */
+  async produceBlock(opts: { readonly allowEmpty?: boolean } = {}): Promise<ProduceResult | { readonly kind: 'Rejected'; readonly error: CoreError }> {
     const g = this.writeGuard('produce');
     if (g !== undefined) return { kind: 'Rejected', error: g };
     // Statuses of dropped transactions have a lifetime (docs/execution.md "Pool rules").
     this.pool.pruneDroppedStatuses(DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK);
-    const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs });
+    const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs }, opts);
     if (r.kind === 'Produced') this.meter.blockProduced(r.number, r.txCount, this.host.instructionCounter());
     this.meter.flush();
     return r;

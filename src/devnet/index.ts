@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, isStale, WASM_PATH } from '../../scripts/build.js';
 import { CHAIN_ID } from '../core/constants.js';
-import { hostClient } from '../client/host.js';
+import { CanisterClient } from '../client/client.js';
+import { HostTransport } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
@@ -14,6 +15,11 @@ import { KEYS_FILE, startIcHttp, SubnetKeys, type IcHttpServer } from '../host/i
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
 import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
+import { AutomineTransport, DevnetControl } from './dev.js';
+
+export const DEFAULT_BLOCK_TIME_S = 2;
+/** Remembered query replies (IcHostOptions.queryCache): repeated reads between blocks skip the wasm. */
+const QUERY_CACHE_ENTRIES = 4096;
 import { fundIcPrincipals, type Funding } from './fund_ic.js';
 import type { ExplorerConfig } from '../explorer/config.js';
 import type { Explorer } from '../explorer/index.js';
@@ -27,6 +33,11 @@ export interface DevnetOptions {
   readonly log?: (line: string) => void;
   /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults. */
   readonly gateway?: GatewayConfig;
+  /**
+   * Seconds between blocks (`--block-time`): 0 mines a block as soon as a transaction is accepted (automine,
+   * like anvil's default); N > 0 runs the canister's mining timer every N seconds. Default 2 (SPEC's interval).
+   */
+  readonly blockTime?: number;
   /** Port of the IC HTTP interface (default 0: a free port; `npm start` passes 4943, the local replica's). */
   readonly icPort?: number;
   /** Address the IC HTTP interface binds (default 127.0.0.1). */
@@ -54,6 +65,8 @@ export interface Devnet {
   readonly accounts: readonly DevAccount[];
   /** true when the chain was created now, false when resumed from the data folder. */
   readonly fresh: boolean;
+  /** Block production and the development methods (evm_*). */
+  readonly dev: DevnetControl;
   stop(): Promise<void>;
 }
 
@@ -107,6 +120,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     wasm: WASM_PATH,
     clock: 'wall',
     controllers: [DEVNET_CONTROLLER],
+    queryCache: QUERY_CACHE_ENTRIES,
     stableMemoryFile: join(opts.dataDir, STABLE_FILE),
     debugPrint: (raw) => {
       const m = unquote(raw);
@@ -115,7 +129,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
       else if (!m.startsWith('[debug]')) log(`[canister] ${m}`);
     },
     onMessage: (m: MessageStats) => {
-      if (m.kind !== 'update' || !m.method.includes('timer_executor') || report === undefined) return;
+      if (m.kind !== 'update' || !(m.method.includes('timer_executor') || m.method.endsWith(' mine_block')) || report === undefined) return;
       const r = report;
       report = undefined;
       log(`block ${r.number}: ${r.txs.length} tx, gas ${r.gasUsed}${m.instructions === undefined ? '' : `, ${mi(m.instructions)} instructions in the block's message`}`);
@@ -135,6 +149,10 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   // before the devnet had a controller cannot: then only block totals are printed).
   const lf = await evm.update<{ Ok: null } | { Err: { message: string } }>('set_log_filter', [{ Debug: null }], { caller: DEVNET_CONTROLLER });
   if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
+  const blockTime = opts.blockTime ?? DEFAULT_BLOCK_TIME_S;
+  const dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
+  const why = await dev.configure(blockTime);
+  if (why !== undefined) log(`--block-time ${blockTime} not applied (the canister's own timer keeps mining): ${why}`);
 
   // The explorer starts first (its preflight loads every compiler): once the JSON-RPC answers, so does it.
   let explorer: Explorer | undefined;
@@ -163,7 +181,10 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     throw e;
   }
   try {
-    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: hostClient(evm) });
+    const client = new CanisterClient(new AutomineTransport(new HostTransport(evm), dev));
+    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client, dev });
+    const cache = gateway.context.cache;
+    dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
   } catch (e) {
     await ic.close();
     await explorer?.close();
@@ -182,6 +203,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     explorer,
     accounts,
     fresh,
+    dev,
     async stop() {
       await gateway.close();
       await ic.close();

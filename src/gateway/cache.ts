@@ -32,6 +32,11 @@ export class Lru<V> {
     }
   }
 
+  /** Forget everything (the devnet's evm_revert makes final blocks and receipts go away). */
+  clear(): void {
+    this.map.clear();
+  }
+
   get size(): number {
     return this.map.size;
   }

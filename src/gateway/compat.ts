@@ -2,6 +2,7 @@
 // from what the gateway dispatches. `npx tsx scripts/gen-compat.ts` writes it; a unit test fails when stale.
 import { ERROR_MAP } from './errors.js';
 import { DEFAULT_CONFIG } from './config.js';
+import { DEV_METHODS } from './methods/dev.js';
 import { METHODS, UNSUPPORTED } from './methods/index.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -27,6 +28,15 @@ export function renderCompat(): string {
     lines.push(`| \`${m.name}\` | ${canister} | ${cell(m.blockTags)} | ${cell(m.limits)} | ${cell(m.differences)} |`);
   }
   lines.push(
+    '',
+    '## Devnet-only development methods',
+    '',
+    'Answered only by the local devnet (`npm start`, docs/devnet.md), for Hardhat and Foundry scripts; a gateway in',
+    'front of a canister on the IC answers -32601. Mining options: `npm start -- --block-time N`.',
+    '',
+    '| method | what it does |',
+    '|---|---|',
+    ...DEV_METHODS.map((m) => `| \`${m.name}\` | ${cell(m.differences)} |`),
     '',
     '## Unsupported methods',
     '',

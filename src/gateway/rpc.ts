@@ -2,6 +2,7 @@
 // notifications (no `id`: executed, never answered), and the dispatch through the method table.
 import { CanisterCallError } from '../client/errors.js';
 import { INTERNAL_MESSAGE, RpcCode, RpcError } from './errors.js';
+import { DEV_METHOD_TABLE } from './methods/dev.js';
 import { METHOD_TABLE, UNSUPPORTED, type MethodContext } from './methods/index.js';
 
 export type RpcId = string | number | null;
@@ -59,7 +60,7 @@ export async function handleRequest(req: unknown, ctx: MethodContext): Promise<R
   }
   let response: RpcResponse;
   try {
-    const spec = METHOD_TABLE.get(r.method);
+    const spec = METHOD_TABLE.get(r.method) ?? DEV_METHOD_TABLE.get(r.method);
     if (spec === undefined) {
       const why = UNSUPPORTED[r.method];
       throw new RpcError(

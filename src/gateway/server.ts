@@ -5,6 +5,7 @@ import { Lru } from './cache.js';
 import type { CanisterClient } from '../client/index.js';
 import type { GatewayConfig } from './config.js';
 import { RpcCode, type InternalLog } from './errors.js';
+import type { DevControl } from './methods/dev.js';
 import type { MethodContext } from './methods/index.js';
 import { handleBody } from './rpc.js';
 import { FilterStore } from './filters.js';
@@ -20,6 +21,8 @@ export interface GatewayOptions {
   /** Server-side log of internal failures (default: stderr). */
   readonly log?: InternalLog;
   readonly cacheEntries?: number;
+  /** The devnet's development methods (evm_mine, evm_snapshot, ...); without it they are -32601. */
+  readonly dev?: DevControl;
   /** Limits on what slow or many clients can make the server hold (defaults: SERVER_LIMITS). */
   readonly limits?: Partial<ServerLimits>;
 }
@@ -138,6 +141,7 @@ export function createContext(opts: GatewayOptions): MethodContext {
     config: opts.config,
     cache: new Lru<unknown>(opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES),
     log: opts.log ?? ((m) => console.error(`[gateway] ${m}`)),
+    ...(opts.dev === undefined ? {} : { dev: opts.dev }),
     filters: new FilterStore(opts.config.filterTimeoutMs, opts.config.maxFilters),
     pending: new PendingFeed(),
   };

@@ -32,6 +32,11 @@ export class HeapSnapshot {
     return this.committed;
   }
 
+  /** Replaces the committed contents (a whole-state revert); the caller rebuilds the live memory from them. */
+  replace(bytes: Uint8Array): void {
+    this.committed = Buffer.from(bytes);
+  }
+
   /** The message committed: bring the committed copy up to date with the live memory. */
   commit(memory: WebAssembly.Memory): DiffResult {
     const t = performance.now();

@@ -41,6 +41,18 @@ export type CallResult =
 
 export type PrincipalLike = Principal | string | Uint8Array;
 
+/** IcHost.snapshotState(): opaque to callers; valid for restoreState() on the same host. */
+export interface HostStateSnapshot {
+  readonly heap: Buffer;
+  readonly globals: readonly (number | bigint)[];
+  readonly stable: { readonly pages: ReadonlyMap<number, Buffer>; readonly size: bigint };
+  readonly timerDeadline: bigint;
+  readonly certifiedData: Uint8Array;
+  readonly version: bigint;
+  readonly clock: { readonly timeNs: bigint; readonly lastTimeNs: bigint; readonly offsetNs: bigint; readonly commitTimeNs: bigint };
+  readonly wasmHash: string;
+}
+
 export interface CallOptions {
   /** Default: the anonymous principal 2vxsx-fae. */
   caller?: PrincipalLike;
@@ -74,6 +86,13 @@ export interface IcHostOptions {
   updateInstructionLimit?: bigint;
   /** Where prepared (instrumented / rewritten) wasm files are cached. */
   cacheDir?: string;
+  /**
+   * Remember up to this many query replies (default 0: off). A query's reply is a pure function of the
+   * committed state and its inputs (method, argument, caller) unless it reads the clock, the cycle balance,
+   * the controllers or prints: such queries are never remembered, and every committed message, upgrade or
+   * revert forgets all. A remembered reply is returned without running the wasm (so nothing to discard).
+   */
+  queryCache?: number;
 }
 
 export interface MessageStats {
@@ -193,6 +212,18 @@ export class IcHost {
   readonly clockMode: 'manual' | 'wall';
   private timeNs: bigint;
   private lastTimeNs = 0n;
+  /** Wall mode: added to Date.now() (the devnet's evm_increaseTime / evm_setNextBlockTimestamp). */
+  private clockOffsetNs = 0n;
+  /** Bumped whenever committed state may have changed: remembered query replies are only valid within one epoch. */
+  private epoch = 0n;
+  private readonly replies = new Map<string, { epoch: bigint; time: bigint | undefined; result: CallResult }>();
+  private readonly replyCapacity: number;
+  /** Set by the System API when the running message reads something outside (state, method, argument, caller). */
+  private impure = false;
+  /** The time a running query read, if it did (a remembered reply is valid only at that same query time). */
+  private timeRead: bigint | undefined;
+  /** IC time at the last committed message: queries never see an earlier time. */
+  private commitTimeNs = 0n;
   private timerDeadline = 0n;
   private certifiedData: Uint8Array = new Uint8Array();
   private version = 0n;
@@ -222,6 +253,7 @@ export class IcHost {
     this.queryLimit = opts.queryInstructionLimit ?? IC_QUERY_INSTRUCTION_LIMIT;
     this.updateLimit = opts.updateInstructionLimit ?? IC_UPDATE_INSTRUCTION_LIMIT;
     this.cycleBalance = opts.cycleBalance ?? 100_000_000_000_000n;
+    this.replyCapacity = opts.queryCache ?? 0;
     this.stable = new StableMemory(opts.maxStablePages ?? DEFAULT_MAX_STABLE_PAGES);
     let meta: PersistedMeta | undefined;
     if (opts.stableMemoryFile !== undefined) {
@@ -238,6 +270,9 @@ export class IcHost {
       this.certifiedData = Buffer.from(meta.certifiedData, 'hex');
       this.version = BigInt(meta.canisterVersion);
       if (this.clockMode === 'manual' && opts.startTimeNs === undefined) this.timeNs = BigInt(meta.timeNs);
+      // Wall mode: a clock moved forward before the restart stays forward (IC time never goes back).
+      const wallNs = BigInt(Date.now()) * 1_000_000n;
+      if (this.clockMode === 'wall' && BigInt(meta.timeNs) > wallNs) this.clockOffsetNs = BigInt(meta.timeNs) - wallNs;
       this.stable.loadImage(this.file.descriptor, BigInt(meta.stableSizePages));
     }
     const sink = (m: string): void => void process.stderr.write(`[ic-host ${this.canisterId.toText()}] ${m}\n`);
@@ -374,7 +409,7 @@ export class IcHost {
   /** Current IC time in ns. */
   now(): bigint {
     if (this.clockMode === 'wall') {
-      const t = BigInt(Date.now()) * 1_000_000n;
+      const t = BigInt(Date.now()) * 1_000_000n + this.clockOffsetNs;
       // IC time is monotonic; never go back even if the system clock does.
       this.lastTimeNs = t > this.lastTimeNs ? t : this.lastTimeNs;
       return this.lastTimeNs;
@@ -386,6 +421,32 @@ export class IcHost {
     if (this.clockMode !== 'manual') throw new HostStateError('setTime needs the manual clock');
     if (ns < this.timeNs) throw new HostStateError('IC time cannot go backwards');
     this.timeNs = ns;
+  }
+
+  /**
+   * Moves the clock forward by `ns` in either mode (wall mode: an offset added to Date.now() from now on).
+   * Does not run anything; timers that became due fire at the next tick or call.
+   */
+  shiftClock(ns: bigint): void {
+    if (ns < 0n) throw new HostStateError('IC time cannot go backwards');
+    if (this.clockMode === 'manual') this.timeNs += ns;
+    else this.clockOffsetNs += ns;
+  }
+
+  /** How far (ns) the wall clock has been moved forward by shiftClock (0 in manual mode). */
+  get clockOffset(): bigint {
+    return this.clockOffsetNs;
+  }
+
+  /**
+   * The time a (non-replicated) query reads. On the IC a query runs on the latest certified state and reads
+   * that state's time, which advances once per round, not continuously. Wall mode emulates 1 s rounds: the
+   * current second, but never before the last committed message. Manual mode: the clock itself.
+   */
+  queryTimeNs(): bigint {
+    if (this.clockMode === 'manual') return this.timeNs;
+    const round = (this.now() / QUERY_ROUND_NS) * QUERY_ROUND_NS;
+    return round > this.commitTimeNs ? round : this.commitTimeNs;
   }
 
   /** Moves the manual clock forward and processes everything that became due (timers and their calls). */
@@ -433,6 +494,51 @@ export class IcHost {
     this.wallTimer.unref();
   }
 
+  // ---------------------------------------------------------------- whole-state snapshots (the devnet's evm_snapshot)
+
+  /**
+   * A copy of the canister's whole committed state between messages: heap, mutable globals, stable memory,
+   * global timer, certified data and the clock. restoreState() puts it back exactly.
+   */
+  snapshotState(): HostStateSnapshot {
+    this.checkOpen();
+    const live = this.requireLive();
+    if (this.queue.length > 0 || this.current !== undefined) throw new HostStateError('snapshot needs an idle canister');
+    return {
+      heap: Buffer.from(live.heap.bytes),
+      globals: [...live.savedGlobals],
+      stable: this.stable.copyAll(),
+      timerDeadline: this.timerDeadline,
+      certifiedData: this.certifiedData,
+      version: this.version,
+      clock: { timeNs: this.timeNs, lastTimeNs: this.lastTimeNs, offsetNs: this.clockOffsetNs, commitTimeNs: this.commitTimeNs },
+      wasmHash: this.wasmHash,
+    };
+  }
+
+  /** Restores a snapshot of this canister (same wasm): the live instance is rebuilt from it and the state persisted. */
+  restoreState(snap: HostStateSnapshot): void {
+    this.checkOpen();
+    const live = this.requireLive();
+    if (this.queue.length > 0 || this.current !== undefined) throw new HostStateError('restore needs an idle canister');
+    if (snap.wasmHash !== this.wasmHash) throw new HostStateError('the snapshot was taken with another wasm');
+    live.heap.replace(snap.heap);
+    this.rebuild(live); // memory cannot shrink: a fresh instance gets the snapshot's heap
+    live.globals.forEach((g, i) => (g.value = snap.globals[i]!));
+    live.savedGlobals = [...snap.globals];
+    this.stable.replaceAll(snap.stable);
+    this.timerDeadline = snap.timerDeadline;
+    this.certifiedData = snap.certifiedData;
+    this.version = snap.version;
+    this.timeNs = snap.clock.timeNs;
+    this.lastTimeNs = snap.clock.lastTimeNs;
+    this.clockOffsetNs = snap.clock.offsetNs;
+    this.commitTimeNs = snap.clock.commitTimeNs;
+    this.epoch++;
+    this.replies.clear();
+    this.persist();
+  }
+
   // ---------------------------------------------------------------- calls
 
   /** A query call (non-replicated): the reply is returned, every state change is discarded. */
@@ -443,10 +549,30 @@ export class IcHost {
     if (live.instance.exports[`canister_query ${method}`] === undefined) {
       return this.hostReject(RejectCode.DestinationInvalid, `Canister ${this.canisterId.toText()} has no query method '${method}'`);
     }
+    const key = this.replyCapacity > 0 && arg.length <= MAX_REMEMBERED_ARG ? replyKey(method, caller, arg) : undefined;
+    if (key !== undefined) {
+      const hit = this.replies.get(key);
+      if (hit !== undefined && hit.epoch === this.epoch && (hit.time === undefined || hit.time === this.queryTimeNs())) {
+        this.replies.delete(key); // LRU order
+        this.replies.set(key, hit);
+        this.queryCacheHits++;
+        return hit.result;
+      }
+    }
     const ctx = this.newContext(caller, method, undefined);
-    this.execute('query', `canister_query ${method}`, method, arg, caller, ctx);
-    return this.resultOf(ctx, 'query');
+    this.impure = false;
+    this.timeRead = undefined;
+    const { trap } = this.execute('query', `canister_query ${method}`, method, arg, caller, ctx);
+    const result = this.resultOf(ctx, 'query');
+    if (key !== undefined && trap === undefined && !this.impure) {
+      this.replies.set(key, { epoch: this.epoch, time: this.timeRead, result });
+      if (this.replies.size > this.replyCapacity) this.replies.delete(this.replies.keys().next().value as string);
+    }
+    return result;
   }
+
+  /** Queries answered from remembered replies (IcHostOptions.queryCache). */
+  queryCacheHits = 0;
 
   /**
    * An update call from an external caller. Runs the message, then everything it causes (calls to itself,
@@ -698,6 +824,8 @@ export class IcHost {
       if (!lifecycle) stablePages = this.stable.rollback();
     } else {
       heapPages = live.heap.commit(live.memory).pages;
+      this.epoch++;
+      this.commitTimeNs = this.now();
       live.savedGlobals = live.globals.map((g) => g.value as number | bigint);
       if (!lifecycle) stablePages = this.stable.commit();
     }
@@ -892,17 +1020,19 @@ export class IcHost {
       },
       canister_self_size: () => this.selfBytes.length,
       canister_self_copy: (dst: number, off: number, size: number) => copyOut(this.selfBytes, dst, off, size),
-      canister_cycle_balance: () => (this.cycleBalance > 0xffffffffffffffffn ? -1n : BigInt.asIntN(64, this.cycleBalance)),
-      canister_cycle_balance128: (dst: number) => write(dst, u128(this.cycleBalance)),
-      canister_liquid_cycle_balance128: (dst: number) => write(dst, u128(this.cycleBalance)),
+      canister_cycle_balance: () => ((this.impure = true), this.cycleBalance > 0xffffffffffffffffn ? -1n : BigInt.asIntN(64, this.cycleBalance)),
+      canister_cycle_balance128: (dst: number) => ((this.impure = true), write(dst, u128(this.cycleBalance))),
+      canister_liquid_cycle_balance128: (dst: number) => ((this.impure = true), write(dst, u128(this.cycleBalance))),
       canister_status: () => 1,
       canister_version: () => this.version,
       is_controller: (src: number, size: number) => {
+        this.impure = true;
         const p = read(src, size);
         return this.controllers.some((c) => sameBytes(c.toUint8Array(), p)) ? 1 : 0;
       },
       in_replicated_execution: () => (replicated(msg()) ? 1 : 0),
       cycles_burn128: (high: bigint, low: bigint, dst: number) => {
+        this.impure = true;
         const want = (BigInt.asUintN(64, high) << 64n) | BigInt.asUintN(64, low);
         const burnt = want < this.cycleBalance ? want : this.cycleBalance;
         if (replicated(msg())) this.cycleBalance -= burnt;
@@ -922,8 +1052,12 @@ export class IcHost {
         throw new Trap('ic0.data_certificate_copy: no certificate is available (Node IC host)');
       },
       time: () => {
-        // Clock reads are taken once per message on the IC; wall mode reads Date.now (monotonic).
-        return this.now();
+        // Clock reads are taken once per message on the IC; wall mode reads Date.now (monotonic). A query reads
+        // its state's time (queryTimeNs), which a remembered reply records.
+        if (msg().kind !== 'query') return this.now();
+        const t = this.queryTimeNs();
+        this.timeRead = t;
+        return t;
       },
       global_timer_set: (ts: bigint) => {
         const m = msg();
@@ -937,7 +1071,7 @@ export class IcHost {
         throw new Trap(`ic0.performance_counter: unknown counter type ${type}`);
       },
       instruction_counter: () => counter(),
-      debug_print: (src: number, size: number) => this.debugPrint(Buffer.from(read(src, size)).toString('utf8')),
+      debug_print: (src: number, size: number) => ((this.impure = true), this.debugPrint(Buffer.from(read(src, size)).toString('utf8'))),
       trap: (src: number, size: number) => {
         throw new Trap(`Canister called \`ic0.trap\` with message: '${Buffer.from(read(src, size)).toString('utf8')}'`);
       },
@@ -1016,6 +1150,13 @@ export class IcHost {
     return api;
   }
 }
+
+/** Wall mode: the length of the emulated round whose start a query reads as its time (queryTimeNs). */
+const QUERY_ROUND_NS = 1_000_000_000n;
+/** Larger arguments are not remembered (the key holds the whole argument). */
+const MAX_REMEMBERED_ARG = 4096;
+const replyKey = (method: string, caller: Uint8Array, arg: Uint8Array): string =>
+  `${method}\0${Buffer.from(caller).toString('base64')}\0${Buffer.from(arg).toString('base64')}`;
 
 function stableCall(f: () => void): void {
   try {

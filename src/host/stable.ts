@@ -127,6 +127,26 @@ export class StableMemory {
     return d;
   }
 
+  /** A copy of every page and the size, between messages (the devnet's evm_snapshot). */
+  copyAll(): { pages: Map<number, Buffer>; size: bigint } {
+    const pages = new Map<number, Buffer>();
+    for (const [i, p] of this.pages) pages.set(i, Buffer.from(p));
+    return { pages, size: this.sizePages };
+  }
+
+  /** Replaces everything with a copy taken by copyAll (evm_revert); every page that may differ is marked dirty. */
+  replaceAll(image: { pages: ReadonlyMap<number, Buffer>; size: bigint }): void {
+    for (const i of this.pages.keys()) this.dirty.add(i);
+    this.pages = new Map();
+    for (const [i, p] of image.pages) {
+      this.pages.set(i, Buffer.from(p));
+      this.dirty.add(i);
+    }
+    this.undo.clear();
+    this.sizePages = image.size;
+    this.sizeBefore = image.size;
+  }
+
   /** Load from a file image (all-zero pages stay unallocated). */
   loadImage(fd: number, sizePages: bigint): void {
     this.pages.clear();

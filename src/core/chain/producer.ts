@@ -125,21 +125,22 @@ export function finalizeCost(logs: readonly ExecLog[]): bigint {
 /** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
 const producing = new WeakSet<MetaStore>();
 
-export async function produceBlock(d: ProducerDeps): Promise<ProduceResult> {
+/** `allowEmpty`: produce a block even with nothing to include (the devnet's evm_mine; the timer never does). */
+export async function produceBlock(d: ProducerDeps, opts: { readonly allowEmpty?: boolean } = {}): Promise<ProduceResult> {
   if (producing.has(d.meta)) return { kind: 'Busy' };
   producing.add(d.meta);
   try {
-    return await produce(d);
+    return await produce(d, opts.allowEmpty === true);
   } finally {
     producing.delete(d.meta);
   }
 }
 
-async function produce(d: ProducerDeps): Promise<ProduceResult> {
+async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceResult> {
   const { host, engine, pool, meta, store } = d;
   const head = meta.getHead();
   if (head === undefined) return { kind: 'NotInitialized' };
-  if (pool.size() === 0) return { kind: 'NoPending' };
+  if (pool.size() === 0 && !allowEmpty) return { kind: 'NoPending' };
 
   const cfg = meta.getConfig();
   const baseFee = meta.getNextBaseFee();
@@ -198,7 +199,7 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
       heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee) });
     }
   }
-  if (heap.size === 0) return { kind: 'NoBlock', dropped };
+  if (heap.size === 0 && !allowEmpty) return { kind: 'NoBlock', dropped };
 
   engine.beginBlock(env);
   const included: Included[] = [];
@@ -295,7 +296,7 @@ async function produce(d: ProducerDeps): Promise<ProduceResult> {
     engine.abortBlock();
     throw e;
   }
-  if (included.length === 0) {
+  if (included.length === 0 && !allowEmpty) {
     engine.abortBlock();
     return { kind: 'NoBlock', dropped };
   }

@@ -3,6 +3,7 @@ import type { Lru } from '../cache.js';
 import type { CanisterClient, CanisterMethod } from '../../client/index.js';
 import type { GatewayConfig } from '../config.js';
 import type { InternalLog } from '../errors.js';
+import type { DevControl } from './dev.js';
 import type { FilterStore } from '../filters.js';
 import type { PendingFeed } from '../pending.js';
 import type { LogFilterView } from '../../canister/values.js';
@@ -22,6 +23,8 @@ export interface MethodContext {
   /** Immutable answers (final blocks, included transactions, receipts). */
   readonly cache: Lru<unknown>;
   readonly log: InternalLog;
+  /** The devnet's development methods (evm_*); absent in front of a real canister. */
+  readonly dev?: DevControl;
   /** Filters held for their clients (eth_newFilter and friends). */
   readonly filters: FilterStore;
   /** Hashes of transactions this gateway accepted (pending filters and subscriptions). */
