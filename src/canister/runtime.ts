@@ -91,6 +91,21 @@ export function startTimers(): void {
   setTimerInterval(Number(runtime.settings.miningIntervalMs) / 1000, mine);
   restartPruneTimer();
   setTimerInterval(OPS_CHECK_INTERVAL_MS / 1000, opsCheck);
+  if (runtime.core?.opsStatus().mode === 'Migration') setTimer(0, migrate);
+}
+
+/** One bounded step of a stable-layout migration per timer message, each arming the next until it is done. */
+function migrate(): void {
+  const core = runtime.core;
+  if (core === undefined) return;
+  const r = core.migrationStep();
+  if (r.done) {
+    if (r.visited > 0) log('warn', `stable layout migration done (${r.visited} records in the last step)`);
+  }
+  else {
+    log('info', `stable layout migration: ${r.state?.visited ?? 0n} records visited`);
+    setTimer(0, migrate);
+  }
 }
 
 async function mine(): Promise<void> {
