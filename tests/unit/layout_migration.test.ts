@@ -1,7 +1,7 @@
 // The stable layout version and the migration from layout 1 (no version key, history_bytes without the index
 // maps) to layout 2, on the core with the FakeEngine: an "upgrade" is a new EvmCore over the same maps, as
 // post_upgrade builds it. The same migration over real layout-1 stable memory made by the old wasm is
-// tests/wasm/canister-upgrade-golden.test.ts.
+// tests/wasm/canister-upgrade-golden-v1.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EvmCore } from '../../src/core/index.js';
 import type { MemoryCoreHost } from '../../src/core/host.js';
