@@ -77,6 +77,10 @@ class EvmCanister {
   @postUpgrade([IDL.Opt(T.InitArgs)], { manual: true })
   async postUpgrade(): Promise<void> {
     const core = await openRuntime();
+    // The stable layout first: a newer one than this wasm knows traps here, so the IC keeps the old wasm
+    // and the data is never misread; an older one starts a migration (Migration state, timer steps).
+    const layout = core.checkLayout();
+    if (layout.kind === 'Refused') throw new Error(`upgrade refused: ${layout.message}`);
     configurePruning(core, decodeInitArgs(msgArgData()));
     // The integrity check runs before anything else can write (docs/lifecycle.md).
     opsCheck();

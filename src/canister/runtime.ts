@@ -94,6 +94,21 @@ export function startTimers(): void {
   restartMiningTimer();
   restartPruneTimer();
   setTimerInterval(OPS_CHECK_INTERVAL_MS / 1000, opsCheck);
+  if (runtime.core?.opsStatus().mode === 'Migration') setTimer(0, migrate);
+}
+
+/** One bounded step of a stable-layout migration per timer message, each arming the next until it is done. */
+function migrate(): void {
+  const core = runtime.core;
+  if (core === undefined) return;
+  const r = core.migrationStep();
+  if (r.done) {
+    if (r.visited > 0) log('warn', `stable layout migration done (${r.visited} records in the last step)`);
+  }
+  else {
+    log('info', `stable layout migration: ${r.state?.visited ?? 0n} records visited`);
+    setTimer(0, migrate);
+  }
 }
 
 /** (Re)starts the mining timer at the stored interval; 0 means no timer (blocks only through mine_block, the devnet's choice). */

@@ -26,6 +26,7 @@ import { Meter } from './ops/meter.js';
 import { MAX_INSTRUCTION_SOFT_LIMIT, MIN_INSTRUCTION_SOFT_LIMIT } from './ops/limits.js';
 import { OpsStore, type OpsStatus } from './ops/state.js';
 import { Lifecycle, type CoreMetrics, type PruneStatusView } from './ops/lifecycle.js';
+import type { LayoutCheck, MigrationProgress } from './ops/migration.js';
 import type { PruneTickResult } from './prune/pruner.js';
 import type { PrunePolicy } from './prune/store.js';
 import type { ExportResult } from './export/export.js';
@@ -109,17 +110,17 @@ export class EvmCore {
       pending: host.openMap(MemoryId.Pending),
       bySenderNonce: host.openMap(MemoryId.PendingBySenderNonce),
       byPrincipal: host.openMap(MemoryId.PendingByPrincipal),
-      status: this.meter.watchDrops(host.openMap(MemoryId.TxStatus)),
+      status: this.meter.watchDrops(this.meter.meteredIndex(host.openMap(MemoryId.TxStatus))),
       txs,
-      hashToId: host.openMap(MemoryId.TxHashToId),
+      hashToId: this.meter.meteredIndex(host.openMap(MemoryId.TxHashToId)),
       droppedByTime: host.openMap(MemoryId.DroppedStatusByTime),
     }, () => host.timeNs());
     this.store = new ChainStore({
       blocks: this.meter.metered(host.openMap(MemoryId.Blocks)),
-      blockHashToNumber: host.openMap(MemoryId.BlockHashToNumber),
+      blockHashToNumber: this.meter.meteredIndex(host.openMap(MemoryId.BlockHashToNumber)),
       receipts: this.meter.metered(host.openMap(MemoryId.Receipts)),
       blockLogs: this.meter.metered(host.openMap(MemoryId.BlockLogs)),
-      blockFeeSummary: host.openMap(MemoryId.BlockFeeSummary),
+      blockFeeSummary: this.meter.meteredIndex(host.openMap(MemoryId.BlockFeeSummary)),
     });
     this.views = { pool: this.pool, store: this.store, txs };
     this.lifecycle = new Lifecycle({
@@ -161,6 +162,7 @@ export class EvmCore {
       if (a.balance < 0n) return err(ErrorCode.ArgInvalid, 'genesis balance must be non-negative');
     }
     this.meta.setConfig(cfg);
+    this.lifecycle.checkLayout(); // nothing stored yet: writes the current layout version
     for (const a of args.genesisAllocations ?? []) this.engine.setGenesisBalance(a.address, a.balance);
     const baseFee = args.baseFee ?? DEFAULT_BASE_FEE;
     const timestamp = this.host.timeNs() / 1_000_000_000n;
@@ -470,6 +472,21 @@ export class EvmCore {
   setMigration(on: boolean, reason: string): Result<void> {
     this.ops.setMigration(on, reason, this.host.timeNs());
     return ok(undefined);
+  }
+
+  /**
+   * post_upgrade, before anything else: the stored layout is current, or a migration to it starts (Migration
+   * state until `migrationStep` ends it), or the layout is newer than this code and the upgrade must be refused.
+   */
+  checkLayout(): LayoutCheck {
+    const r = this.lifecycle.checkLayout();
+    this.meter.flush();
+    return r;
+  }
+
+  /** One bounded step of a running layout migration (a timer message); done once the data is in the current layout. */
+  migrationStep(maxVisits?: number): MigrationProgress {
+    return this.lifecycle.migrationStep(maxVisits);
   }
 
   /** The ops timer: cycle balance (Cycle mode) and the integrity check (CriticalCorrupt). */

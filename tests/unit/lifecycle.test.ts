@@ -20,7 +20,9 @@ const policy = (p: Partial<{ keepRecentBlocks: bigint; maxHistoryBytes: bigint; 
 
 function historyBytesOf(host: MemoryCoreHost): bigint {
   let n = 0;
-  for (const id of [MemoryId.Txs, MemoryId.Blocks, MemoryId.Receipts, MemoryId.BlockLogs]) {
+  // The history maps of stable layout 2 (src/core/ops/meter.ts): bodies, and the index and status maps.
+  const maps = [MemoryId.Txs, MemoryId.Blocks, MemoryId.Receipts, MemoryId.BlockLogs, MemoryId.BlockHashToNumber, MemoryId.TxHashToId, MemoryId.TxStatus, MemoryId.BlockFeeSummary];
+  for (const id of maps) {
     for (const [k, v] of host.openMap(id).items()) n += k.length + v.length;
   }
   return BigInt(n);

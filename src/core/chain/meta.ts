@@ -107,6 +107,12 @@ export class MetaStore {
     this.map.insert(K_BASEFEE, new ByteWriter(33).big(v).finish());
   }
 
+  /** The next sequence number, without taking it (every tx_id so far is below it). */
+  peekTxSeq(): bigint {
+    const b = this.map.get(K_TXSEQ);
+    return b === undefined ? 1n : readU64be(b);
+  }
+
   /** Returns the next sequence number and advances the counter. */
   takeTxSeq(): bigint {
     const b = this.map.get(K_TXSEQ);

@@ -15,6 +15,8 @@ import type { ExportCursor } from '../export/format.js';
 import { pruneFloor, pruneStep, type PruneTickResult } from '../prune/pruner.js';
 import { PRUNE_MIN_KEEP_BLOCKS, PruneStore, validateMaxOps, validatePolicy, type PrunePolicy } from '../prune/store.js';
 import { checkIntegrity } from './integrity.js';
+import { checkLayout, migrationStep, type LayoutCheck, type MigrationDeps, type MigrationProgress } from './migration.js';
+import { LayoutStore } from '../store/layout.js';
 import type { Meter } from './meter.js';
 import type { OpsStatus, OpsStore, WriteOp } from './state.js';
 
@@ -201,6 +203,36 @@ export class Lifecycle {
       cursor,
       maxBytes,
     );
+  }
+
+  // ---- stable layout (ops/migration.ts) ----
+
+  checkLayout(): LayoutCheck {
+    return checkLayout(this.migrationDeps(), this.d.meta.getHead() !== undefined);
+  }
+
+  migrationStep(maxVisits?: number): MigrationProgress {
+    return migrationStep(this.migrationDeps(), maxVisits);
+  }
+
+  private migrationDeps(): MigrationDeps {
+    const { store, pool } = this.d;
+    return {
+      layout: new LayoutStore(this.d.metaMap),
+      meta: this.d.meta,
+      prune: this.prune,
+      meter: this.d.meter,
+      // Reads only: the walk never writes these maps.
+      store,
+      maps: {
+        blockHashToNumber: store.maps.blockHashToNumber,
+        blockFeeSummary: this.d.host.openMap(MemoryId.BlockFeeSummary),
+        txStatus: pool.maps.status,
+        txs: this.d.txs,
+        txHashToId: pool.maps.hashToId,
+      },
+      nowNs: () => this.d.host.timeNs(),
+    };
   }
 
   // ---- operational state ----

@@ -4,14 +4,17 @@
 //             || last_block_instructions u64 || history_bytes u64 || u16 n || n * (code str || count u64)
 //             (str = u8 len + utf8; the n entries are the drops by reason, in first-seen order)
 //
-// history_bytes is the exact sum of key + value lengths of the history bodies: Txs (22, every accepted
-// transaction's body, pending or mined), Blocks (20), Receipts (24) and BlockLogs (25). The small index and
-// status entries (BlockHashToNumber, TxHashToId, TxStatus: about 100 bytes a transaction) are not counted.
-// It is what the prune policy's `max_history_bytes` budget compares with.
+// history_bytes is the exact sum of key + value lengths of the history maps: the bodies Txs (22, every
+// accepted transaction's body, pending or mined), Blocks (20), Receipts (24) and BlockLogs (25), and since
+// stable layout 2 (store/layout.ts) also the index and status maps BlockHashToNumber (21), TxHashToId (23),
+// TxStatus (13) and BlockFeeSummary (30), about 130 bytes a transaction. It is what the prune policy's
+// `max_history_bytes` budget compares with. Layout 1 did not count the index maps; the migration to layout 2
+// (ops/migration.ts) adds their existing entries.
 //
 // The counting is done by `metered()` wrappers around those maps (the facade opens them through it), so no
-// write path needs to know about metrics: an insert adds its size (these maps are never overwritten in
-// place), a remove reads the value first to subtract it (only drops and pruning remove). Drops are seen
+// write path needs to know about metrics: an insert adds its size (the body maps are never overwritten in
+// place; `meteredIndex` reads the old value first, since TxStatus is), a remove reads the value first to
+// subtract it (only drops and pruning remove). Drops are seen
 // as TxStatus writes of a Dropped status (first byte 2, then the code). Counters live on the heap and are
 // written to Meta by `flush()` at the end of every facade write method, inside the same message, so a trap
 // rolls them back with the writes they count.
@@ -125,6 +128,19 @@ export class Meter {
         if (old === undefined) return;
         map.remove(k);
         this.addHistoryBytes(-(k.length + old.length));
+      },
+    };
+  }
+
+  /** An index or status map, counted in history_bytes like `metered`, whose entries may be overwritten (TxStatus). */
+  meteredIndex(map: KvMap): KvMap {
+    const m = this.metered(map);
+    return {
+      ...m,
+      insert: (k, v) => {
+        const old = map.get(k);
+        map.insert(k, v);
+        this.addHistoryBytes(v.length - (old === undefined ? -k.length : old.length));
       },
     };
   }

@@ -12,6 +12,9 @@
 //                    it before moving or upgrading the canister, leave it after checking. Refuses submit
 //                    (ops.write.migration), pauses block production and pruning so the history is frozen.
 //                    Reads, export and admin methods keep working.
+//                    A stable-layout migration after an upgrade (ops/migration.ts) is the same state, raised
+//                    by post_upgrade and cleared by its last step, not by `set_ops_mode`; its reason shows
+//                    the progress.
 //   Cycle            raised by the ops timer when the cycle balance is below OPS_CYCLE_LOW_THRESHOLD, cleared
 //                    when it is back at or above OPS_CYCLE_RESUME_THRESHOLD (hysteresis, no flapping).
 //                    Refuses submit (ops.write.cycle); already accepted transactions are still mined and
@@ -25,6 +28,8 @@ import { ErrorCode } from '../errors.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter } from '../codec/bytes.js';
 import { MetaKey, metaKey } from '../store/meta_keys.js';
+import { LayoutStore } from '../store/layout.js';
+import { migrationReason } from './migration.js';
 
 const KEY = metaKey(MetaKey.Ops);
 
@@ -76,8 +81,11 @@ function encode(o: OpsRecord): Uint8Array {
 
 export class OpsStore {
   private cached: OpsRecord | undefined;
+  private readonly layout: LayoutStore;
 
-  constructor(private readonly meta: KvMap) {}
+  constructor(private readonly meta: KvMap) {
+    this.layout = new LayoutStore(meta);
+  }
 
   private rec(): OpsRecord {
     return (this.cached ??= decode(this.meta.get(KEY)));
@@ -91,6 +99,8 @@ export class OpsStore {
   status(): OpsStatus {
     const o = this.rec();
     const mode = this.mode();
+    const lm = mode === 'Migration' ? this.layout.migration() : undefined;
+    if (lm !== undefined) return { mode, reason: migrationReason(lm), sinceNs: lm.startedNs, writesAllowed: false };
     const c = mode === 'CriticalCorrupt' ? o.corrupt : mode === 'Migration' ? o.migration : mode === 'Cycle' ? o.cycle : undefined;
     return {
       mode,
@@ -103,7 +113,7 @@ export class OpsStore {
   mode(): OpsMode {
     const o = this.rec();
     if (o.corrupt.raised) return 'CriticalCorrupt';
-    if (o.migration.raised) return 'Migration';
+    if (o.migration.raised || this.layout.migration() !== undefined) return 'Migration';
     if (o.cycle.raised) return 'Cycle';
     return 'Normal';
   }

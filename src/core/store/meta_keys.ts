@@ -22,6 +22,9 @@ export const MetaKey = {
   CanisterSettings: 'canister_settings',
   /** The canister's debug-print level (src/canister/runtime.ts). */
   LogLevel: 'log_level',
+  /** The stable layout version, and a running layout migration's progress (store/layout.ts). */
+  Layout: 'layout',
+  LayoutMigration: 'layout_migration',
 } as const;
 
 export type MetaKey = (typeof MetaKey)[keyof typeof MetaKey];

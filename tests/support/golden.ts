@@ -1,0 +1,182 @@
+// Upgrades across releases (docs/lifecycle.md "Upgrades"): the current wasm is installed as an upgrade over a
+// golden image, the stable memory a release's wasm wrote (tests/fixtures/golden/v<layout>/, made by the make.ts
+// beside it). Every block, receipt, transaction, balance, nonce, code, storage slot, log and pending status
+// recorded when the image was made must read the same after the upgrade; an older layout migrates in several
+// timer messages in the Migration state; then the pending transactions are mined. One test file per image
+// (tests/wasm/canister-upgrade-golden-v<N>.test.ts), so images run in parallel workers.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { WASM_PATH } from '../../scripts/build.js';
+import { EvmClient, encodeInitArgs } from '../../src/host/evm_client.js';
+import { IcHost, type MessageStats } from '../../src/host/index.js';
+import { projectTempDir } from '../../src/host/paths.js';
+import { LAYOUT_VERSION } from '../../src/core/store/layout.js';
+import { MIGRATION_STEP_VISITS } from '../../src/core/ops/migration.js';
+import { diff, readChain, toJson, unpackImage, type ChainSubject, type Json } from '../fixtures/golden/image.js';
+import { unwrap, type CandidResult, type Receipt } from './canister.js';
+import { transfer } from './eth.js';
+import { B } from '../fixtures/golden/v1/make.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const GOLDEN = join(here, '../fixtures/golden');
+const temp = projectTempDir('golden-');
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+export interface Expected {
+  made_with: { layout: number; commit: string; wasm_sha256: string };
+  subject: ChainSubject;
+  pending_tx_ids: string[];
+  head: Json;
+  blocks: Json[];
+  txs: Json[];
+  accounts: Json[];
+  logs: Json[];
+  export: Json[];
+  status: Json;
+}
+
+export const load = (v: string): Expected => JSON.parse(readFileSync(join(GOLDEN, v, 'expected.json'), 'utf8')) as Expected;
+const big = (j: Json): bigint => BigInt((j as { $big: string }).$big);
+
+export async function hostOver(image: string, wasm: string, onMessage?: (m: MessageStats) => void, prints?: string[]): Promise<IcHost> {
+  const dir = join(temp, `${image}-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'stable.bin');
+  unpackImage(join(GOLDEN, image), file);
+  return IcHost.create({ wasm, stableMemoryFile: file, fsync: false, debugPrint: (m) => prints?.push(m), ...(onMessage === undefined ? {} : { onMessage }) });
+}
+
+/** Fails with every differing record and field (up to 20), named by section and index. */
+export function expectSame(section: string, exp: Json[], act: Json[]): void {
+  const out: string[] = [];
+  if (exp.length !== act.length) out.push(`${section}: expected ${exp.length} records, got ${act.length}`);
+  exp.forEach((e, i) => diff(`${section}[${i}]`, e, act[i] ?? null, out));
+  expect(out, `${section} differs after the upgrade:\n${out.join('\n')}`).toEqual([]);
+}
+
+/** The upgrade over one golden image: migration (older layouts) or none (the current one), every record, then mining. */
+export function describeGoldenUpgrade(image: string): void {
+  const expected = load(image);
+  const made = expected.made_with;
+  const migrates = made.layout < LAYOUT_VERSION;
+  describe(`upgrade over golden image ${image} (layout ${made.layout}, made from ${made.commit})`, () => {
+  let host: IcHost;
+  afterAll(() => host?.close());
+
+  it(migrates ? `migrates layout ${made.layout} -> ${LAYOUT_VERSION} in several timer messages in the Migration state, then reads every record as recorded` : 'reads every record as recorded, with no migration', async () => {
+    // Status after every timer message of the upgrade (queries between messages change nothing).
+    const seen: { mode: string; reason: string; writesAllowed: boolean; healthMode: string; instructions: bigint | undefined }[] = [];
+    let client: EvmClient | undefined;
+    let inside = false;
+    const prints: string[] = [];
+    host = await hostOver(image, WASM_PATH, (m) => {
+      if (inside || client === undefined || m.kind === 'query' || m.kind === 'post_upgrade') return;
+      inside = true;
+      try {
+        // (Updates cannot run between the messages of a drain; the refusal of writes in this state is the
+        // same guard as a controller's Migration, tested in canister-lifecycle-ops and unit/layout_migration.)
+        const s = client.query<{ mode: Record<string, null>; reason: [] | [string]; writes_allowed: boolean }>('get_ops_status').value;
+        const health = client.query<{ mode: Record<string, null> }>('health').value;
+        seen.push({ mode: Object.keys(s.mode)[0]!, reason: s.reason[0] ?? '', writesAllowed: s.writes_allowed, healthMode: Object.keys(health.mode)[0]!, instructions: m.instructions });
+      } finally {
+        inside = false;
+      }
+    }, prints);
+    client = new EvmClient(host);
+    await host.resume(encodeInitArgs(undefined));
+
+    const migrating = seen.filter((s) => s.mode === 'Migration');
+    const status = client.query<{ mode: Record<string, null>; writes_allowed: boolean }>('get_ops_status').value;
+    expect(status).toMatchObject({ mode: { Normal: null }, writes_allowed: true });
+    // Nothing was mined during the upgrade (production paused while migrating; the clock did not move).
+    expect(client.query<bigint>('rpc_eth_block_number').value).toBe(big(expected.head));
+    if (!migrates) {
+      expect(migrating, 'no migration for the current layout').toEqual([]);
+    } else {
+      const steps = new Set(migrating.map((s) => /(\d+) records visited/.exec(s.reason)?.[1]));
+      // ~270 blocks and ~330 tx_ids at MIGRATION_STEP_VISITS a step.
+      expect(steps.size, `statuses seen: ${JSON.stringify(seen.map((s) => [s.mode, s.reason]))}`).toBeGreaterThanOrEqual(2);
+      for (const s of migrating) {
+        expect(s.reason).toMatch(new RegExp(`^stable layout migration ${made.layout} -> ${LAYOUT_VERSION}: \\d+ records visited in \\d+ steps, at (block|tx) \\d+$`));
+        expect(s).toMatchObject({ writesAllowed: false, healthMode: 'Migration' });
+      }
+      expect(prints.some((p) => p.includes('stable layout migration done'))).toBe(true);
+      // The migration's own messages: those after which its progress (or the mode) changed.
+      const stepInstructions = seen.filter((s, i) => i > 0 && seen[i - 1]!.mode === 'Migration' && s.reason !== seen[i - 1]!.reason).map((s) => s.instructions ?? 0n);
+      expect(stepInstructions.length).toBe(steps.size);
+      const maxStep = stepInstructions.reduce((a, b) => (b > a ? b : a), 0n);
+      console.log(`layout migration ${made.layout} -> ${LAYOUT_VERSION}: ${steps.size} steps of at most ${MIGRATION_STEP_VISITS} records, at most ${maxStep} instructions a step`);
+      expect(maxStep).toBeLessThan(2_000_000_000n);
+    }
+
+    const actual = readChain(client, expected.subject);
+    expect(actual.head).toEqual(expected.head);
+    expectSame('blocks', expected.blocks, actual.blocks);
+    expectSame('txs', expected.txs, actual.txs);
+    expectSame('accounts', expected.accounts, actual.accounts);
+    expectSame('logs', expected.logs, actual.logs);
+    expectSame('export', expected.export, actual.export);
+
+    // Entries per stable map, by name: a later release may add maps (new memory ids); every recorded map must
+    // hold as many entries as before (the Meta map one more after 1 -> 2: the layout key).
+    const entries = (s: Json) => new Map(((s as { metrics: { stable_map_entries: Json } }).metrics.stable_map_entries as { name: string; entries: Json }[]).map((e) => [e.name, big(e.entries)]));
+    const e0 = entries(expected.status);
+    const e1 = entries(actual.status);
+    expect(e0.size).toBeGreaterThan(0);
+    for (const [name, n] of e0) expect(e1.get(name), `entries of ${name}`).toBe(name === 'Meta' && migrates ? n + 1n : n);
+    // Status: the same, except (after a 1 -> 2 migration) history_bytes, which gains the index and status maps.
+    const strip = (s: Json): Json => {
+      const j = JSON.parse(JSON.stringify(s)) as { prune: { history_bytes?: Json }; metrics: { history_bytes?: Json; prune: { history_bytes?: Json }; stable_map_entries?: Json } };
+      if (migrates) {
+        delete j.prune.history_bytes;
+        delete j.metrics.history_bytes;
+        delete j.metrics.prune.history_bytes;
+      }
+      delete j.metrics.stable_map_entries;
+      return j as unknown as Json;
+    };
+    expectSame('status', [strip(expected.status)], [strip(actual.status)]);
+    if (!migrates) return;
+    const historyBytes = (s: Json): bigint => big((s as { prune: { history_bytes: Json } }).prune.history_bytes);
+    // At least 40 bytes a kept block (hash index) and 40 + 9 a kept transaction (hash index, status).
+    const keptBlocks = BigInt(expected.blocks.filter((b) => JSON.stringify(b).includes('"Found"')).length);
+    const keptTxs = BigInt(expected.txs.filter((t) => !JSON.stringify((t as { pending: Json }).pending).includes('Unknown')).length);
+    expect(historyBytes(actual.status) - historyBytes(expected.status)).toBeGreaterThanOrEqual(keptBlocks * 40n + keptTxs * 49n);
+    // Exact: the image of the current layout holds the same chain built by the current layout's code.
+    if (existsSync(join(GOLDEN, `v${LAYOUT_VERSION}`, 'expected.json'))) {
+      const current = load(`v${LAYOUT_VERSION}`);
+      if (JSON.stringify(current.subject) === JSON.stringify(expected.subject)) {
+        expect(historyBytes(actual.status), `history_bytes after the migration vs image v${LAYOUT_VERSION}`).toBe(historyBytes(current.status));
+      }
+    }
+  }, 1_800_000); // thousands of queries: minutes on a loaded two-core machine
+
+  it('then mines the pending transactions: the queued ones, the replacement, and the gapped one once its gap is filled', async () => {
+    const client = new EvmClient(host);
+    const ids = expected.pending_tx_ids.map((h) => Uint8Array.from(Buffer.from(h, 'hex')));
+    const pendingBefore = ids.map((id) => toJson(client.query('get_pending', [id]).value));
+    expect(pendingBefore.map((p) => Object.keys(p as object)[0])).toEqual(['Queued', 'Queued', 'Queued', 'Dropped', 'Queued']);
+    const head = big(expected.head);
+    await host.advanceTime(2000);
+    expect(client.query<bigint>('rpc_eth_block_number').value).toBe(head + 1n);
+    const [a1, a2, gapped, replaced, replacement] = ids as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+    for (const id of [a1, a2, replacement]) {
+      const r = client.query<[] | [Receipt]>('get_receipt', [id]).value[0];
+      expect(r, 'receipt of a pending transaction after the upgrade').toMatchObject({ status: 1, block_number: head + 1n });
+    }
+    expect(toJson(client.query('get_pending', [replaced]).value)).toEqual({ Dropped: { code: 'pool.replaced' } });
+    expect(toJson(client.query('get_pending', [gapped]).value)).toEqual({ Queued: null });
+    // The new block continues the recorded chain.
+    const last = client.query<{ Found?: { hash: Uint8Array } }>('rpc_eth_get_block_by_number_with_status', [head, false]).value.Found!;
+    const next = client.query<{ Found?: { parent_hash: Uint8Array } }>('rpc_eth_get_block_by_number_with_status', [head + 1n, false]).value.Found!;
+    expect(Buffer.from(next.parent_hash).toString('hex')).toBe(Buffer.from(last.hash).toString('hex'));
+    // Fill B's gap: both are mined in the next block.
+    const nonce = unwrap(client.query<CandidResult<bigint>>('expected_nonce_by_address', [B.address]).value);
+    const fill = unwrap((await client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [transfer(B, nonce, B.address, 0n).serialize()])).value);
+    await host.advanceTime(2000);
+    for (const id of [fill, gapped]) expect(client.query<[] | [Receipt]>('get_receipt', [id]).value[0]).toMatchObject({ status: 1, block_number: head + 2n });
+  });
+});
+}
