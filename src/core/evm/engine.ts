@@ -81,6 +81,8 @@ export interface EvmEngineOptions {
    * inside a transaction's budget. The canister sets it; Node tools and tests need not.
    */
   readonly requireWarmUp?: boolean;
+  /** The EthereumJS Common to run with (default createChainCommon(): Prague, CHAIN_ID); the conformance runner passes Cancun. */
+  readonly common?: Common;
 }
 
 /** One VM with its own state manager and budget: the block executor, and a separate one for eth_call. */
@@ -101,7 +103,7 @@ const ZERO32 = new Uint8Array(32);
 const DELEGATION_PREFIX = [0xef, 0x01, 0x00];
 
 export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine> {
-  const common = createChainCommon();
+  const common = opts.common ?? createChainCommon();
   const maps = {
     accounts: opts.host.openMap(MemoryId.Accounts),
     code: opts.host.openMap(MemoryId.Code),
@@ -317,7 +319,8 @@ export class EvmEngine implements ExecutionEngine {
       }
       if (sender?.codeHash !== undefined) {
         const code = ex.sm.getCodeSync(tx.from);
-        const delegated = code.length === 23 && DELEGATION_PREFIX.every((b, i) => code[i] === b);
+        const delegated =
+          this.common.isActivatedEIP(7702) && code.length === 23 && DELEGATION_PREFIX.every((b, i) => code[i] === b);
         if (!delegated) return rejected(ErrorCode.ExecRejectedSenderNotEoa, 'sender has code (EIP-3607)');
       }
       let ethTx: TypedTransaction;

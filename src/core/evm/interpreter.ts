@@ -430,8 +430,7 @@ async function patchPrototype(evm: EvmLike): Promise<void> {
       this._evm.DEBUG ||
       this.profilerOpts?.enabled === true ||
       this._evm.events.listenerCount('step') > 0 ||
-      this._runState.env.accessWitness !== undefined ||
-      this._runState.gasLeft > MAX_SAFE
+      this._runState.env.accessWitness !== undefined
     ) {
       return original.call(this, code, opts);
     }
@@ -454,7 +453,6 @@ const K_INVALID = 5;
 const K_SLOAD = 6; // synchronous SLOAD over FlatStateManager (falls back to K_STOCK_ASYNC)
 const K_SSTORE = 7; // synchronous SSTORE, likewise
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function classify(
   map: OpEntry[],
@@ -501,9 +499,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   const s = stack._store;
   const maxHeight = stack._maxHeight;
   const codeLen = code.length;
-  // Gas and stack height live in locals (gas as an exact Number: frames above 2^53 gas take the stock
-  // loop) and are written back to the run state around every EthereumJS handler, which reads them.
-  let gas = Number(rs.gasLeft);
+  // Gas and stack height live in locals and are written back to the run state around every EthereumJS
+  // handler, which reads them. Gas is an exact Number: a frame given more than GAS_WINDOW (only tests and
+  // the conformance fixtures, whose gas limits reach 2^63) keeps the excess in the bigint `reserve`, drawn
+  // on only when a charge exceeds the Number part (takeGas), so the hot path stays a Number compare.
+  let gas = splitGas(rs.gasLeft);
+  let reserve = splitReserve;
   let sp = stack._len;
   let inStock = false;
   let err: EVMError | undefined;
@@ -530,8 +531,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             }
             cost = Number(c);
             if (cost > gas) {
-              gas = 0;
-              throw evmError(ERR.OUT_OF_GAS);
+              if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+                gas = 0;
+                throw evmError(ERR.OUT_OF_GAS);
+              }
+              reserve = splitReserve;
+              cost = 0;
             }
             gas -= cost;
             pc++;
@@ -550,7 +555,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             const cur = wordOf(sm.currentStorageOf(ref));
             const orig = wordOf(sm.originalStorageOf(ref));
             // EIP-2200 sentry: gas left before this operation's charge
-            if (gas <= g.sentry) throw evmError(ERR.OUT_OF_GAS);
+            if (gas <= g.sentry && (reserve === 0n || BigInt(gas) + reserve <= BigInt(g.sentry))) throw evmError(ERR.OUT_OF_GAS);
             const warm = isWarmSlot(journal, addrHex, slotHex);
             let c: bigint;
             if (cur === val) c = warm ? g.warmRead : g.noop;
@@ -579,8 +584,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             }
             cost = Number(feeBig[op]! + c);
             if (cost > gas) {
-              gas = 0;
-              throw evmError(ERR.OUT_OF_GAS);
+              if (reserve === 0n || (gas = takeGas(gas, reserve, feeBig[op]! + c)) < 0) {
+                gas = 0;
+                throw evmError(ERR.OUT_OF_GAS);
+              }
+              reserve = splitReserve;
+              cost = 0;
             }
             gas -= cost;
             pc++;
@@ -601,35 +610,58 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         if (k === K_STOCK_ASYNC) {
           rs.opCode = op;
           rs.programCounter = pc;
-          rs.gasLeft = BigInt(gas);
+          rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
           inStock = true;
           const total = await map[op]!.gasHandler!(rs, feeBig[op]!, common);
           inStock = false;
-          gas = Number(rs.gasLeft);
+          gas = splitGas(rs.gasLeft);
+          reserve = splitReserve;
           sp = stack._len;
           cost = Number(total);
+          if (reserve !== 0n && cost > gas) {
+            if ((gas = takeGas(gas, reserve, total)) < 0) {
+              gas = 0;
+              throw evmError(ERR.OUT_OF_GAS);
+            }
+            reserve = splitReserve;
+            cost = 0;
+          }
         } else {
           if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
-          cost = Number(syncGas[op]!(rs, feeBig[op]!));
+          const total = syncGas[op]!(rs, feeBig[op]!);
+          cost = Number(total);
+          if (reserve !== 0n && cost > gas) {
+            if ((gas = takeGas(gas, reserve, total)) < 0) {
+              gas = 0;
+              throw evmError(ERR.OUT_OF_GAS);
+            }
+            reserve = splitReserve;
+            cost = 0;
+          }
         }
       }
       if (cost > gas) {
-        gas = 0;
-        throw evmError(ERR.OUT_OF_GAS);
+        if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+          gas = 0;
+          throw evmError(ERR.OUT_OF_GAS);
+        }
+        reserve = splitReserve;
+        cost = 0;
       }
       gas -= cost;
       pc++;
       if (k >= K_STOCK) {
         rs.opCode = op;
         rs.programCounter = pc;
-        rs.gasLeft = BigInt(gas);
+        rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
         stack._len = sp;
         inStock = true;
         const r = map[op]!.opHandler(rs, common);
         if (r !== undefined) await r;
         inStock = false;
         pc = rs.programCounter;
-        gas = Number(rs.gasLeft);
+        gas = splitGas(rs.gasLeft);
+        reserve = splitReserve;
         sp = stack._len;
         continue;
       }
@@ -779,7 +811,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
     }
   } catch (e) {
     if (!inStock) {
-      rs.gasLeft = BigInt(gas);
+      rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
       stack._len = sp;
     }
     rs.programCounter = pc;
@@ -787,8 +819,28 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
     if (e.error !== ERR.STOP) err = e;
     return { runState: rs, exceptionError: err };
   }
-  rs.gasLeft = BigInt(gas);
+  rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
   stack._len = sp;
   rs.programCounter = pc;
   return { runState: rs, exceptionError: err };
+}
+
+/** The Number part of a frame's gas; at most GAS_WINDOW, the rest is left in splitReserve. */
+const GAS_WINDOW = 2 ** 52;
+const GAS_WINDOW_BIG = BigInt(GAS_WINDOW);
+let splitReserve = 0n;
+function splitGas(g: bigint): number {
+  if (g <= GAS_WINDOW_BIG) {
+    splitReserve = 0n;
+    return Number(g);
+  }
+  splitReserve = g - GAS_WINDOW_BIG;
+  return GAS_WINDOW;
+}
+
+/** Charges `cost` against gas + reserve: the new Number part (splitReserve holds the rest), or -1 when it does not fit. */
+function takeGas(gas: number, reserve: bigint, cost: bigint): number {
+  const left = BigInt(gas) + reserve - cost;
+  if (left < 0n) return -1;
+  return splitGas(left);
 }
