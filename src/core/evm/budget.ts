@@ -269,8 +269,15 @@ export function precompileGas(id: number, data: Uint8Array, common: ParamSource)
   }
 }
 
-/** MODEXP work per input byte when the modulus is empty (no exponentiation: the operands are only read). */
+/**
+ * MODEXP work model (instructions): reading an operand byte; one square-and-multiply round's fixed part; and
+ * per (64-bit word of the modulus)^2 of a round's products and reductions. Fitted on the two measurements in
+ * PRECOMPILE_INSTRUCTIONS_PER_GAS's comment (64-byte operands: about 130 K a round; a 16 KB exponent over a
+ * small modulus: about 34 K a round) with a margin of 1.5x or more.
+ */
 const MODEXP_COPY_INSTRUCTIONS_PER_BYTE = 2_000n;
+const MODEXP_ROUND_INSTRUCTIONS = 50_000n;
+const MODEXP_WORD2_INSTRUCTIONS = 6_000n;
 
 /**
  * EthereumJS's MSMs (precompiles/bls12_381/noble.js) multiply pair by pair (no Pippenger), skipping the
@@ -296,8 +303,9 @@ function msmWorkPairs(data: Uint8Array, pairLen: number): bigint {
 
 /**
  * The instructions a precompile call's work may take, for the reservation (`price`: what it charges).
- * - MODEXP with an empty modulus returns at once (EthereumJS skips expMod): its work is reading the
- *   operands, far below what its price (which counts the base's length) suggests.
+ * - MODEXP: its price counts the longer of base and modulus and the exponent's length in a coarse way; the
+ *   work is modelled from the lengths (an empty modulus skips the exponentiation, an empty base and modulus
+ *   return at once), capped by the old price-based bound.
  * - The MSMs' work does not shrink with the bulk discount the way the price does (EthereumJS multiplies
  *   pair by pair): per undiscounted pair price, counting pairs with a zero scalar as a quarter (msmWorkPairs).
  */
@@ -305,9 +313,22 @@ export function precompileWorkInstructions(id: number, data: Uint8Array, price: 
   const perGas = PRECOMPILE_INSTRUCTIONS_PER_GAS[id] ?? 1_000_000n;
   switch (id) {
     case 0x05: {
-      // Base and exponent are still padded to their declared lengths and read; the price bounds those.
-      if (readWord(data, 64) === 0n) return (readWord(data, 0) + readWord(data, 32) + 96n) * MODEXP_COPY_INSTRUCTIONS_PER_BYTE;
-      return price * perGas;
+      const bLen = readWord(data, 0);
+      const eLen = readWord(data, 32);
+      const mLen = readWord(data, 64);
+      // EthereumJS returns before reading anything when base and modulus are both empty (before EIP-7823).
+      if (bLen === 0n && mLen === 0n) return 0n;
+      // The operands are padded to their declared lengths and read (the price bounds those lengths).
+      const read = (bLen + eLen + mLen + 96n) * MODEXP_COPY_INSTRUCTIONS_PER_BYTE;
+      // An empty modulus skips the exponentiation.
+      if (mLen === 0n) return read;
+      // Square-and-multiply: at most 8 * eLen rounds of two products and two reductions modulo M, and the
+      // first squaring of the unreduced base. Never above the old bound by price.
+      const bw = (bLen + 7n) / 8n;
+      const mw = (mLen + 7n) / 8n;
+      const model = read + bw * bw * MODEXP_WORD2_INSTRUCTIONS + 8n * eLen * (MODEXP_ROUND_INSTRUCTIONS + mw * mw * MODEXP_WORD2_INSTRUCTIONS);
+      const byPrice = price * perGas;
+      return model < byPrice ? model : byPrice;
     }
     case 0x0c: return common.param('bls12381G1MulGas') * msmWorkPairs(data, 160) * perGas;
     case 0x0e: return common.param('bls12381G2MulGas') * msmWorkPairs(data, 288) * perGas;
