@@ -13,6 +13,7 @@ import {
   type Fork,
   type VectorResult,
   addVerdict,
+  defaultFixturesDir,
   emptyCounts,
   fixtureFiles,
   folderOf,
@@ -32,7 +33,7 @@ if (fork !== 'Cancun' && fork !== 'Prague') {
   console.error(`conformance: --fork must be Cancun or Prague, not ${fork}`);
   process.exit(2);
 }
-const dir = resolve(values.fixtures ?? process.env.ICP_EVM_CONFORMANCE_DIR ?? join(root, '..', 'shared', 'conformance'));
+const dir = resolve(values.fixtures ?? defaultFixturesDir(root));
 if (!existsSync(dir)) {
   console.error(`conformance: no fixtures at ${dir} (pass --fixtures DIR; see docs/conformance.md)`);
   process.exit(2);
@@ -49,6 +50,7 @@ const limits: VectorResult[] = [];
 const failures: VectorResult[] = [];
 const slow: { file: string; ms: number }[] = [];
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 for (const f of files) {
   const label = relative(dir, f);
   const r = await runner.runFile(f, label);
@@ -65,6 +67,7 @@ for (const f of files) {
   if (values.verbose) console.log(`${label}: ${r.results.length} vectors, ${r.ms.toFixed(0)} ms`);
 }
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
 
 const line = (c: Counts): string =>
   `${c.pass} passed, ${c.fail} failed, ${c.not_applicable} not applicable, ${c.service_limit} service limit`;
@@ -85,7 +88,7 @@ if (slow.length > 0) {
   console.log('\nfiles over 10 s:');
   for (const s of slow) console.log(`  ${s.file}: ${(s.ms / 1000).toFixed(1)} s`);
 }
-console.log(`\ntime: ${seconds.toFixed(0)} s`);
+console.log(`\ntime: ${seconds.toFixed(0)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s CPU`);
 console.log(`service limit: ${total.service_limit}`);
 console.log(`${total.pass} passed, ${total.fail} failed, ${total.not_applicable} not applicable`);
 process.exit(total.fail > 0 ? 1 : 0);

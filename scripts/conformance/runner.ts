@@ -342,6 +342,11 @@ export async function mptRoot(host: CoreHost): Promise<Uint8Array> {
 
 // ---- files and summaries ----
 
+/** Where the fixtures are: ICP_EVM_CONFORMANCE_DIR, else ../shared/conformance beside the project root. */
+export function defaultFixturesDir(projectRoot: string): string {
+  return process.env.ICP_EVM_CONFORMANCE_DIR ?? join(projectRoot, '..', 'shared', 'conformance');
+}
+
 /** Every .json fixture under `dir`, sorted, as paths. */
 export function fixtureFiles(dir: string): string[] {
   const out: string[] = [];
