@@ -30,6 +30,7 @@ import {
   createAccessList2930Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
+  paramsTx,
 } from '@ethereumjs/tx';
 import { Address as EthAddress, KECCAK256_NULL, bigIntToBytes, generateAddress } from '@ethereumjs/util';
 import { type RunTxResult, type VM, createVM, runTx } from '@ethereumjs/vm';
@@ -166,6 +167,7 @@ interface RunCallResult {
 export class EvmEngine implements ExecutionEngine {
   private block: OpenBlock | undefined;
   private readonly budget: bigint;
+  private readonly txCommon: Common;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -174,6 +176,7 @@ export class EvmEngine implements ExecutionEngine {
     private readonly callExec: Executor,
   ) {
     this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
+    this.txCommon = sharedTxCommon(common);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
@@ -423,7 +426,7 @@ export class EvmEngine implements ExecutionEngine {
   }
 
   private buildTx(tx: ExecTx): TypedTransaction {
-    const opts = { common: this.common, freeze: false };
+    const opts = { common: this.txCommon, freeze: false };
     const base = {
       nonce: tx.nonce,
       gasLimit: tx.gasLimit,
@@ -450,6 +453,32 @@ export class EvmEngine implements ExecutionEngine {
     });
     return ethTx;
   }
+}
+
+/**
+ * The Common every transaction object of this engine carries. EthereumJS's transaction constructors copy
+ * the Common they are given and merge the transaction parameters into the copy (a JSON round trip per EIP
+ * and a rebuild of the whole parameter cache): in V8 about half of a value transfer's runTx, in QuickJS
+ * millions of instructions a transaction. Here that is done once: one copy with the parameters merged,
+ * whose copy() returns itself and whose updateParams(paramsTx) is a no-op (transactions never change their
+ * Common: runTx runs with skipHardForkValidation and the engine's own VM Common). Checked at start-up:
+ * a transaction built with it carries exactly this Common and the merged parameters.
+ */
+function sharedTxCommon(common: Common): Common {
+  const c = common.copy();
+  c.updateParams(paramsTx);
+  const merged = c.param('txGas');
+  Object.defineProperty(c, 'copy', { value: () => c });
+  Object.defineProperty(c, 'updateParams', {
+    value: (params: unknown) => {
+      if (params !== paramsTx) throw new Error('sharedTxCommon: only the transaction parameters are merged here');
+    },
+  });
+  const probe = createFeeMarket1559Tx({ gasLimit: 21000n, maxFeePerGas: 1n }, { common: c, freeze: false });
+  if ((probe as unknown as { common: unknown }).common !== c || probe.common.param('txGas') !== merged || merged !== 21000n) {
+    throw new Error('EthereumJS transaction constructors changed how they take their Common (engine.ts sharedTxCommon)');
+  }
+  return c;
 }
 
 function rejected(code: RejectedOutcome['code'], message: string): RejectedOutcome {
