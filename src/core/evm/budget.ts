@@ -34,7 +34,7 @@ export const DEFAULT_CHECK_INTERVAL = 16;
 /**
  * Upper bounds on instructions per unit of gas charged, per precompile, inside the canister: the cost
  * measured in the canister under the Node IC host (ic-wasm counter, tables already warm; comments give
- * the measurement), times about 1.5. MSM bounds are per unit of undiscounted gas (see precompileGas).
+ * the measurement), times about 1.5. MSM bounds are per unit of undiscounted gas (see precompileWorkInstructions).
  * Fixed per-call overhead: PRECOMPILE_BASE_INSTRUCTIONS.
  */
 export const PRECOMPILE_INSTRUCTIONS_PER_GAS: Readonly<Record<number, bigint>> = {
@@ -49,9 +49,9 @@ export const PRECOMPILE_INSTRUCTIONS_PER_GAS: Readonly<Record<number, bigint>> =
   0x09: 700_000n, // BLAKE2F: 470 K/gas
   0x0a: 100_000n, // KZG_POINT_EVALUATION: 68 K/gas (3.40 B per call)
   0x0b: 950_000n, // BLS12_G1ADD: 615 K/gas
-  0x0c: 75_000n, // BLS12_G1MSM: 30 K per undiscounted gas (1 and 8 pairs); applied to msmWorkGas, see there
+  0x0c: 75_000n, // BLS12_G1MSM: 30 K per undiscounted gas (1 and 8 pairs); applied per undiscounted pair, see precompileWorkInstructions
   0x0d: 1_300_000n, // BLS12_G2ADD: 871 K/gas
-  0x0e: 130_000n, // BLS12_G2MSM: 61 K per undiscounted gas (1 and 4 pairs); applied to msmWorkGas, see there
+  0x0e: 130_000n, // BLS12_G2MSM: 61 K per undiscounted gas (1 and 4 pairs); applied per undiscounted pair, see precompileWorkInstructions
   0x0f: 50_000n, // BLS12_PAIRING_CHECK: 23-32 K/gas (DESIGN.md)
   0x10: 85_000n, // BLS12_MAP_FP_TO_G1: 56 K/gas
   0x11: 100_000n, // BLS12_MAP_FP2_TO_G2: 67 K/gas
