@@ -18,6 +18,7 @@
 import { MAX_LOGS_PER_TX } from '../constants.js';
 import { ErrorCode } from '../errors.js';
 import { toHex } from './encoding.js';
+import { type PrecompileFn, opcodeMap, precompileMap } from './internals.js';
 
 /**
  * Instructions for one keccak-f permutation (136-byte block) inside the canister, with margin: src/core/keccak.ts
@@ -136,7 +137,7 @@ export class InstructionBudget {
   }
 }
 
-interface OpEntry {
+interface BudgetOpEntry {
   opcodeInfo: unknown;
   opHandler: ((runState: RunStateLike, common: unknown) => unknown) | undefined;
   gasHandler: unknown;
@@ -149,7 +150,7 @@ const FRAME_OPS = new Set([0xf0, 0xf1, 0xf2, 0xf4, 0xfa]);
 
 /** Wraps an EVM instance's opcode handlers (its own table; other EVM instances are untouched). */
 export function instrumentOpcodes(evm: unknown, budget: InstructionBudget): void {
-  const map = (evm as { _opcodeMap: OpEntry[] })._opcodeMap;
+  const map = opcodeMap(evm) as unknown as BudgetOpEntry[];
   for (let op = 0; op < map.length; op++) {
     const entry = map[op];
     if (entry === undefined || entry.opHandler === undefined) continue;
@@ -182,7 +183,6 @@ export function instrumentOpcodes(evm: unknown, budget: InstructionBudget): void
   }
 }
 
-type PrecompileFn = (opts: { data: Uint8Array; gasLimit: bigint }) => unknown;
 interface ParamSource {
   param(name: string): bigint;
 }
@@ -344,7 +344,7 @@ export function precompileWorkInstructions(id: number, data: Uint8Array, price: 
  * `isWarm`: when given, a table-building precompile refuses to run inside a transaction before its warm-up step.
  */
 export function instrumentPrecompiles(evm: unknown, common: ParamSource, budget: InstructionBudget, isWarm?: (step: string) => boolean): void {
-  const pcs = (evm as { _precompiles: Map<string, PrecompileFn> })._precompiles;
+  const pcs = precompileMap(evm);
   for (const [addr, fn] of [...pcs]) {
     const id = parseInt(addr, 16);
     const perGas = PRECOMPILE_INSTRUCTIONS_PER_GAS[id] ?? 1_000_000n;

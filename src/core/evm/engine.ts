@@ -61,6 +61,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
+import { checkEvmInternals, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
@@ -129,11 +130,12 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       stateManager: sm as never,
       blockchain,
     });
+    checkEvmInternals(vm.evm);
     instrumentOpcodes(vm.evm, budget);
     if (opts.stockInterpreter !== true) await installFastInterpreter(vm.evm, budget);
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
     instrumentTopLevel(vm, budget);
-    const precompiles = new Set((vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles.keys());
+    const precompiles = new Set(precompileMap(vm.evm).keys());
     return { vm, sm, budget, precompiles };
   };
   return new EvmEngine(opts, common, await makeExecutor(), await makeExecutor());
@@ -489,9 +491,7 @@ const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 /** Clears what an aborted runTx leaves behind in the EVM (open journal levels, transient storage). */
 function resetEvm(vm: VM): void {
-  const evm = vm.evm as unknown as { journal: { cleanJournal(): void }; transientStorage: { clear(): void } };
-  evm.journal.cleanJournal();
-  evm.transientStorage.clear();
+  resetEvmAfterAbort(vm.evm);
   vm.stateManager.originalStorageCache.clear();
 }
 
