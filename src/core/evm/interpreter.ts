@@ -667,6 +667,31 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         }
         gas -= cost;
         pc++;
+        if (op === 0x37) {
+          // CALLDATACOPY (gas, memory expansion and the stack check done above by the synchronous gas step):
+          // EthereumJS pads the slice with setLength, which spreads it through a JS array (seconds for a
+          // large copy past the end of the call data); copy and zero-fill in place instead.
+          if (--tick === 0) {
+            tick = interval;
+            budget.require(0n);
+          }
+          const memOff = s[sp - 1]!;
+          const srcOff = s[sp - 2]!;
+          const len = s[sp - 3]!;
+          sp -= 3;
+          if (len !== 0n) {
+            const n = Number(len);
+            const m = Number(memOff);
+            rs.memory.extend(m, n);
+            const store = rs.memory._store;
+            const data = rs.env.callData;
+            const start = srcOff >= BigInt(data.length) ? data.length : Number(srcOff);
+            const avail = data.length - start < n ? data.length - start : n;
+            store.set(data.subarray(start, start + avail), m);
+            store.fill(0, m + avail, m + n);
+          }
+          continue;
+        }
         if (k >= K_STOCK) {
           rs.opCode = op;
           rs.programCounter = pc;
