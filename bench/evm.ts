@@ -21,7 +21,7 @@ const JUMPDEST_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, ...new Array(32).
 const JUMPDEST_LOOP_GAS_PER_ITERATION = 26n + 32n;
 
 export async function benchEvm(report: Report): Promise<void> {
-  const senders: Account[] = Array.from({ length: 6 }, (_, i) => account(i));
+  const senders: Account[] = Array.from({ length: 9 }, (_, i) => account(i));
   const chain = await BenchChain.start({ accounts: senders });
   try {
     const sink = account(1000).address;
@@ -41,6 +41,14 @@ export async function benchEvm(report: Report): Promise<void> {
     report('block.transfer.instructions_per_tx', perTransfer, 'instructions');
     report('block.transfers_per_4b', DEFAULT_INSTRUCTION_SOFT_LIMIT / perTransfer, 'transactions');
     while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+
+    // A block's cost beyond its transactions (timer entry, block header, roots, receipts index, commit): a
+    // one-transfer block minus the marginal cost of a transfer from the full block above.
+    await chain.submit(signTx(senders[0]!, { to: sink, value: 1n, gasLimit: 21000n }));
+    const one = await chain.mine();
+    if (one.txCount !== 1) throw new Error(`expected a one-transaction block, got ${one.txCount}`);
+    const marginal = (full.instructions - one.instructions) / BigInt(full.txCount - 1);
+    report('block.fixed.instructions', one.instructions - marginal, 'instructions');
 
     // ERC-20: deploy, spread tokens to three holders, then a block of token transfers.
     const token = compileFixture('Token.sol', 'Token');
@@ -65,6 +73,60 @@ export async function benchEvm(report: Report): Promise<void> {
     const erc20 = await chain.mine();
     report('block.erc20_transfer.txs', erc20.txCount, 'transactions');
     report('block.erc20_transfer.instructions_per_tx', erc20.instructions / BigInt(erc20.txCount), 'instructions');
+    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+
+    // Uniswap V2-style swaps through a router (transferFrom into the pair, swap, two token transfers, reserves
+    // and cumulative prices updated, four events), from three traders, in one block.
+    const pairC = compileFixture('Pair.sol', 'Pair');
+    const routerC = compileFixture('Pair.sol', 'Router');
+    const deployToken = async (sym: string): Promise<Uint8Array> => {
+      const raw = signTx(deployer, { data: hexBytes(encodeDeployData({ abi, bytecode: token.bytecode, args: [sym, sym, 10n ** 30n] })), gasLimit: 2_000_000n });
+      await chain.submit(raw);
+      await chain.mine();
+      return chain.receipt(keccak_256(raw)).contract_address[0]!;
+    };
+    const tokenA = await deployToken('TKA');
+    const tokenB = await deployToken('TKB');
+    const [t0, t1] = Buffer.compare(Buffer.from(tokenA), Buffer.from(tokenB)) < 0 ? [tokenA, tokenB] : [tokenB, tokenA];
+    const pairDeploy = signTx(deployer, {
+      data: hexBytes(encodeDeployData({ abi: pairC.abi as Abi, bytecode: pairC.bytecode, args: [addrHex(t0), addrHex(t1)] })),
+      gasLimit: 2_000_000n,
+    });
+    const routerDeploy = signTx(deployer, { data: hexBytes(routerC.bytecode), gasLimit: 2_000_000n });
+    await chain.submit(pairDeploy);
+    await chain.submit(routerDeploy);
+    await chain.mine();
+    const pair = chain.receipt(keccak_256(pairDeploy)).contract_address[0]!;
+    const router = chain.receipt(keccak_256(routerDeploy)).contract_address[0]!;
+    const call = async (from: Account, to: Uint8Array, a: Abi, functionName: string, args: unknown[]): Promise<void> => {
+      await chain.submit(signTx(from, { to, data: hexBytes(encodeFunctionData({ abi: a, functionName, args } as never)), gasLimit: 300_000n }));
+    };
+    const traders = [senders[6]!, senders[7]!, senders[8]!];
+    for (const t of [t0, t1]) await call(deployer, t, abi, 'transfer', [addrHex(pair), 10n ** 27n]);
+    for (const tr of traders) {
+      for (const t of [t0, t1]) {
+        await call(deployer, t, abi, 'transfer', [addrHex(tr.address), 10n ** 26n]);
+        await call(tr, t, abi, 'approve', [addrHex(router), 2n ** 256n - 1n]);
+      }
+    }
+    await chain.mine();
+    await call(deployer, pair, pairC.abi as Abi, 'mint', [addrHex(deployer.address)]);
+    await chain.mine();
+    const swaps: Uint8Array[] = [];
+    for (let i = 0; i < 36; i++) {
+      const tr = traders[i % 3]!;
+      const data = hexBytes(
+        encodeFunctionData({ abi: routerC.abi as Abi, functionName: 'swapExactIn', args: [addrHex(pair), i % 2 === 0, 10n ** 18n, 1n, addrHex(tr.address)] }),
+      );
+      const raw = signTx(tr, { to: router, data, gasLimit: 200_000n });
+      swaps.push(raw);
+      await chain.submit(raw);
+    }
+    const swapBlock = await chain.mine();
+    if (chain.receipt(keccak_256(swaps[0]!)).status !== 1) throw new Error('swap failed');
+    report('block.uniswap_swap.txs', swapBlock.txCount, 'transactions');
+    report('block.uniswap_swap.gas_per_tx', swapBlock.gasUsed / BigInt(swapBlock.txCount), 'gas');
+    report('block.uniswap_swap.instructions_per_tx', swapBlock.instructions / BigInt(swapBlock.txCount), 'instructions');
     while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
 
     // Interpreter cost per step and per gas: the same loop at two lengths, in blocks of their own, so

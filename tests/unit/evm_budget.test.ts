@@ -3,7 +3,12 @@ import { getActivePrecompiles } from '@ethereumjs/evm';
 import { describe, expect, it } from 'vitest';
 import { MAX_LOGS_PER_TX } from '../../src/core/constants.js';
 import type { ExecTx } from '../../src/core/engine.js';
-import { precompileGas } from '../../src/core/evm/budget.js';
+import {
+  PRECOMPILE_INSTRUCTIONS_PER_GAS,
+  precompileAddressHex,
+  precompileGas,
+  precompileWorkInstructions,
+} from '../../src/core/evm/budget.js';
 import {
   KZG_POINT_EVALUATION_INPUT,
   bls12PairingInput,
@@ -126,7 +131,7 @@ describe('instruction budget', () => {
     expect(h.failure?.code).toBe('exec.halt.instruction_budget');
   });
 
-  it('precompileGas gives exactly what each precompile charges (an upper bound for the MSMs)', async () => {
+  it('precompileGas gives exactly what each precompile charges', async () => {
     const { engine } = await newEngine();
     const g1 = new Uint8Array([...word(1n), ...word(2n)]);
     const inputs: Record<number, Uint8Array> = {
@@ -170,9 +175,65 @@ describe('instruction budget', () => {
       const opts = { data: inputs[id]!, gasLimit: 10_000_000n, common: engine.common, _EVM: engine.vm.evm };
       const computed = precompileGas(id, opts.data, engine.common);
       const ran = await (fn as (o: typeof opts) => Promise<{ executionGasUsed: bigint }>)(opts);
-      if (id === 0x0c || id === 0x0e) expect(computed!, `precompile ${id}`).toBeGreaterThanOrEqual(ran.executionGasUsed);
-      else expect(computed, `precompile ${id}`).toBe(ran.executionGasUsed);
+      expect(computed, `precompile ${id}`).toBe(ran.executionGasUsed);
     }
+    // The MSMs' bulk discount, at pair counts across EIP-2537's table and past its end.
+    for (const [id, pairLen] of [[0x0c, 160], [0x0e, 288]] as const) {
+      const fn = precompiles.get(precompileAddressHex(id))!;
+      for (const pairs of [1, 2, 3, 17, 128, 130]) {
+        const opts = { data: new Uint8Array(pairs * pairLen), gasLimit: 10n ** 9n, common: engine.common, _EVM: engine.vm.evm };
+        const ran = await (fn as (o: typeof opts) => Promise<{ executionGasUsed: bigint }>)(opts);
+        expect(precompileGas(id, opts.data, engine.common), `precompile ${id}, ${pairs} pairs`).toBe(ran.executionGasUsed);
+      }
+    }
+  });
+
+  it('a precompile priced above the gas its call was given just fails the call: no reservation, the transaction goes on', async () => {
+    const host = new MemoryCoreHost(); // counter stays 0: only reserves can exhaust the budget
+    const { engine } = await setup(host, 1_000_000_000n);
+    engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+    // MODEXP with a 2^200-byte modulus: a price of about 1e119 gas, far above anything a call can have.
+    const modexpIn = hex(new Uint8Array([...word(1n), ...word(1n), ...word(2n ** 200n), 3, 5]));
+    // CALL(gas 1_000_000, 0x05, value 0, in 0..len, out 0..32); SSTORE(0, success); SSTORE(1, 7) after it.
+    const len = modexpIn.length / 2;
+    const code = asm(
+      ...Array.from({ length: len }, (_, i) => [Number.parseInt(modexpIn.slice(2 * i, 2 * i + 2), 16), i, 'MSTORE8']).flat(),
+      32, 0, len, 0, 0, 5, 1_000_000, 'CALL', 0, 'SSTORE', 7, 1, 'SSTORE', 'STOP',
+    );
+    const o = included(await engine.runTx(tx({ from: BOB, nonce: 0n, to: undefined, data: deployCode(code), gasLimit: 3_000_000n })));
+    expect(o.status).toBe(1);
+    const caller = o.contractAddress!;
+    const r = included(await engine.runTx(tx({ from: BOB, nonce: 1n, to: caller, gasLimit: 2_000_000n })));
+    // The call failed (out of gas inside the precompile), the caller went on and stored both words.
+    expect(r.status, r.failure?.message).toBe(1);
+    await engine.commitBlock();
+    expect(engine.getStorage(caller, word(0n))).toEqual(word(0n));
+    expect(engine.getStorage(caller, word(1n))).toEqual(word(7n));
+  });
+
+  it('reserves for the work a precompile does: MODEXP with an empty modulus and MSM pairs with zero scalars are cheap', async () => {
+    const common = (await newEngine()).engine.common; // the EVM adds the precompiles' parameters
+    // A 1000-byte base, 1000-byte exponent and empty modulus: priced at the base's length, but no exponentiation.
+    const empty = new Uint8Array([...word(1000n), ...word(1000n), ...word(0n), ...new Uint8Array(2000).fill(0xff)]);
+    const price = precompileGas(5, empty, common)!;
+    expect(precompileWorkInstructions(5, empty, price, common)).toBeLessThan(10_000_000n);
+    expect(price * PRECOMPILE_INSTRUCTIONS_PER_GAS[5]!).toBeGreaterThan(20_000_000_000n);
+    // Empty base and modulus: nothing is read, whatever the exponent's declared length.
+    const nothing = new Uint8Array([...word(0n), ...word(2n ** 255n), ...word(0n)]);
+    expect(precompileWorkInstructions(5, nothing, precompileGas(5, nothing, common)!, common)).toBe(0n);
+    // The same lengths with a 1000-byte modulus: a real exponentiation, reserved by the model, below the price bound.
+    const full = new Uint8Array([...word(1000n), ...word(1000n), ...word(1000n), ...new Uint8Array(3000).fill(0xff)]);
+    const fullPrice = precompileGas(5, full, common)!;
+    const fullWork = precompileWorkInstructions(5, full, fullPrice, common);
+    expect(fullWork).toBeGreaterThan(20_000_000_000n);
+    expect(fullWork).toBeLessThanOrEqual(fullPrice * PRECOMPILE_INSTRUCTIONS_PER_GAS[5]!);
+    // G1 MSM: 8 pairs with zero scalars reserve for 2 pairs, with non-zero scalars for 8 (undiscounted).
+    const zeros = new Uint8Array(8 * 160);
+    const ones = new Uint8Array(8 * 160);
+    for (let k = 0; k < 8; k++) ones[k * 160 + 159] = 1;
+    const perPair = common.param('bls12381G1MulGas') * PRECOMPILE_INSTRUCTIONS_PER_GAS[0x0c]!;
+    expect(precompileWorkInstructions(0x0c, zeros, 0n, common)).toBe(2n * perPair);
+    expect(precompileWorkInstructions(0x0c, ones, 0n, common)).toBe(8n * perPair);
   });
 });
 

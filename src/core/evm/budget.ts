@@ -18,6 +18,7 @@
 import { MAX_LOGS_PER_TX } from '../constants.js';
 import { ErrorCode } from '../errors.js';
 import { toHex } from './encoding.js';
+import { type PrecompileFn, opcodeMap, precompileMap } from './internals.js';
 
 /**
  * Instructions for one keccak-f permutation (136-byte block) inside the canister, with margin: src/core/keccak.ts
@@ -34,7 +35,7 @@ export const DEFAULT_CHECK_INTERVAL = 16;
 /**
  * Upper bounds on instructions per unit of gas charged, per precompile, inside the canister: the cost
  * measured in the canister under the Node IC host (ic-wasm counter, tables already warm; comments give
- * the measurement), times about 1.5. MSM bounds are per unit of undiscounted gas (see precompileGas).
+ * the measurement), times about 1.5. MSM bounds are per unit of undiscounted gas (see precompileWorkInstructions).
  * Fixed per-call overhead: PRECOMPILE_BASE_INSTRUCTIONS.
  */
 export const PRECOMPILE_INSTRUCTIONS_PER_GAS: Readonly<Record<number, bigint>> = {
@@ -49,9 +50,9 @@ export const PRECOMPILE_INSTRUCTIONS_PER_GAS: Readonly<Record<number, bigint>> =
   0x09: 700_000n, // BLAKE2F: 470 K/gas
   0x0a: 100_000n, // KZG_POINT_EVALUATION: 68 K/gas (3.40 B per call)
   0x0b: 950_000n, // BLS12_G1ADD: 615 K/gas
-  0x0c: 75_000n, // BLS12_G1MSM: 30 K per undiscounted gas (1 and 8 pairs)
+  0x0c: 75_000n, // BLS12_G1MSM: 30 K per undiscounted gas (1 and 8 pairs); applied per undiscounted pair, see precompileWorkInstructions
   0x0d: 1_300_000n, // BLS12_G2ADD: 871 K/gas
-  0x0e: 130_000n, // BLS12_G2MSM: 61 K per undiscounted gas (1 and 4 pairs)
+  0x0e: 130_000n, // BLS12_G2MSM: 61 K per undiscounted gas (1 and 4 pairs); applied per undiscounted pair, see precompileWorkInstructions
   0x0f: 50_000n, // BLS12_PAIRING_CHECK: 23-32 K/gas (DESIGN.md)
   0x10: 85_000n, // BLS12_MAP_FP_TO_G1: 56 K/gas
   0x11: 100_000n, // BLS12_MAP_FP2_TO_G2: 67 K/gas
@@ -136,7 +137,7 @@ export class InstructionBudget {
   }
 }
 
-interface OpEntry {
+interface BudgetOpEntry {
   opcodeInfo: unknown;
   opHandler: ((runState: RunStateLike, common: unknown) => unknown) | undefined;
   gasHandler: unknown;
@@ -149,7 +150,7 @@ const FRAME_OPS = new Set([0xf0, 0xf1, 0xf2, 0xf4, 0xfa]);
 
 /** Wraps an EVM instance's opcode handlers (its own table; other EVM instances are untouched). */
 export function instrumentOpcodes(evm: unknown, budget: InstructionBudget): void {
-  const map = (evm as { _opcodeMap: OpEntry[] })._opcodeMap;
+  const map = opcodeMap(evm) as unknown as BudgetOpEntry[];
   for (let op = 0; op < map.length; op++) {
     const entry = map[op];
     if (entry === undefined || entry.opHandler === undefined) continue;
@@ -182,7 +183,6 @@ export function instrumentOpcodes(evm: unknown, budget: InstructionBudget): void
   }
 }
 
-type PrecompileFn = (opts: { data: Uint8Array; gasLimit: bigint }) => unknown;
 interface ParamSource {
   param(name: string): bigint;
 }
@@ -195,7 +195,7 @@ function readWord(data: Uint8Array, at: number): bigint {
   return v;
 }
 
-/** EIP-198 with EIP-2565 pricing (Prague): gas from the three lengths and the exponent's first word. */
+/** EIP-198 with EIP-2565 pricing (Berlin to Prague): gas from the three lengths and the exponent's first word. */
 function modexpGas(data: Uint8Array, common: ParamSource): bigint {
   const bLen = readWord(data, 0);
   const eLen = readWord(data, 32);
@@ -213,10 +213,36 @@ function modexpGas(data: Uint8Array, common: ParamSource): bigint {
   return gas < 200n ? 200n : gas;
 }
 
+// EIP-2537's MSM discount tables (discount per mille for 1..128 pairs; the last entry holds beyond).
+const G1_MSM_DISCOUNT = [
+  1000, 949, 848, 797, 764, 750, 738, 728, 719, 712, 705, 698, 692, 687, 682, 677, 673, 669, 665, 661, 658, 654, 651, 648,
+  645, 642, 640, 637, 635, 632, 630, 627, 625, 623, 621, 619, 617, 615, 613, 611, 609, 608, 606, 604, 603, 601, 599, 598,
+  596, 595, 593, 592, 591, 589, 588, 586, 585, 584, 582, 581, 580, 579, 577, 576, 575, 574, 573, 572, 570, 569, 568, 567,
+  566, 565, 564, 563, 562, 561, 560, 559, 558, 557, 556, 555, 554, 553, 552, 551, 550, 549, 548, 547, 547, 546, 545, 544,
+  543, 542, 541, 540, 540, 539, 538, 537, 536, 536, 535, 534, 533, 532, 532, 531, 530, 529, 528, 528, 527, 526, 525, 525,
+  524, 523, 522, 522, 521, 520, 520, 519,
+];
+const G2_MSM_DISCOUNT = [
+  1000, 1000, 923, 884, 855, 832, 812, 796, 782, 770, 759, 749, 740, 732, 724, 717, 711, 704, 699, 693, 688, 683, 679, 674,
+  670, 666, 663, 659, 655, 652, 649, 646, 643, 640, 637, 634, 632, 629, 627, 624, 622, 620, 618, 615, 613, 611, 609, 607,
+  606, 604, 602, 600, 598, 597, 595, 593, 592, 590, 589, 587, 586, 584, 583, 582, 580, 579, 578, 576, 575, 574, 573, 571,
+  570, 569, 568, 567, 566, 565, 563, 562, 561, 560, 559, 558, 557, 556, 555, 554, 553, 552, 552, 551, 550, 549, 548, 547,
+  546, 545, 545, 544, 543, 542, 541, 541, 540, 539, 538, 537, 537, 536, 535, 535, 534, 533, 532, 532, 531, 530, 530, 529,
+  528, 528, 527, 526, 526, 525, 524, 524,
+];
+
+function msmGas(pairs: number, perPair: bigint, table: readonly number[]): bigint {
+  if (pairs === 0) return 0n;
+  const discount = table[Math.min(pairs, table.length) - 1]!;
+  return (BigInt(pairs) * perPair * BigInt(discount)) / 1000n;
+}
+
 /**
- * The gas precompile `id` charges for `data` (Prague parameters read from Common), or an upper bound
- * (the BLS12 MSMs ignore their bulk discount). Computed here, in O(1) on the input, because asking
- * EthereumJS would mean running it; tests/unit/evm_budget.test.ts checks it against what they charge.
+ * The gas precompile `id` charges for `data` (parameters read from Common), exactly as EthereumJS computes
+ * it before doing any work (the BLS12 MSMs with EIP-2537's discount). Computed here, in O(1) on the input,
+ * because asking EthereumJS would mean running it; tests/unit/evm_budget.test.ts checks it against what
+ * they charge. It must never exceed the real price: a call given less gas than this is let through
+ * without a reservation, as it fails before doing any work.
  */
 export function precompileGas(id: number, data: Uint8Array, common: ParamSource): bigint | undefined {
   const p = (name: string): bigint => common.param(name);
@@ -233,9 +259,9 @@ export function precompileGas(id: number, data: Uint8Array, common: ParamSource)
     case 0x09: return n === 213 ? p('blake2RoundGas') * BigInt(((data[0]! << 24) | (data[1]! << 16) | (data[2]! << 8) | data[3]!) >>> 0) : 0n;
     case 0x0a: return p('kzgPointEvaluationPrecompileGas');
     case 0x0b: return p('bls12381G1AddGas');
-    case 0x0c: return p('bls12381G1MulGas') * BigInt(Math.floor(n / 160));
+    case 0x0c: return msmGas(Math.floor(n / 160), p('bls12381G1MulGas'), G1_MSM_DISCOUNT);
     case 0x0d: return p('bls12381G2AddGas');
-    case 0x0e: return p('bls12381G2MulGas') * BigInt(Math.floor(n / 288));
+    case 0x0e: return msmGas(Math.floor(n / 288), p('bls12381G2MulGas'), G2_MSM_DISCOUNT);
     case 0x0f: return p('bls12381PairingBaseGas') + p('bls12381PairingPerPairGas') * BigInt(Math.floor(n / 384));
     case 0x10: return p('bls12381MapG1Gas');
     case 0x11: return p('bls12381MapG2Gas');
@@ -243,10 +269,82 @@ export function precompileGas(id: number, data: Uint8Array, common: ParamSource)
   }
 }
 
-/** Wraps an EVM instance's precompiles with a budget check before each one starts. */
-/** `isWarm`: when given, a table-building precompile refuses to run inside a transaction before its warm-up step. */
+/**
+ * MODEXP work model (instructions): reading an operand byte; one square-and-multiply round's fixed part; and
+ * per (64-bit word of the modulus)^2 of a round's products and reductions. Fitted on the two measurements in
+ * PRECOMPILE_INSTRUCTIONS_PER_GAS's comment (64-byte operands: about 130 K a round; a 16 KB exponent over a
+ * small modulus: about 34 K a round) with a margin of 1.5x or more.
+ */
+const MODEXP_COPY_INSTRUCTIONS_PER_BYTE = 2_000n;
+const MODEXP_ROUND_INSTRUCTIONS = 50_000n;
+const MODEXP_WORD2_INSTRUCTIONS = 6_000n;
+
+/**
+ * EthereumJS's MSMs (precompiles/bls12_381/noble.js) multiply pair by pair (no Pippenger), skipping the
+ * multiplication for a zero scalar: a pair with a zero scalar counts a quarter (point decoding and checks
+ * only), any other a whole pair.
+ */
+function msmWorkPairs(data: Uint8Array, pairLen: number): bigint {
+  const pairs = Math.floor(data.length / pairLen);
+  let quarters = 0;
+  for (let k = 0; k < pairs; k++) {
+    const end = (k + 1) * pairLen;
+    let zero = true;
+    for (let i = end - 32; i < end; i++) {
+      if (data[i] !== 0) {
+        zero = false;
+        break;
+      }
+    }
+    quarters += zero ? 1 : 4;
+  }
+  return BigInt(Math.ceil(quarters / 4));
+}
+
+/**
+ * The instructions a precompile call's work may take, for the reservation (`price`: what it charges).
+ * - MODEXP: its price counts the longer of base and modulus and the exponent's length in a coarse way; the
+ *   work is modelled from the lengths (an empty modulus skips the exponentiation, an empty base and modulus
+ *   return at once), capped by the old price-based bound.
+ * - The MSMs' work does not shrink with the bulk discount the way the price does (EthereumJS multiplies
+ *   pair by pair): per undiscounted pair price, counting pairs with a zero scalar as a quarter (msmWorkPairs).
+ */
+export function precompileWorkInstructions(id: number, data: Uint8Array, price: bigint, common: ParamSource): bigint {
+  const perGas = PRECOMPILE_INSTRUCTIONS_PER_GAS[id] ?? 1_000_000n;
+  switch (id) {
+    case 0x05: {
+      const bLen = readWord(data, 0);
+      const eLen = readWord(data, 32);
+      const mLen = readWord(data, 64);
+      // EthereumJS returns before reading anything when base and modulus are both empty (before EIP-7823).
+      if (bLen === 0n && mLen === 0n) return 0n;
+      // The operands are padded to their declared lengths and read (the price bounds those lengths).
+      const read = (bLen + eLen + mLen + 96n) * MODEXP_COPY_INSTRUCTIONS_PER_BYTE;
+      // An empty modulus skips the exponentiation.
+      if (mLen === 0n) return read;
+      // Square-and-multiply: at most 8 * eLen rounds of two products and two reductions modulo M, and the
+      // first squaring of the unreduced base. Never above the old bound by price.
+      const bw = (bLen + 7n) / 8n;
+      const mw = (mLen + 7n) / 8n;
+      const model = read + bw * bw * MODEXP_WORD2_INSTRUCTIONS + 8n * eLen * (MODEXP_ROUND_INSTRUCTIONS + mw * mw * MODEXP_WORD2_INSTRUCTIONS);
+      const byPrice = price * perGas;
+      return model < byPrice ? model : byPrice;
+    }
+    case 0x0c: return common.param('bls12381G1MulGas') * msmWorkPairs(data, 160) * perGas;
+    case 0x0e: return common.param('bls12381G2MulGas') * msmWorkPairs(data, 288) * perGas;
+    default: return price * perGas;
+  }
+}
+
+/**
+ * Wraps an EVM instance's precompiles with a budget check before each one starts: PRECOMPILE_BASE_INSTRUCTIONS
+ * plus precompileWorkInstructions. A call whose price exceeds the gas it was given fails at once in
+ * Ethereum (out of gas, before any work): it runs with no reservation, so it fails the call and the
+ * transaction goes on, instead of halting the transaction on a reservation for work that never happens.
+ * `isWarm`: when given, a table-building precompile refuses to run inside a transaction before its warm-up step.
+ */
 export function instrumentPrecompiles(evm: unknown, common: ParamSource, budget: InstructionBudget, isWarm?: (step: string) => boolean): void {
-  const pcs = (evm as { _precompiles: Map<string, PrecompileFn> })._precompiles;
+  const pcs = precompileMap(evm);
   for (const [addr, fn] of [...pcs]) {
     const id = parseInt(addr, 16);
     const perGas = PRECOMPILE_INSTRUCTIONS_PER_GAS[id] ?? 1_000_000n;
@@ -257,9 +355,9 @@ export function instrumentPrecompiles(evm: unknown, common: ParamSource, budget:
         budget.active = false;
         throw new PrecompileNotReady(step);
       }
-      const gas = precompileGas(id, opts.data, common) ?? opts.gasLimit;
-      const charged = gas < opts.gasLimit ? gas : opts.gasLimit;
-      budget.require(PRECOMPILE_BASE_INSTRUCTIONS + charged * perGas);
+      const price = precompileGas(id, opts.data, common);
+      if (price === undefined) budget.require(PRECOMPILE_BASE_INSTRUCTIONS + opts.gasLimit * perGas);
+      else if (price <= opts.gasLimit) budget.require(PRECOMPILE_BASE_INSTRUCTIONS + precompileWorkInstructions(id, opts.data, price, common));
       return fn(opts);
     };
     pcs.set(addr, wrapped);

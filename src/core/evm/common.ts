@@ -60,9 +60,13 @@ export function ecrecoverHook(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: 
   return pub;
 }
 
-export function createChainCommon(): Common {
-  return createCustomCommon({ chainId: Number(CHAIN_ID), name: 'icp-evm' }, Mainnet, {
-    hardfork: Hardfork.Prague,
+/**
+ * The chain's Common (Prague, CHAIN_ID). The conformance runner (scripts/conformance) asks for Cancun and
+ * chain id 1, which its fixtures are filled for; nothing else changes the defaults.
+ */
+export function createChainCommon(opts: { hardfork?: 'cancun' | 'prague'; chainId?: bigint } = {}): Common {
+  return createCustomCommon({ chainId: Number(opts.chainId ?? CHAIN_ID), name: 'icp-evm' }, Mainnet, {
+    hardfork: opts.hardfork === 'cancun' ? Hardfork.Cancun : Hardfork.Prague,
     customCrypto: { keccak256, ecrecover: ecrecoverHook, kzg: kzgAdapter },
   });
 }

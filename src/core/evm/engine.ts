@@ -30,6 +30,7 @@ import {
   createAccessList2930Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
+  paramsTx,
 } from '@ethereumjs/tx';
 import { Address as EthAddress, KECCAK256_NULL, bigIntToBytes, generateAddress } from '@ethereumjs/util';
 import { type RunTxResult, type VM, createVM, runTx } from '@ethereumjs/vm';
@@ -60,6 +61,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
+import { checkEvmInternals, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
@@ -81,6 +83,8 @@ export interface EvmEngineOptions {
    * inside a transaction's budget. The canister sets it; Node tools and tests need not.
    */
   readonly requireWarmUp?: boolean;
+  /** The EthereumJS Common to run with (default createChainCommon(): Prague, CHAIN_ID); the conformance runner passes Cancun. */
+  readonly common?: Common;
 }
 
 /** One VM with its own state manager and budget: the block executor, and a separate one for eth_call. */
@@ -101,7 +105,7 @@ const ZERO32 = new Uint8Array(32);
 const DELEGATION_PREFIX = [0xef, 0x01, 0x00];
 
 export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine> {
-  const common = createChainCommon();
+  const common = opts.common ?? createChainCommon();
   const maps = {
     accounts: opts.host.openMap(MemoryId.Accounts),
     code: opts.host.openMap(MemoryId.Code),
@@ -126,11 +130,12 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       stateManager: sm as never,
       blockchain,
     });
+    checkEvmInternals(vm.evm);
     instrumentOpcodes(vm.evm, budget);
     if (opts.stockInterpreter !== true) await installFastInterpreter(vm.evm, budget);
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
     instrumentTopLevel(vm, budget);
-    const precompiles = new Set((vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles.keys());
+    const precompiles = new Set(precompileMap(vm.evm).keys());
     return { vm, sm, budget, precompiles };
   };
   return new EvmEngine(opts, common, await makeExecutor(), await makeExecutor());
@@ -164,6 +169,7 @@ interface RunCallResult {
 export class EvmEngine implements ExecutionEngine {
   private block: OpenBlock | undefined;
   private readonly budget: bigint;
+  private readonly txCommon: Common;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -172,6 +178,7 @@ export class EvmEngine implements ExecutionEngine {
     private readonly callExec: Executor,
   ) {
     this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
+    this.txCommon = sharedTxCommon(common);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
@@ -317,7 +324,8 @@ export class EvmEngine implements ExecutionEngine {
       }
       if (sender?.codeHash !== undefined) {
         const code = ex.sm.getCodeSync(tx.from);
-        const delegated = code.length === 23 && DELEGATION_PREFIX.every((b, i) => code[i] === b);
+        const delegated =
+          this.common.isActivatedEIP(7702) && code.length === 23 && DELEGATION_PREFIX.every((b, i) => code[i] === b);
         if (!delegated) return rejected(ErrorCode.ExecRejectedSenderNotEoa, 'sender has code (EIP-3607)');
       }
       let ethTx: TypedTransaction;
@@ -420,7 +428,7 @@ export class EvmEngine implements ExecutionEngine {
   }
 
   private buildTx(tx: ExecTx): TypedTransaction {
-    const opts = { common: this.common, freeze: false };
+    const opts = { common: this.txCommon, freeze: false };
     const base = {
       nonce: tx.nonce,
       gasLimit: tx.gasLimit,
@@ -449,6 +457,32 @@ export class EvmEngine implements ExecutionEngine {
   }
 }
 
+/**
+ * The Common every transaction object of this engine carries. EthereumJS's transaction constructors copy
+ * the Common they are given and merge the transaction parameters into the copy (a JSON round trip per EIP
+ * and a rebuild of the whole parameter cache): in V8 about half of a value transfer's runTx, in QuickJS
+ * millions of instructions a transaction. Here that is done once: one copy with the parameters merged,
+ * whose copy() returns itself and whose updateParams(paramsTx) is a no-op (transactions never change their
+ * Common: runTx runs with skipHardForkValidation and the engine's own VM Common). Checked at start-up:
+ * a transaction built with it carries exactly this Common and the merged parameters.
+ */
+function sharedTxCommon(common: Common): Common {
+  const c = common.copy();
+  c.updateParams(paramsTx);
+  const merged = c.param('txGas');
+  Object.defineProperty(c, 'copy', { value: () => c });
+  Object.defineProperty(c, 'updateParams', {
+    value: (params: unknown) => {
+      if (params !== paramsTx) throw new Error('sharedTxCommon: only the transaction parameters are merged here');
+    },
+  });
+  const probe = createFeeMarket1559Tx({ gasLimit: 21000n, maxFeePerGas: 1n }, { common: c, freeze: false });
+  if ((probe as unknown as { common: unknown }).common !== c || probe.common.param('txGas') !== merged || merged !== 21000n) {
+    throw new Error('EthereumJS transaction constructors changed how they take their Common (engine.ts sharedTxCommon)');
+  }
+  return c;
+}
+
 function rejected(code: RejectedOutcome['code'], message: string): RejectedOutcome {
   return { kind: 'rejected', code, message };
 }
@@ -457,9 +491,7 @@ const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 /** Clears what an aborted runTx leaves behind in the EVM (open journal levels, transient storage). */
 function resetEvm(vm: VM): void {
-  const evm = vm.evm as unknown as { journal: { cleanJournal(): void }; transientStorage: { clear(): void } };
-  evm.journal.cleanJournal();
-  evm.transientStorage.clear();
+  resetEvmAfterAbort(vm.evm);
   vm.stateManager.originalStorageCache.clear();
 }
 

@@ -34,6 +34,7 @@ const ERR = EVMError.errorMessages;
 const MAX = (1n << 256n) - 1n;
 const TWO256 = 1n << 256n;
 const SIGN = 1n << 255n;
+const BYTE_WORDS: readonly bigint[] = Array.from({ length: 256 }, (_, i) => BigInt(i));
 
 /** EIPs whose per-step or per-frame hooks this loop does not run; any of them active keeps the stock loop. */
 const UNSUPPORTED_EIPS = [3540, 4200, 4750, 6206, 6800, 7069, 7480, 7620, 7708, 7864, 7928, 8024, 8037, 8038];
@@ -430,8 +431,7 @@ async function patchPrototype(evm: EvmLike): Promise<void> {
       this._evm.DEBUG ||
       this.profilerOpts?.enabled === true ||
       this._evm.events.listenerCount('step') > 0 ||
-      this._runState.env.accessWitness !== undefined ||
-      this._runState.gasLeft > MAX_SAFE
+      this._runState.env.accessWitness !== undefined
     ) {
       return original.call(this, code, opts);
     }
@@ -454,7 +454,6 @@ const K_INVALID = 5;
 const K_SLOAD = 6; // synchronous SLOAD over FlatStateManager (falls back to K_STOCK_ASYNC)
 const K_SSTORE = 7; // synchronous SSTORE, likewise
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function classify(
   map: OpEntry[],
@@ -501,10 +500,16 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   const s = stack._store;
   const maxHeight = stack._maxHeight;
   const codeLen = code.length;
-  // Gas and stack height live in locals (gas as an exact Number: frames above 2^53 gas take the stock
-  // loop) and are written back to the run state around every EthereumJS handler, which reads them.
-  let gas = Number(rs.gasLeft);
+  // Gas and stack height live in locals and are written back to the run state around every EthereumJS
+  // handler, which reads them. Gas is an exact Number: a frame given more than GAS_WINDOW (only tests and
+  // the conformance fixtures, whose gas limits reach 2^63) keeps the excess in the bigint `reserve`, drawn
+  // on only when a charge exceeds the Number part (takeGas), so the hot path stays a Number compare.
+  let gas = splitGas(rs.gasLeft);
+  let reserve = splitReserve;
   let sp = stack._len;
+  const interval = budget.interval;
+  let tick = interval;
+  const codeLenBig = BigInt(codeLen);
   let inStock = false;
   let err: EVMError | undefined;
   try {
@@ -512,135 +517,212 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
       const op = code[pc]!;
       let k = kind[op]!;
       let cost = fees[op]!;
-      if (k >= K_SLOAD) {
-        if (store === undefined) store = frameStorage(it);
-        k = K_STOCK_ASYNC;
-        // Same order as EthereumJS: static check, stack peek, gas (warming the slot), out-of-gas, pc, budget tick, operation.
-        if (store !== null) {
-          const g = storageGas!;
-          const { sm, journal, address, addrHex } = store;
-          if (op === 0x54) {
-            if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-            const slotHex = slotHexOf(s[sp - 1]!);
-            let c = feeBig[op]!;
-            if (isWarmSlot(journal, addrHex, slotHex)) c += g.warmRead;
-            else {
-              warmSlot(journal, address, addrHex, slotHex);
-              c += g.coldSload;
-            }
-            cost = Number(c);
-            if (cost > gas) {
-              gas = 0;
-              throw evmError(ERR.OUT_OF_GAS);
-            }
-            gas -= cost;
-            pc++;
-            budget.tick();
-            const ref = sm.storageRefSync(address, addrHex, slotHex);
-            s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
-            continue;
+      // Plain inline operations (most steps) take the shortest path: one class test, the static charge.
+      if (k === K_INLINE) {
+        if (cost > gas) {
+          if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+            gas = 0;
+            throw evmError(ERR.OUT_OF_GAS);
           }
-          if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const slotHex = slotHexOf(s[sp - 1]!);
-          // A missing account makes EthereumJS's putStorage throw: leave that to the stock path.
-          const ref = sm.storageRefSync(address, addrHex, slotHex);
-          if (ref !== undefined) {
-            const val = s[sp - 2]!;
-            const cur = wordOf(sm.currentStorageOf(ref));
-            const orig = wordOf(sm.originalStorageOf(ref));
-            // EIP-2200 sentry: gas left before this operation's charge
-            if (gas <= g.sentry) throw evmError(ERR.OUT_OF_GAS);
-            const warm = isWarmSlot(journal, addrHex, slotHex);
-            let c: bigint;
-            if (cur === val) c = warm ? g.warmRead : g.noop;
-            else if (orig === cur) {
-              if (orig !== 0n && val === 0n) rs.gasRefund += g.clearRefund;
-              c = orig === 0n ? g.init : g.clean;
-            } else {
-              if (orig !== 0n) {
-                if (cur === 0n) {
-                  rs.gasRefund -= g.clearRefund;
-                  if (rs.gasRefund < 0n) {
-                    rs.gasRefund = 0n;
-                    throw evmError(ERR.REFUND_EXHAUSTED);
-                  }
-                } else if (val === 0n) rs.gasRefund += g.clearRefund;
+          reserve = splitReserve;
+          cost = 0;
+        }
+        gas -= cost;
+        pc++;
+      } else {
+        if (k >= K_SLOAD) {
+          if (store === undefined) store = frameStorage(it);
+          k = K_STOCK_ASYNC;
+          // Same order as EthereumJS: static check, stack peek, gas (warming the slot), out-of-gas, pc, budget tick, operation.
+          if (store !== null) {
+            const g = storageGas!;
+            const { sm, journal, address, addrHex } = store;
+            if (op === 0x54) {
+              if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+              const slotHex = slotHexOf(s[sp - 1]!);
+              let c = feeBig[op]!;
+              if (isWarmSlot(journal, addrHex, slotHex)) c += g.warmRead;
+              else {
+                warmSlot(journal, address, addrHex, slotHex);
+                c += g.coldSload;
               }
-              if (orig === val) {
-                if (orig === 0n) rs.gasRefund += warm ? g.init - g.warmRead : g.initRefund;
-                else rs.gasRefund += warm ? g.reset - g.coldSload - g.warmRead : g.cleanRefund;
+              cost = Number(c);
+              if (cost > gas) {
+                if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+                  gas = 0;
+                  throw evmError(ERR.OUT_OF_GAS);
+                }
+                reserve = splitReserve;
+                cost = 0;
               }
-              c = g.dirty;
+              gas -= cost;
+              pc++;
+              budget.tick();
+              const ref = sm.storageRefSync(address, addrHex, slotHex);
+              s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
+              continue;
             }
-            if (!warm) {
-              warmSlot(journal, address, addrHex, slotHex);
-              c += g.coldSload;
+            if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            const slotHex = slotHexOf(s[sp - 1]!);
+            // A missing account makes EthereumJS's putStorage throw: leave that to the stock path.
+            const ref = sm.storageRefSync(address, addrHex, slotHex);
+            if (ref !== undefined) {
+              const val = s[sp - 2]!;
+              const cur = wordOf(sm.currentStorageOf(ref));
+              const orig = wordOf(sm.originalStorageOf(ref));
+              // EIP-2200 sentry: gas left before this operation's charge
+              if (gas <= g.sentry && (reserve === 0n || BigInt(gas) + reserve <= BigInt(g.sentry))) throw evmError(ERR.OUT_OF_GAS);
+              const warm = isWarmSlot(journal, addrHex, slotHex);
+              let c: bigint;
+              if (cur === val) c = warm ? g.warmRead : g.noop;
+              else if (orig === cur) {
+                if (orig !== 0n && val === 0n) rs.gasRefund += g.clearRefund;
+                c = orig === 0n ? g.init : g.clean;
+              } else {
+                if (orig !== 0n) {
+                  if (cur === 0n) {
+                    rs.gasRefund -= g.clearRefund;
+                    if (rs.gasRefund < 0n) {
+                      rs.gasRefund = 0n;
+                      throw evmError(ERR.REFUND_EXHAUSTED);
+                    }
+                  } else if (val === 0n) rs.gasRefund += g.clearRefund;
+                }
+                if (orig === val) {
+                  if (orig === 0n) rs.gasRefund += warm ? g.init - g.warmRead : g.initRefund;
+                  else rs.gasRefund += warm ? g.reset - g.coldSload - g.warmRead : g.cleanRefund;
+                }
+                c = g.dirty;
+              }
+              if (!warm) {
+                warmSlot(journal, address, addrHex, slotHex);
+                c += g.coldSload;
+              }
+              cost = Number(feeBig[op]! + c);
+              if (cost > gas) {
+                if (reserve === 0n || (gas = takeGas(gas, reserve, feeBig[op]! + c)) < 0) {
+                  gas = 0;
+                  throw evmError(ERR.OUT_OF_GAS);
+                }
+                reserve = splitReserve;
+                cost = 0;
+              }
+              gas -= cost;
+              pc++;
+              budget.tick();
+              sp -= 2;
+              const bytes = new Uint8Array(32);
+              writeWord(bytes, 0, val);
+              sm.putStorageSync(ref, bytes);
+              // as Interpreter.storageStore: the frame's contract account is re-read after the write
+              it._env.contract = sm.getAccountSync(address);
+              continue;
             }
-            cost = Number(feeBig[op]! + c);
-            if (cost > gas) {
-              gas = 0;
-              throw evmError(ERR.OUT_OF_GAS);
-            }
-            gas -= cost;
-            pc++;
-            budget.tick();
-            sp -= 2;
-            const bytes = new Uint8Array(32);
-            writeWord(bytes, 0, val);
-            sm.putStorageSync(ref, bytes);
-            // as Interpreter.storageStore: the frame's contract account is re-read after the write
-            it._env.contract = sm.getAccountSync(address);
-            continue;
           }
         }
-      }
-      if (k !== K_INLINE && k !== K_STOCK) {
-        if (k === K_INVALID) throw evmError(ERR.INVALID_OPCODE);
-        stack._len = sp;
-        if (k === K_STOCK_ASYNC) {
+        if (k !== K_STOCK) {
+          if (k === K_INVALID) throw evmError(ERR.INVALID_OPCODE);
+          stack._len = sp;
+          if (k === K_STOCK_ASYNC) {
+            rs.opCode = op;
+            rs.programCounter = pc;
+            rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
+            inStock = true;
+            const total = await map[op]!.gasHandler!(rs, feeBig[op]!, common);
+            inStock = false;
+            gas = splitGas(rs.gasLeft);
+            reserve = splitReserve;
+            sp = stack._len;
+            cost = Number(total);
+            if (reserve !== 0n && cost > gas) {
+              if ((gas = takeGas(gas, reserve, total)) < 0) {
+                gas = 0;
+                throw evmError(ERR.OUT_OF_GAS);
+              }
+              reserve = splitReserve;
+              cost = 0;
+            }
+          } else {
+            if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
+            const total = syncGas[op]!(rs, feeBig[op]!);
+            cost = Number(total);
+            if (reserve !== 0n && cost > gas) {
+              if ((gas = takeGas(gas, reserve, total)) < 0) {
+                gas = 0;
+                throw evmError(ERR.OUT_OF_GAS);
+              }
+              reserve = splitReserve;
+              cost = 0;
+            }
+          }
+        }
+        if (cost > gas) {
+          if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+            gas = 0;
+            throw evmError(ERR.OUT_OF_GAS);
+          }
+          reserve = splitReserve;
+          cost = 0;
+        }
+        gas -= cost;
+        pc++;
+        if (op === 0x37) {
+          // CALLDATACOPY (gas, memory expansion and the stack check done above by the synchronous gas step):
+          // EthereumJS pads the slice with setLength, which spreads it through a JS array (seconds for a
+          // large copy past the end of the call data); copy and zero-fill in place instead.
+          if (--tick === 0) {
+            tick = interval;
+            budget.require(0n);
+          }
+          const memOff = s[sp - 1]!;
+          const srcOff = s[sp - 2]!;
+          const len = s[sp - 3]!;
+          sp -= 3;
+          if (len !== 0n) {
+            const n = Number(len);
+            const m = Number(memOff);
+            rs.memory.extend(m, n);
+            const store = rs.memory._store;
+            const data = rs.env.callData;
+            const start = srcOff >= BigInt(data.length) ? data.length : Number(srcOff);
+            const avail = data.length - start < n ? data.length - start : n;
+            store.set(data.subarray(start, start + avail), m);
+            store.fill(0, m + avail, m + n);
+          }
+          continue;
+        }
+        if (k >= K_STOCK) {
           rs.opCode = op;
           rs.programCounter = pc;
-          rs.gasLeft = BigInt(gas);
+          rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
+          stack._len = sp;
           inStock = true;
-          const total = await map[op]!.gasHandler!(rs, feeBig[op]!, common);
+          const r = map[op]!.opHandler(rs, common);
+          if (r !== undefined) await r;
           inStock = false;
-          gas = Number(rs.gasLeft);
+          pc = rs.programCounter;
+          gas = splitGas(rs.gasLeft);
+          reserve = splitReserve;
           sp = stack._len;
-          cost = Number(total);
-        } else {
-          if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
-          cost = Number(syncGas[op]!(rs, feeBig[op]!));
+          continue;
         }
       }
-      if (cost > gas) {
-        gas = 0;
-        throw evmError(ERR.OUT_OF_GAS);
-      }
-      gas -= cost;
-      pc++;
-      if (k >= K_STOCK) {
-        rs.opCode = op;
-        rs.programCounter = pc;
-        rs.gasLeft = BigInt(gas);
-        stack._len = sp;
-        inStock = true;
-        const r = map[op]!.opHandler(rs, common);
-        if (r !== undefined) await r;
-        inStock = false;
-        pc = rs.programCounter;
-        gas = Number(rs.gasLeft);
-        sp = stack._len;
-        continue;
-      }
       // Inline operations: the budget tick instrumentOpcodes' wrapper would have done, then the operation.
-      if (budget.active && --budget.countdown <= 0) {
-        budget.countdown = budget.interval;
+      // (a per-frame countdown in a local: a counter read at least every `interval` steps of any frame)
+      if (--tick === 0) {
+        tick = interval;
         budget.require(0n);
       }
       if (op >= 0x60) {
         if (op <= 0x7f) {
-          // PUSH1..PUSH32
+          // PUSH1..PUSH32 (PUSH1 from a dense table: a sparse array is a slow object in QuickJS)
+          if (op === 0x60) {
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = BYTE_WORDS[pc < codeLen ? code[pc]! : 0]!;
+            pc++;
+            continue;
+          }
           const n = op - 0x5f;
           let v = pushes[pc];
           if (v === undefined) {
@@ -670,69 +752,19 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         s[h - d] = t;
         continue;
       }
+      // Cases in rough order of frequency in compiled Solidity: QuickJS tests a switch's cases one by one.
       switch (op) {
-        case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
-          break steps;
-        case 0x01: // ADD
-        case 0x02: // MUL
-        case 0x03: // SUB
-        case 0x10: // LT
-        case 0x11: // GT
-        case 0x12: // SLT
-        case 0x13: // SGT
-        case 0x14: // EQ
-        case 0x16: // AND
-        case 0x17: // OR
-        case 0x18: // XOR
-        case 0x1b: // SHL
-        case 0x1c: {
-          // SHR
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
-          let r: bigint;
-          switch (op) {
-            case 0x01: r = a + b; if (r > MAX) r -= TWO256; break;
-            case 0x02: r = (a * b) & MAX; break;
-            case 0x03: r = a >= b ? a - b : a - b + TWO256; break;
-            case 0x10: r = a < b ? 1n : 0n; break;
-            case 0x11: r = a > b ? 1n : 0n; break;
-            case 0x12: r = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n; break;
-            case 0x13: r = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n; break;
-            case 0x14: r = a === b ? 1n : 0n; break;
-            case 0x16: r = a & b; break;
-            case 0x17: r = a | b; break;
-            case 0x18: r = a ^ b; break;
-            case 0x1b: r = a > 256n ? 0n : (b << a) & MAX; break;
-            default: r = a > 256n ? 0n : b >> a; break;
-          }
-          s[sp - 2] = r;
-          sp--;
-          continue;
-        }
-        case 0x15: // ISZERO
-          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
-          continue;
-        case 0x19: // NOT
-          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          s[sp - 1] = MAX ^ s[sp - 1]!;
+        case 0x5b: // JUMPDEST
           continue;
         case 0x50: // POP
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
           sp--;
           continue;
-        case 0x5b: // JUMPDEST
-          continue;
-        case 0x5f: // PUSH0
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = 0n;
-          continue;
         case 0x56: {
           // JUMP
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
           const dest = s[--sp]!;
-          if (dest >= BigInt(codeLen) || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
+          if (dest >= codeLenBig || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
           pc = Number(dest);
           continue;
         }
@@ -743,11 +775,35 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           const cond = s[sp - 2]!;
           sp -= 2;
           if (cond !== 0n) {
-            if (dest >= BigInt(codeLen) || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
+            if (dest >= codeLenBig || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
             pc = Number(dest);
           }
           continue;
         }
+        case 0x01: {
+          // ADD
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          let r = a + b;
+          if (r > MAX) r -= TWO256;
+          s[sp - 2] = r;
+          sp--;
+          continue;
+        }
+        case 0x16: {
+          // AND
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a & b;
+          sp--;
+          continue;
+        }
+        case 0x15: // ISZERO
+          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+          s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
+          continue;
         case 0x51: {
           // MLOAD (memory gas charged above; the gas step checked the stack)
           const at = Number(s[sp - 1]!);
@@ -765,6 +821,115 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           writeWord(rs.memory._store, at, v);
           continue;
         }
+        case 0x03: {
+          // SUB
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a >= b ? a - b : a - b + TWO256;
+          sp--;
+          continue;
+        }
+        case 0x14: {
+          // EQ
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a === b ? 1n : 0n;
+          sp--;
+          continue;
+        }
+        case 0x10: {
+          // LT
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a < b ? 1n : 0n;
+          sp--;
+          continue;
+        }
+        case 0x11: {
+          // GT
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a > b ? 1n : 0n;
+          sp--;
+          continue;
+        }
+        case 0x1c: {
+          // SHR
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a > 256n ? 0n : b >> a;
+          sp--;
+          continue;
+        }
+        case 0x1b: {
+          // SHL
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a > 256n ? 0n : (b << a) & MAX;
+          sp--;
+          continue;
+        }
+        case 0x02: {
+          // MUL
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = (a * b) & MAX;
+          sp--;
+          continue;
+        }
+        case 0x17: {
+          // OR
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a | b;
+          sp--;
+          continue;
+        }
+        case 0x18: {
+          // XOR
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = a ^ b;
+          sp--;
+          continue;
+        }
+        case 0x19: // NOT
+          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+          s[sp - 1] = MAX ^ s[sp - 1]!;
+          continue;
+        case 0x12: {
+          // SLT
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+          sp--;
+          continue;
+        }
+        case 0x13: {
+          // SGT
+          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+          const a = s[sp - 1]!;
+          const b = s[sp - 2]!;
+          s[sp - 2] = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+          sp--;
+          continue;
+        }
+        case 0x5f: // PUSH0
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = 0n;
+          continue;
+        case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
+          break steps;
         case 0x35: {
           // CALLDATALOAD
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
@@ -779,7 +944,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
     }
   } catch (e) {
     if (!inStock) {
-      rs.gasLeft = BigInt(gas);
+      rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
       stack._len = sp;
     }
     rs.programCounter = pc;
@@ -787,8 +952,28 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
     if (e.error !== ERR.STOP) err = e;
     return { runState: rs, exceptionError: err };
   }
-  rs.gasLeft = BigInt(gas);
+  rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
   stack._len = sp;
   rs.programCounter = pc;
   return { runState: rs, exceptionError: err };
+}
+
+/** The Number part of a frame's gas; at most GAS_WINDOW, the rest is left in splitReserve. */
+const GAS_WINDOW = 2 ** 52;
+const GAS_WINDOW_BIG = BigInt(GAS_WINDOW);
+let splitReserve = 0n;
+function splitGas(g: bigint): number {
+  if (g <= GAS_WINDOW_BIG) {
+    splitReserve = 0n;
+    return Number(g);
+  }
+  splitReserve = g - GAS_WINDOW_BIG;
+  return GAS_WINDOW;
+}
+
+/** Charges `cost` against gas + reserve: the new Number part (splitReserve holds the rest), or -1 when it does not fit. */
+function takeGas(gas: number, reserve: bigint, cost: bigint): number {
+  const left = BigInt(gas) + reserve - cost;
+  if (left < 0n) return -1;
+  return splitGas(left);
 }
