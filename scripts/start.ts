@@ -4,11 +4,16 @@
 // submit_ic_tx sender of that IC identity with 100 ETH, once).
 // The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version).
 // The indexer (src/devnet/indexer.ts) runs beside it into the data folder unless --no-indexer; INDEXER_* apply.
+// The explorer (src/devnet/explorer.ts) keeps its tables in the same database and reads the indexer's; EXPLORER_*
+// apply (docs/explorer.md), with verification on and every shipped compiler allowed.
+import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { devnetExplorerConfig } from '../src/devnet/explorer.js';
+import { ExplorerConfigError, type ExplorerConfig } from '../src/explorer/config.js';
 import { devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
 import { parseFundPrincipal } from '../src/devnet/fund_ic.js';
 import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
-import { devnetIndexerConfig, startDevnetIndexer, type DevnetIndexer } from '../src/devnet/indexer.js';
+import { devnetIndexerConfig, openDevnetDb, startDevnetIndexer, type DevnetDb, type DevnetIndexer } from '../src/devnet/indexer.js';
 import type { IndexerConfig } from '../src/indexer/config.js';
 import { ROOT } from './build.js';
 
@@ -51,44 +56,54 @@ function parseArgs(argv: string[]) {
 
 const { dataDir, reset, indexer: withIndexer, icPort, fundIc } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
-let indexerConfig: IndexerConfig | undefined;
+let indexerConfig: IndexerConfig;
+let explorer: ExplorerConfig;
 try {
   gateway = loadConfig(process.env);
-  indexerConfig = withIndexer ? devnetIndexerConfig(dataDir) : undefined;
+  // The database's place comes from the indexer's configuration even with --no-indexer: the explorer uses it.
+  indexerConfig = devnetIndexerConfig(dataDir);
+  explorer = devnetExplorerConfig(process.env);
 } catch (e) {
-  console.error(e instanceof ConfigError ? `start: configuration error: ${e.message}` : String(e));
+  console.error(e instanceof ConfigError || e instanceof ExplorerConfigError ? `start: configuration error: ${e.message}` : String(e));
   process.exit(2);
 }
-const devnet = await startDevnet({ dataDir, reset, gateway, icPort, fundIc }).catch((e: unknown) => {
+// --reset deletes the data folder before anything in it (the database included) is opened.
+if (reset) rmSync(dataDir, { recursive: true, force: true });
+mkdirSync(dataDir, { recursive: true });
+let db: DevnetDb;
+try {
+  db = await openDevnetDb(indexerConfig);
+} catch (e) {
+  console.error(`start: cannot open the indexer's database: ${(e as Error).message}`);
+  process.exit(1);
+}
+const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, explorer: { config: explorer, db: db.db } }).catch(async (e: unknown) => {
+  await db.db.close();
   const err = e as { code?: string; port?: number };
   console.error(
     err.code === 'EADDRINUSE'
       ? err.port === icPort
         ? `start: 127.0.0.1:${icPort} (the IC HTTP interface) is in use (another devnet or replica?); use --ic-port to pick another port`
-        : `start: ${gateway.host}:${gateway.port} is in use (another devnet?); set RPC_GATEWAY_PORT to use another port`
+        : err.port === explorer.port
+          ? `start: ${explorer.host}:${explorer.port} is in use (another explorer or Blockscout?); set EXPLORER_PORT to use another port`
+          : `start: ${gateway.host}:${gateway.port} is in use (another devnet?); set RPC_GATEWAY_PORT to use another port`
       : `start: ${(e as Error).message}`,
   );
   process.exit(1);
 });
-let indexer: DevnetIndexer | undefined;
-if (indexerConfig !== undefined) {
-  try {
-    indexer = await startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, log: (l) => console.log(l) });
-  } catch (e) {
-    console.error(`start: the indexer cannot open its database: ${(e as Error).message} (--no-indexer runs without it)`);
-    await devnet.stop();
-    process.exit(1);
-  }
-}
+const indexer: DevnetIndexer | undefined = withIndexer ? startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, db: db.db, log: (l) => console.log(l) }) : undefined;
 console.log(devnetBanner(devnet, dataDir));
-console.log(indexer === undefined ? 'Indexer: off (--no-indexer)' : `Indexer: ${indexer.where}`);
+console.log(indexer === undefined ? `Indexer: off (--no-indexer); database ${db.where}` : `Indexer: ${db.where}`);
 console.log('Blocks are mined every 2 s while transactions are pending (each logged with its instructions). Ctrl-C stops; state is kept.');
 
 let stopping = false;
 const stop = (): void => {
   if (stopping) return;
   stopping = true;
-  void (indexer?.stop() ?? Promise.resolve()).then(() => devnet.stop()).then(() => {
+  void (indexer?.stop() ?? Promise.resolve())
+    .then(() => devnet.stop())
+    .then(() => db.db.close())
+    .then(() => {
     console.log('\nstopped; state kept in', dataDir);
     process.exit(0);
   });

@@ -15,6 +15,10 @@ import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/
 import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
 import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
 import { fundIcPrincipals, type Funding } from './fund_ic.js';
+import type { ExplorerConfig } from '../explorer/config.js';
+import type { Explorer } from '../explorer/index.js';
+import type { Db } from '../indexer/db.js';
+import { startDevnetExplorer } from './explorer.js';
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -29,6 +33,11 @@ export interface DevnetOptions {
   readonly icHost?: string;
   /** IC principals whose derived submit_ic_tx sender gets 100 ETH from the last dev account (once). */
   readonly fundIc?: readonly IcPrincipal[];
+  /**
+   * The explorer's configuration and the database it keeps its tables in (the indexer's, opened by the caller,
+   * who also closes it); absent: no explorer (tests that only need the chain).
+   */
+  readonly explorer?: { readonly config: ExplorerConfig; readonly db: Db };
 }
 
 export interface Devnet {
@@ -40,6 +49,8 @@ export interface Devnet {
   /** The IC HTTP interface (agent host URL, canister id, root key). */
   readonly ic: IcHttpServer;
   readonly fundings: readonly Funding[];
+  /** The explorer (verification APIs), when started. */
+  readonly explorer: Explorer | undefined;
   readonly accounts: readonly DevAccount[];
   /** true when the chain was created now, false when resumed from the data folder. */
   readonly fresh: boolean;
@@ -125,6 +136,19 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const lf = await evm.update<{ Ok: null } | { Err: { message: string } }>('set_log_filter', [{ Debug: null }], { caller: DEVNET_CONTROLLER });
   if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
 
+  // The explorer starts first (its preflight loads every compiler): once the JSON-RPC answers, so does it.
+  let explorer: Explorer | undefined;
+  let gatewayUp: (url: string) => void = () => {};
+  const rpcUrl = new Promise<string>((resolve) => (gatewayUp = resolve));
+  if (opts.explorer !== undefined) {
+    try {
+      explorer = await startDevnetExplorer({ config: opts.explorer.config, db: opts.explorer.db, rpcUrl, log });
+    } catch (e) {
+      host.close();
+      throw e;
+    }
+  }
+
   let gateway: Gateway;
   let ic: IcHttpServer;
   let fundings: Funding[];
@@ -134,6 +158,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     const keys = SubnetKeys.loadOrCreate(join(opts.dataDir, KEYS_FILE));
     ic = await startIcHttp({ host, keys, port: opts.icPort ?? 0, ...(opts.icHost === undefined ? {} : { hostname: opts.icHost }), log });
   } catch (e) {
+    await explorer?.close();
     host.close();
     throw e;
   }
@@ -141,9 +166,11 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client: hostClient(evm) });
   } catch (e) {
     await ic.close();
+    await explorer?.close();
     host.close();
     throw e;
   }
+  gatewayUp(gateway.url);
 
   return {
     host,
@@ -152,11 +179,13 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     rpcUrl: gateway.url,
     ic,
     fundings,
+    explorer,
     accounts,
     fresh,
     async stop() {
       await gateway.close();
       await ic.close();
+      await explorer?.close();
       host.close();
     },
   };
@@ -170,6 +199,9 @@ export function devnetBanner(d: Devnet, dataDir: string): string {
     `IC HTTP interface: ${d.ic.url}  canister ${d.ic.canisterId.toText()}`,
     `IC root key: ${Buffer.from(d.ic.rootKey).toString('hex')}`,
     ...d.fundings.map((f) => `IC identity ${f.principal}: submit_ic_tx sender ${f.sender}${f.txHash === undefined ? ' (already funded)' : `, funded with 100 ETH by ${f.txHash}`}`),
+    ...(d.explorer === undefined
+      ? []
+      : [`Explorer: ${d.explorer.url} (verification: ${d.explorer.verifier === undefined ? 'off' : `/api, /v2, /api/verify; compilers ${d.explorer.compilers.map((c) => c.longVersion).join(', ')}`})`]),
     `state: ${dataDir} (${d.fresh ? 'new chain' : 'resumed'}; --reset starts over)`,
     '',
     'Development accounts (10,000 ETH each at genesis; mnemonic "test test test test test test test test test test test junk"):',

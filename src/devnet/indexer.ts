@@ -10,11 +10,14 @@ import { describeDbUrl, openDb, type Db } from '../indexer/db.js';
 import { Indexer } from '../indexer/indexer.js';
 
 export interface DevnetIndexer {
-  /** Where the data goes, for the banner. */
-  readonly where: string;
   readonly indexer: Indexer;
-  readonly db: Db;
   stop(): Promise<void>;
+}
+
+/** The devnet's database (shared by the indexer and the explorer) and where it is, for the banner. */
+export interface DevnetDb {
+  readonly db: Db;
+  readonly where: string;
 }
 
 /** The configuration: the environment over the devnet's defaults (throws ConfigError naming a bad variable). */
@@ -22,21 +25,24 @@ export function devnetIndexerConfig(dataDir: string, env: Readonly<Record<string
   return loadIndexerConfig(env, { defaults: { pgliteDir: join(dataDir, 'indexer-db'), archiveDir: join(dataDir, 'archive') } });
 }
 
-export async function startDevnetIndexer(o: { evm: EvmClient; config: IndexerConfig; log: (line: string) => void }): Promise<DevnetIndexer> {
-  const { config, log } = o;
+/** Opens the database the configuration names: PGlite under the data folder, or INDEXER_DATABASE_URL's server. */
+export async function openDevnetDb(config: IndexerConfig): Promise<DevnetDb> {
   const db: Db = await openDb(config.databaseUrl === undefined ? { dataDir: config.pgliteDir } : { url: config.databaseUrl, poolMax: config.dbPoolMax });
   const where = `${config.databaseUrl === undefined ? `PGlite in ${config.pgliteDir}` : describeDbUrl(config.databaseUrl)} (archive ${config.archiveDir})`;
-  const indexer = new Indexer({ config, client: hostClient(o.evm), db, log });
+  return { db, where };
+}
+
+/** Starts the pull loop on an open database (the caller owns and closes it). */
+export function startDevnetIndexer(o: { evm: EvmClient; config: IndexerConfig; db: Db; log: (line: string) => void }): DevnetIndexer {
+  const { config, log } = o;
+  const indexer = new Indexer({ config, client: hostClient(o.evm), db: o.db, log });
   // Runs in the background; a condition retrying cannot fix stops the indexer, never the devnet.
   const running = indexer.run().catch((e: unknown) => log(`indexer stopped: ${(e as Error).message}`));
   return {
-    where,
     indexer,
-    db,
     async stop() {
       indexer.stop();
       await running;
-      await db.close();
     },
   };
 }

@@ -4,6 +4,9 @@
 // refuses to run instead of writing into a schema it does not understand.
 import type { Db } from './db.js';
 
+/** Advisory lock key held while a migration step runs (any constant unique to this project). */
+const MIGRATION_LOCK = 0x1c9e7a11;
+
 export interface Migration {
   /** 1, 2, 3, ... without gaps. */
   readonly version: number;
@@ -48,11 +51,16 @@ export async function migrate(db: Db, component: string, migrations: readonly Mi
   if (found > migrations.length) throw new SchemaTooNewError(component, found, migrations.length);
   const applied: number[] = [];
   for (const m of migrations.slice(found)) {
-    await db.transaction(async (tx) => {
+    const done = await db.transaction(async (tx) => {
+      // Two processes starting on one server (indexer and explorer) take turns; the second finds it applied.
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const r = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations WHERE component = $1 AND version = $2', [component, m.version]);
+      if ((r.rows[0]?.n ?? 0) > 0) return false;
       for (const statement of splitStatements(m.sql)) await tx.query(statement);
       await tx.query('INSERT INTO schema_migrations (component, version, name) VALUES ($1, $2, $3)', [component, m.version, m.name]);
+      return true;
     });
-    applied.push(m.version);
+    if (done) applied.push(m.version);
   }
   return applied;
 }

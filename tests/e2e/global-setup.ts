@@ -5,7 +5,8 @@
 // (global-setup-agent.ts) at a gateway started as its own process over HttpAgent and the devnet's IC HTTP
 // interface (EVM_CANISTER_ID, RPC_GATEWAY_IC_HOST, RPC_GATEWAY_FETCH_ROOT_KEY=true), the production path.
 // Development accounts on the shared chain, one owner each so nonces and balances are predictable:
-// web3 1-2, foundry 3-4, hardhat 5, subscriptions 6, differential 7-8 (9 only signs a hash).
+// web3 1-2, foundry 3-4, hardhat 5, subscriptions 6, differential 7-8 (9 only signs a hash there), explorer 0,
+// explorer pages 9.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -15,6 +16,8 @@ import { freePort, Proc, removeDir, SHARED_FILTER_TIMEOUT_MS, startDevnetProcess
 declare module 'vitest' {
   export interface ProvidedContext {
     devnetUrl: string;
+    /** The shared devnet's explorer (pages and verification APIs). */
+    explorerUrl: string;
     /** The shared devnet's output, appended as it comes (tests check it for internal gateway errors). */
     devnetLog: string;
   }
@@ -57,6 +60,7 @@ export async function startShared(project: TestProject, gatewayMode: 'in-process
     follow(gateway);
   }
   project.provide('devnetUrl', url);
+  project.provide('explorerUrl', devnet.explorerUrl);
   project.provide('devnetLog', log);
   return async () => {
     await gateway?.stop('SIGTERM', 10_000);

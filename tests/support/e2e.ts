@@ -96,6 +96,8 @@ export class Proc {
   readonly child: ChildProcess;
   private out = '';
   private exited: Promise<number | null>;
+  /** Both output pipes closed: every process of the group that held them (npm's child too) has ended. */
+  private outputClosed: Promise<void>;
   exitCode: number | null | undefined = undefined;
 
   constructor(cmd: string, args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}) {
@@ -107,6 +109,7 @@ export class Proc {
     });
     this.child.stdout!.on('data', (d: Buffer) => (this.out += d.toString()));
     this.child.stderr!.on('data', (d: Buffer) => (this.out += d.toString()));
+    this.outputClosed = Promise.all([new Promise((r) => this.child.stdout!.once('close', r)), new Promise((r) => this.child.stderr!.once('close', r))]).then(() => {});
     // If this process ends first (a crashed or interrupted test run), the group goes with it.
     const orphanGuard = (): void => {
       try {
@@ -150,6 +153,8 @@ export class Proc {
       }
     }, graceMs);
     const code = await this.exited;
+    // npm may exit on the signal before its child has finished stopping; wait for the child's last output.
+    await this.outputClosed;
     clearTimeout(timer);
     return code;
   }
@@ -190,6 +195,8 @@ export interface DevnetProcess {
   readonly port: number;
   /** The devnet's IC HTTP interface (a free port through --ic-port, never the fixed 4943). */
   readonly icUrl: string;
+  /** The devnet's explorer (EXPLORER_PORT set to a free port); it may answer a little after the JSON-RPC. */
+  readonly explorerUrl: string;
   readonly dataDir: string;
   /** Ctrl-C, as a user stops it; resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -199,15 +206,16 @@ export interface DevnetProcess {
  * `npm start -- --data-dir DIR` with RPC_GATEWAY_PORT set to a free port (SPEC's variable): the command a user
  * runs, through npm and scripts/run.mjs. Bounded wait for the first answer (install + warm-up: ~20 s here).
  */
-export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; env?: Record<string, string>; args?: string[] }): Promise<DevnetProcess> {
+export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: string[]; env?: Record<string, string> }): Promise<DevnetProcess> {
   const port = o.port ?? (await freePort());
   const icPort = await freePort();
+  const explorerPort = await freePort();
   const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, '--ic-port', String(icPort), ...(o.args ?? [])], {
-    env: { ...o.env, RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1' },
+    env: { ...o.env, RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1', EXPLORER_PORT: String(explorerPort), EXPLORER_HOST: '127.0.0.1' },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
-  return { proc, url, port, icUrl: `http://127.0.0.1:${icPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
+  return { proc, url, port, icUrl: `http://127.0.0.1:${icPort}`, explorerUrl: `http://127.0.0.1:${explorerPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
 }
 
 export interface Anvil {

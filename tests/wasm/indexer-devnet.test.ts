@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { startDevnetIndexer } from '../../src/devnet/indexer.js';
+import { openDevnetDb, startDevnetIndexer } from '../../src/devnet/indexer.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { TRANSFER_TOPIC } from '../../src/indexer/rows.js';
 import { Evm, unwrap, type Opt, type Receipt } from '../support/canister.js';
@@ -39,32 +39,35 @@ it('indexes the devnet chain through the host transport', async () => {
     expect(deploy.logs).toHaveLength(3);
 
     const logs: string[] = [];
-    const ix = await startDevnetIndexer({ evm: evm.client, config: testIndexerConfig(join(dir, 'archive'), { pgliteDir: join(dir, 'db') }), log: (l) => logs.push(l) });
+    const config = testIndexerConfig(join(dir, 'archive'), { pgliteDir: join(dir, 'db') });
+    const { db } = await openDevnetDb(config);
+    const ix = startDevnetIndexer({ evm: evm.client, config, db, log: (l) => logs.push(l) });
     try {
       for (let i = 0; i < 600 && ix.indexer.cursor !== head + 1n; i++) await new Promise((r) => setTimeout(r, 100));
       expect(ix.indexer.cursor).toBe(head + 1n);
-      const blocks = (await ix.db.query<{ number: bigint; hash: Uint8Array }>('SELECT number, hash FROM blocks ORDER BY number')).rows;
+      const blocks = (await db.query<{ number: bigint; hash: Uint8Array }>('SELECT number, hash FROM blocks ORDER BY number')).rows;
       expect(blocks.map((b) => b.number)).toEqual(Array.from({ length: Number(head) + 1 }, (_, i) => BigInt(i)));
       for (const b of blocks) expect(Buffer.from(b.hash)).toEqual(Buffer.from(evm.block(b.number)!.hash));
-      const txs = (await ix.db.query<{ tx_id: Uint8Array; origin: string; receipt_status: number }>('SELECT tx_id, origin, receipt_status FROM txs ORDER BY block_number, tx_index')).rows;
+      const txs = (await db.query<{ tx_id: Uint8Array; origin: string; receipt_status: number }>('SELECT tx_id, origin, receipt_status FROM txs ORDER BY block_number, tx_index')).rows;
       expect(txs.map((t) => Buffer.from(t.tx_id).toString('hex'))).toEqual(ids.map((i) => Buffer.from(i).toString('hex')));
       expect(txs.every((t) => t.origin === 'IcSynthetic' && t.receipt_status === 1)).toBe(true);
-      const r = (await ix.db.query<{ contract_address: Uint8Array; gas_used: bigint }>('SELECT contract_address, gas_used FROM receipts WHERE contract_address IS NOT NULL')).rows;
+      const r = (await db.query<{ contract_address: Uint8Array; gas_used: bigint }>('SELECT contract_address, gas_used FROM receipts WHERE contract_address IS NOT NULL')).rows;
       expect(r).toHaveLength(1);
       expect(Buffer.from(r[0]!.contract_address)).toEqual(Buffer.from(deploy.contract_address[0]!));
       expect(r[0]!.gas_used).toBe(deploy.gas_used);
-      const transfers = (await ix.db.query<{ amount: string; token_id: string | null; token_address: Uint8Array }>('SELECT amount, token_id, token_address FROM token_transfers ORDER BY log_index')).rows;
+      const transfers = (await db.query<{ amount: string; token_id: string | null; token_address: Uint8Array }>('SELECT amount, token_id, token_address FROM token_transfers ORDER BY log_index')).rows;
       expect(transfers.map((t) => [t.amount, t.token_id])).toEqual([
         ['42', null],
         ['1', '42'],
       ]);
       expect(Buffer.from(transfers[0]!.token_address)).toEqual(Buffer.from(deploy.contract_address[0]!));
-      expect((await ix.db.query('SELECT * FROM skipped_transfer_logs')).rows).toHaveLength(1);
+      expect((await db.query('SELECT * FROM skipped_transfer_logs')).rows).toHaveLength(1);
       expect(logs.some((l) => /Transfer-shaped log skipped/.test(l))).toBe(true);
-      const samples = (await ix.db.query<{ head_block: bigint }>('SELECT head_block FROM ops_metrics_samples')).rows;
+      const samples = (await db.query<{ head_block: bigint }>('SELECT head_block FROM ops_metrics_samples')).rows;
       expect(samples.length).toBeGreaterThan(0);
     } finally {
       await ix.stop();
+      await db.close();
     }
   } finally {
     evm.close();

@@ -1,0 +1,58 @@
+// The pages as routes of the explorer's HTTP server (src/explorer/http.ts), next to the verification APIs:
+// the indexer's database for history, the gateway (JSON-RPC) for head state, the explorer's store for
+// verified contracts.
+import type { Abi } from 'viem';
+import type { Queryable } from '../../indexer/db.js';
+import type { Route } from '../http.js';
+import type { ExplorerStore } from '../store.js';
+import { toHex } from './format.js';
+import { answerPage, PAGE_PATH, type PagesDeps, type VerifiedContractInfo } from './index.js';
+import { ExplorerQueries } from './queries.js';
+
+/** A JSON-RPC call to the gateway, bounded in time; an error answer becomes an Error with code and data. */
+export function gatewayRpc(url: string, timeoutMs = 15_000): PagesDeps['rpc'] {
+  let id = 0;
+  return async (method, params) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    if (body.error !== undefined) throw Object.assign(new Error(body.error.message), { code: body.error.code, data: body.error.data });
+    return body.result;
+  };
+}
+
+export function verifiedFromStore(store: ExplorerStore): PagesDeps['verified'] {
+  return async (address: Uint8Array): Promise<VerifiedContractInfo | undefined> => {
+    const c = await store.getContract(toHex(address));
+    if (c === undefined) return undefined;
+    const sources = Object.fromEntries(Object.entries(c.input.sources).map(([path, s]) => [path, s.content]));
+    return {
+      contractName: c.contractName,
+      compilerVersion: c.compilerVersion,
+      match: c.runtimeMatch,
+      abi: c.abi as Abi,
+      sources,
+      settings: c.input.settings,
+      verifiedAt: c.verifiedAt.toISOString(),
+    };
+  };
+}
+
+export function pageRoutes(o: { db: Queryable; store: ExplorerStore; rpcUrl: string; chainId: bigint }): Route[] {
+  const deps: PagesDeps = { db: o.db, rpc: gatewayRpc(o.rpcUrl), chainId: o.chainId, verified: verifiedFromStore(o.store) };
+  const q = new ExplorerQueries(o.db);
+  return [
+    {
+      methods: ['GET'],
+      path: PAGE_PATH,
+      async handle(req) {
+        const a = await answerPage(deps, q, req.url);
+        return a ?? { status: 404, body: 'not found', contentType: 'text/plain; charset=utf-8' };
+      },
+    },
+  ];
+}
