@@ -30,10 +30,15 @@ export async function startShared(project: TestProject, gatewayMode: 'in-process
   const devnet: DevnetProcess = await startDevnetProcess({ dataDir, env: filterTimeout });
   const logDir = tempDir('shared-log-');
   const log = join(logDir, 'devnet.log');
+  // Output can still arrive after a process's exit event: once the log folder is removed, it is dropped.
+  let logRemoved = false;
+  const append = (d: Buffer | string): void => {
+    if (!logRemoved) appendFileSync(log, d);
+  };
   const follow = (p: Proc): void => {
-    appendFileSync(log, p.output);
-    p.child.stdout!.on('data', (d: Buffer) => appendFileSync(log, d));
-    p.child.stderr!.on('data', (d: Buffer) => appendFileSync(log, d));
+    append(p.output);
+    p.child.stdout!.on('data', append);
+    p.child.stderr!.on('data', append);
   };
   follow(devnet.proc);
   let url = devnet.url;
@@ -65,6 +70,7 @@ export async function startShared(project: TestProject, gatewayMode: 'in-process
   return async () => {
     await gateway?.stop('SIGTERM', 10_000);
     await devnet.stop();
+    logRemoved = true;
     removeDir(dataDir);
     removeDir(logDir);
     if (!devnet.proc.output.includes('stopped; state kept')) {

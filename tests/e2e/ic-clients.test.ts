@@ -2,7 +2,8 @@
 // (@icp-sdk/icp-cli-linux-x64, unmodified) with its own Ed25519 identity, funded through `--fund-ic`, runs a
 // query (rpc_eth_chain_id) and an update (submit_ic_tx) and reads the result with get_pending / get_receipt;
 // then the JSON-RPC gateway started as its own process over HttpAgent (EVM_CANISTER_ID, RPC_GATEWAY_IC_HOST,
-// RPC_GATEWAY_FETCH_ROOT_KEY=true) serves the same chain to viem. icp-cli's home, config and data folders are
+// RPC_GATEWAY_FETCH_ROOT_KEY=true) serves the same chain to viem, and the indexer started as its own process over
+// HttpAgent writes the same rows as the devnet's in-process indexer. icp-cli's home, config and data folders are
 // inside the project's temp folder; telemetry is off.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAIN_ID } from '../../src/core/constants.js';
 import { deriveSyntheticSender } from '../../src/core/tx/ic_synthetic.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
+import { openDb } from '../../src/indexer/db.js';
 import { IC_FUNDING } from '../../src/devnet/fund_ic.js';
 import { freePort, Proc, removeDir, rpc, runOk, sleep, startDevnetProcess, tempDir, waitForRpc, type DevnetProcess } from '../support/e2e.js';
 
@@ -61,7 +63,10 @@ beforeAll(async () => {
   await icp('identity', 'new', 'e2e', '--storage', 'plaintext', '-q');
   const principal = await icp('identity', 'principal', '--identity', 'e2e');
   devnet = await startDevnetProcess({ dataDir, args: ['--fund-ic', principal] });
-  rootKey = /IC root key: ([0-9a-f]+)/.exec(devnet.proc.output)![1]!;
+  // The banner (with the root key) follows the indexer's start, a moment after the gateway answers.
+  for (let i = 0; i < 300 && !/IC root key: [0-9a-f]+\n/.test(devnet.proc.output); i++) await sleep(200);
+  rootKey = /IC root key: ([0-9a-f]+)\n/.exec(devnet.proc.output)?.[1] ?? '';
+  expect(rootKey).toMatch(/^308182/);
 });
 
 afterAll(async () => {
@@ -130,5 +135,51 @@ describe('the gateway as its own process over HttpAgent', () => {
     expect(receipt.status).toBe('success');
     // Both gateways see the same chain: the in-process one reads the agent one's transfer.
     expect(BigInt(await rpc(devnet!.url, 'eth_getBalance', [to, 'latest']))).toBe(7n);
+  });
+});
+
+describe('the indexer as its own process over HttpAgent', () => {
+  it('indexes the devnet chain to the same rows as the in-process indexer', async () => {
+    const head = BigInt(await rpc(devnet!.url, 'eth_blockNumber'));
+    const dir = tempDir('idx-agent-');
+    const indexer = new Proc('node', ['scripts/run.mjs', 'tsx', 'src/indexer/main.ts'], {
+      env: {
+        EVM_CANISTER_ID: CANISTER,
+        INDEXER_IC_HOST: devnet!.icUrl,
+        INDEXER_FETCH_ROOT_KEY: 'true',
+        INDEXER_PGLITE_DIR: join(dir, 'db'),
+        INDEXER_ARCHIVE_DIR: join(dir, 'archive'),
+      },
+    });
+    try {
+      for (let i = 0; i < 600 && !indexer.output.includes(`caught up at block ${head}`); i++) {
+        if (!indexer.running) throw new Error(`indexer exited:\n${indexer.output}`);
+        await sleep(200);
+      }
+      expect(indexer.output).toContain(`caught up at block ${head}`);
+    } finally {
+      await indexer.stop('SIGTERM', 10_000);
+    }
+    // The devnet's own indexer has caught up too (same head, nothing pending); stop it to read its database.
+    for (let i = 0; i < 100 && !devnet!.proc.output.includes(`caught up at block ${head}`); i++) await sleep(200);
+    await devnet!.stop();
+    const rows = async (dataDir: string): Promise<string> => {
+      const db = await openDb({ dataDir });
+      const out: unknown[] = [];
+      for (const q of [
+        "select number, encode(hash, 'hex') as h from blocks order by number",
+        "select encode(eth_tx_hash, 'hex') as h, block_number from txs order by block_number, 1",
+        'select count(*) as n from receipts',
+        'select count(*) as n from logs',
+      ]) {
+        out.push((await db.query(q)).rows);
+      }
+      await db.close();
+      return JSON.stringify(out, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
+    };
+    const viaAgent = await rows(join(dir, 'db'));
+    expect(viaAgent).toContain(`"number":"${head}"`);
+    expect(viaAgent).toBe(await rows(join(dataDir, 'indexer-db')));
+    removeDir(dir);
   });
 });
