@@ -55,7 +55,7 @@ th{color:var(--muted);font-weight:500;white-space:nowrap}table.kv th{width:210px
 .mono,code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;word-break:break-all}
 pre{white-space:pre-wrap;background:#f3f4f8;padding:10px;border-radius:6px;max-height:480px;overflow:auto}
 a{color:var(--accent)}.muted{color:var(--muted)}.ok{color:var(--ok);font-weight:600}.bad{color:var(--bad);font-weight:600}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;border:1px solid var(--line);background:#fff}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;border:1px solid var(--line);background:#fff;color:var(--fg)}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:16px}.pager{display:flex;gap:12px;margin-top:8px}
 .notice{background:#fff8e1;border:1px solid #f0d98c;border-radius:10px;padding:12px 16px;margin-bottom:16px}
 input[type=text],select,textarea{font:inherit;padding:6px 8px;border:1px solid var(--line);border-radius:6px;width:100%}

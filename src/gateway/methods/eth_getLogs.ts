@@ -72,7 +72,10 @@ export const eth_getLogs: MethodSpec = {
   async handler(params, ctx) {
     const [f] = positional(params, 'eth_getLogs', 1, 1);
     const filter = await logFilter(ctx, f);
-    const { logs } = await readLogPages(ctx, filter, [], GATEWAY_MAX_LOGS + 1);
+    const { logs, bytes } = await readLogPages(ctx, filter, [], GATEWAY_MAX_LOGS + 1, GATEWAY_MAX_LOG_BYTES);
+    if (bytes > GATEWAY_MAX_LOG_BYTES) {
+      throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOG_BYTES} bytes of logs; narrow the block range or the filter`);
+    }
     if (logs.length > GATEWAY_MAX_LOGS) {
       throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOGS} results; narrow the block range or the filter`);
     }
@@ -81,29 +84,28 @@ export const eth_getLogs: MethodSpec = {
 };
 
 /**
- * Reads the canister's pages of `filter` from `cursor` until the range is done or `max` logs are collected
- * (never more). `next` is where to resume (empty when the range is done); eth_getLogs stops at its limit,
- * log filters resume there on the next poll.
+ * Reads the canister's pages of `filter` from `cursor` until the range is done, `max` logs are collected
+ * (never more) or more than `maxBytes` of log data and topics are held. `next` is where to resume (empty when the
+ * range is done); eth_getLogs refuses an answer past either limit, log filters and subscriptions resume there on
+ * the next poll.
  */
 export async function readLogPages(
   ctx: MethodContext,
   filter: LogFilterView,
   cursor: Opt<LogCursorView>,
   max: number,
-): Promise<{ logs: LogView[]; next: Opt<LogCursorView> }> {
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<{ logs: LogView[]; next: Opt<LogCursorView>; bytes: number }> {
   const logs: LogView[] = [];
   let next = cursor;
   let bytes = 0;
-  while (logs.length < max) {
+  while (logs.length < max && bytes <= maxBytes) {
     const limit = Math.min(CANISTER_MAX_PAGE, max - logs.length);
     const page: LogPageView = unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [filter, next, [limit]]));
     logs.push(...page.logs);
     for (const l of page.logs) bytes += l.data.length + 32 * l.topics.length;
-    if (bytes > GATEWAY_MAX_LOG_BYTES) {
-      throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOG_BYTES} bytes of logs; narrow the block range or the filter`);
-    }
     next = page.next_cursor;
     if (next.length === 0) break;
   }
-  return { logs, next };
+  return { logs, next, bytes };
 }
