@@ -37,7 +37,8 @@ describe('npm start -- --block-time 0', () => {
   });
 
   it("ethers: tx.wait() resolves from the automined block; evm_increaseTime moves the next block's timestamp", async () => {
-    const provider = new JsonRpcProvider(devnet.url, undefined, { staticNetwork: true });
+    // cacheTimeout -1: ethers otherwise answers a repeated getBlock('latest') within 250 ms from its own cache.
+    const provider = new JsonRpcProvider(devnet.url, undefined, { staticNetwork: true, cacheTimeout: -1 });
     const wallet = new Wallet(a0!.privateKey, provider);
     const tx = await wallet.sendTransaction({ to: a8!.address, value: 5n });
     const receipt = await tx.wait(1, 10_000);
