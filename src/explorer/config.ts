@@ -1,6 +1,7 @@
 // The explorer's configuration, parsed once from the environment at the edge. An invalid value fails at
 // start with a message naming the variable; the verification limits below are documented in docs/explorer.md.
 import { CompilerPool, isInstalled, parseCompilerVersion, SHIPPED_COMPILERS, type LoadedCompiler } from './compilers.js';
+import { envReaders, type Env } from '../client/env.js';
 
 export interface VerifyLimits {
   /** Bytes of one HTTP request body (any of the three APIs). */
@@ -57,30 +58,7 @@ export class ExplorerConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-function present(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, def: number, min: number, max: number): number {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  if (!/^[0-9]+$/.test(v)) throw new ExplorerConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ExplorerConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function bool(env: Env, name: string, def: boolean): boolean {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  const l = v.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(l)) return true;
-  if (['0', 'false', 'no', 'off'].includes(l)) return false;
-  throw new ExplorerConfigError(name, `expected 1/0 (true/false), got ${JSON.stringify(v)}`);
-}
+const { present, int, bool } = envReaders((variable, message) => new ExplorerConfigError(variable, message), { boolExpected: '1/0 (true/false)' });
 
 /** The allow-list variable: versions separated by commas or spaces; each must be well formed. */
 export function parseAllowList(raw: string, variable = 'EXPLORER_VERIFY_ALLOWED_COMPILERS'): string[] {

@@ -2,6 +2,7 @@
 // Names and defaults are SPEC's; an invalid value fails at start with a message naming the variable.
 
 import { ConfigError } from '../client/errors.js';
+import { envReaders, type Env } from '../client/env.js';
 
 export const SERVICE_NAME = 'icp-evm';
 export const DEFAULT_CLIENT_VERSION = `${SERVICE_NAME}/phase2-gateway/v0.1.0`;
@@ -57,30 +58,7 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   headPollMs: 250,
 };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-function present(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, def: number, min: number, max: number): number {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  if (!/^[0-9]+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function bool(env: Env, name: string, def: boolean): boolean {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  const l = v.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(l)) return true;
-  if (['0', 'false', 'no', 'off'].includes(l)) return false;
-  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(v)}`);
-}
+const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message));
 
 function url(env: Env, name: string, def: string): string {
   const v = present(env, name);

@@ -3,6 +3,7 @@
 // INDEXER_PGLITE_DIR (the embedded database when INDEXER_DATABASE_URL is unset) and INDEXER_IDENTITY_PEM_PATH.
 import { resolve } from 'node:path';
 import { ConfigError } from '../client/errors.js';
+import { envReaders, type Env } from '../client/env.js';
 import { CHAIN_ID } from '../core/constants.js';
 import { EXPORT_MAX_BYTES, EXPORT_MAX_SEGMENT } from '../core/export/format.js';
 
@@ -59,30 +60,7 @@ export const DEFAULT_INDEXER_CONFIG: IndexerConfig = {
   maxSegment: 2,
 };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-function present(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, def: number, min: number, max: number): number {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  if (!/^-?[0-9]+$/.test(v)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(v)}`);
-  const n = Number(v);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function bool(env: Env, name: string, def: boolean): boolean {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  const l = v.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(l)) return true;
-  if (['0', 'false', 'no', 'off'].includes(l)) return false;
-  throw new ConfigError(name, `expected true or false, got ${JSON.stringify(v)}`);
-}
+const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message), { signedInts: true });
 
 function url(env: Env, name: string, def: string | undefined, protocols: readonly string[]): string | undefined {
   const v = present(env, name);
