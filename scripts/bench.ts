@@ -20,15 +20,29 @@ const report = (name: string, value: number | bigint, unit: string): void => {
   console.log(line);
 };
 
+// `npm run bench -- --only evm,read_api` runs some groups; such a partial run goes to partial.jsonl, so that
+// latest.jsonl always holds one whole run.
+const groups: Record<string, (r: typeof report) => Promise<void>> = {
+  evm: benchEvm,
+  lifecycle: benchLifecycle,
+  harden: benchHarden,
+  read_api: benchReadApi,
+  rpc: benchRpc,
+  indexer: benchIndexer,
+  explorer_pages: benchExplorerPages,
+};
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',').filter((g) => g !== '') : undefined;
+const unknown = (only ?? []).filter((g) => !(g in groups));
+if (only !== undefined && (only.length === 0 || unknown.length > 0)) {
+  console.error(`bench: --only takes a comma-separated list of ${Object.keys(groups).join(', ')}${unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  process.exit(2);
+}
+
 const started = Date.now();
-await benchEvm(report);
-await benchLifecycle(report);
-await benchHarden(report);
-await benchReadApi(report);
-await benchRpc(report);
-await benchIndexer(report);
-await benchExplorerPages(report);
+for (const [name, run] of Object.entries(groups)) if (only === undefined || only.includes(name)) await run(report);
 const dir = join(ROOT, 'bench', 'results');
+const file = only === undefined ? 'latest.jsonl' : 'partial.jsonl';
 mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'latest.jsonl'), `${lines.join('\n')}\n`);
-console.error(`bench: ${lines.length} figures in ${((Date.now() - started) / 1000).toFixed(0)} s -> bench/results/latest.jsonl`);
+writeFileSync(join(dir, file), `${lines.join('\n')}\n`);
+console.error(`bench: ${lines.length} figures in ${((Date.now() - started) / 1000).toFixed(0)} s -> bench/results/${file}`);
