@@ -1,8 +1,14 @@
-// `npm run fuzz -- --count N [--seed S] [--target candid|rawtx|rpc]`: the generators of `npm test`'s fuzz tests
-// (tests/support/fuzz.ts) at scale. Prints, per target, the inputs tried and the outcomes by code; exits
-// non-zero if any input broke the property (a throw, a 500, a stack trace), listing its seed and index.
-// Candid bytes run against the canister's argument check and decoder, raw transactions against the core's
-// submit (in Node, over the in-memory host), JSON-RPC bodies against the gateway's dispatch.
+// `npm run fuzz -- --count N [--seed S] [--target NAME[,NAME...]]`: the generators of `npm test`'s fuzz tests
+// (tests/support/fuzz.ts) at scale. Prints, per target, the inputs tried, the outcomes by code, and the traps
+// and crashes counted; exits non-zero if any input broke the property (a throw, a trap, a 500, a dropped
+// connection, a stack trace), listing its seed and index. Targets:
+//   candid-wasm  Candid argument bytes to every method of the real canister wasm in the IC host (queries,
+//                updates as ingress through canister_inspect_message and as calls from a canister)
+//   rawtx-wasm   raw transactions to the real wasm's rpc_eth_send_raw_transaction
+//   rpc-http     JSON-RPC bodies POSTed to the real gateway over HTTP, in front of the real wasm
+//   candid, rawtx, rpc   the same in Node, much faster: the argument check and decoder, the core's submit over
+//                the in-memory host, the gateway's dispatch over a canister double answering odd shapes
+// Default: all six.
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { CHAIN_ID } from '../src/core/constants.js';
@@ -11,7 +17,12 @@ import { EvmCore } from '../src/core/index.js';
 import { keccak256 } from '../src/core/crypto.js';
 import { FakeEngine } from '../tests/unit/chain_testkit.js';
 import { FakeClient, fakeContext } from '../tests/support/gateway_fake.js';
-import { formatTally, fuzzCandid, fuzzRawTx, fuzzRpc, newTally, rawSeeds } from '../tests/support/fuzz.js';
+import { Evm } from '../tests/support/canister.js';
+import { startGatewayHarness } from '../tests/support/gateway.js';
+import { formatTally, fuzzCandid, fuzzCandidWasm, fuzzRawTx, fuzzRawTxWasm, fuzzRpc, fuzzRpcHttp, newTally, rawSeeds, type Tally } from '../tests/support/fuzz.js';
+import { build, isStale } from './build.js';
+
+const TARGETS = ['candid-wasm', 'rawtx-wasm', 'rpc-http', 'candid', 'rawtx', 'rpc'] as const;
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -19,30 +30,71 @@ const arg = (name: string): string | undefined => {
 };
 const total = Number(arg('count') ?? 100_000);
 const seed = Number(arg('seed') ?? 1);
-const only = arg('target');
+const only = arg('target')?.split(',');
+if (!Number.isSafeInteger(total) || total < 1 || !Number.isSafeInteger(seed) || (only ?? []).some((x) => !(TARGETS as readonly string[]).includes(x))) {
+  console.error(`usage: npm run fuzz -- [--count N >= 1] [--seed S] [--target ${TARGETS.join('|')}[,...]]`);
+  process.exit(2);
+}
 const CHUNK = 10_000;
 let failures = 0;
+const wanted = (name: string): boolean => only === undefined || only.includes(name);
 
-async function run(name: string, body: (t: ReturnType<typeof newTally>, s: number, n: number) => Promise<void> | void): Promise<void> {
-  if (only !== undefined && only !== name) return;
+async function run(name: string, body: (t: Tally, s: number, n: number) => Promise<void> | void, afterChunk?: (t: Tally) => void): Promise<void> {
   const t = newTally();
   const started = Date.now();
   // Chunks with their own seeds: a failure names the chunk seed and the index in it.
-  for (let done = 0, s = seed; done < total; done += CHUNK, s++) await body(t, s * 7919, Math.min(CHUNK, total - done));
-  console.log(`${formatTally(name, t)} (${((Date.now() - started) / 1000).toFixed(1)} s, traps 0, crashes 0)`);
+  for (let done = 0, s = seed; done < total; done += CHUNK, s++) {
+    await body(t, s * 7919, Math.min(CHUNK, total - done));
+    afterChunk?.(t);
+    if (total > CHUNK) console.error(`fuzz: ${name} ${Math.min(done + CHUNK, total)}/${total}`);
+  }
+  console.log(`${formatTally(name, t)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   for (const f of t.failures.slice(0, 20)) console.log(`  FAIL ${f}`);
   failures += t.failures.length;
 }
 
-await run('candid', (t, s, n) => fuzzCandid(t, s, n));
-
-const host = new MemoryCoreHost();
-const core = new EvmCore(host, new FakeEngine(host));
 const priv = keccak256(new TextEncoder().encode('fuzz-key'));
 const address = keccak256(secp256k1.getPublicKey(priv, false).subarray(1)).slice(12);
-await core.init({ genesisAllocations: [{ address, balance: 10n ** 24n }] });
 const common = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: Hardfork.Prague });
-await run('rawtx', (t, s, n) => fuzzRawTx(t, core, rawSeeds(common, priv), s, n));
+
+if (wanted('candid-wasm') || wanted('rawtx-wasm') || wanted('rpc-http')) {
+  if (isStale()) build();
+}
+if (wanted('candid-wasm') || wanted('rawtx-wasm')) {
+  const evm = await Evm.start({ genesis: [{ address, balance: 10n ** 24n }] });
+  // The message log is only read for the inputs of the current chunk: keep it from growing with the run.
+  const trim = (): void => void (evm.messages.length = 0);
+  try {
+    if (wanted('candid-wasm')) await run('candid-wasm', (t, s, n) => fuzzCandidWasm(t, evm, s, n), trim);
+    if (wanted('rawtx-wasm')) await run('rawtx-wasm', (t, s, n) => fuzzRawTxWasm(t, evm, rawSeeds(common, priv), s, n), trim);
+  } finally {
+    evm.close();
+  }
+}
+if (wanted('rpc-http')) {
+  const h = await startGatewayHarness({ autoMineMs: 0 });
+  try {
+    // The gateway's queries and updates reach the wasm: a trap there breaks the property too.
+    const countTraps = (t: Tally): void => {
+      const trapped = h.evm.messages.filter((m) => m.trapped);
+      t.traps += trapped.length;
+      for (const m of trapped) t.failures.push(`rpc-http: canister message ${m.kind} ${m.method} trapped`);
+      h.evm.messages.length = 0;
+    };
+    await run('rpc-http', (t, s, n) => fuzzRpcHttp(t, h.url, s, n), countTraps);
+  } finally {
+    await h.close();
+  }
+}
+
+if (wanted('candid')) await run('candid', (t, s, n) => fuzzCandid(t, s, n));
+
+if (wanted('rawtx')) {
+  const host = new MemoryCoreHost();
+  const core = new EvmCore(host, new FakeEngine(host));
+  await core.init({ genesisAllocations: [{ address, balance: 10n ** 24n }] });
+  await run('rawtx', (t, s, n) => fuzzRawTx(t, core, rawSeeds(common, priv), s, n));
+}
 
 const odd = [null, 7n, { Err: { code: 'internal', message: 'boom' } }, { Ok: 1n }, [], new Uint8Array(3)];
 let i = 0;
@@ -51,7 +103,7 @@ const client = new FakeClient(new Proxy({}, { get: () => () => {
   if (i % 7 === 0) throw new Error('transport failed');
   return odd[i % odd.length];
 } }));
-await run('rpc', (t, s, n) => fuzzRpc(t, fakeContext(client), s, n));
+if (wanted('rpc')) await run('rpc', (t, s, n) => fuzzRpc(t, fakeContext(client), s, n));
 
 if (failures > 0) {
   console.error(`fuzz: ${failures} inputs broke the property`);

@@ -6,6 +6,7 @@ import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { argByteLimit, checkArgBytes } from '../../src/canister/arg_check.js';
 import { methodSignatures } from '../../src/canister/idl.js';
 import type { EvmCore } from '../../src/core/index.js';
+import type { IcHost, MessageStats } from '../../src/host/index.js';
 import { handleBody } from '../../src/gateway/rpc.js';
 import type { MethodContext } from '../../src/gateway/methods/index.js';
 
@@ -72,8 +73,16 @@ export interface Tally {
   codes: Map<string, number>;
   /** Inputs that broke the property (a throw, a trap, a 500, a stack trace); each with its seed. */
   failures: string[];
+  /** Messages of the real wasm that trapped (each is also a failure). */
+  traps: number;
+  /** Inputs that made the code under test throw, answer HTTP 500 or drop the connection (each is also a failure). */
+  crashes: number;
 }
-export const newTally = (): Tally => ({ inputs: 0, codes: new Map(), failures: [] });
+export const newTally = (): Tally => ({ inputs: 0, codes: new Map(), failures: [], traps: 0, crashes: 0 });
+const crash = (t: Tally, what: string): void => {
+  t.crashes++;
+  t.failures.push(what);
+};
 const count = (t: Tally, code: string): void => void t.codes.set(code, (t.codes.get(code) ?? 0) + 1);
 
 // ---- Candid argument bytes ----
@@ -143,7 +152,7 @@ export function fuzzCandid(t: Tally, seed: number, n: number): void {
         count(t, 'candid.args_decode');
       }
     } catch (e) {
-      t.failures.push(`candid seed ${seed} input ${i} (${method}): ${String(e)}`);
+      crash(t, `candid seed ${seed} input ${i} (${method}): ${String(e)}`);
     }
   }
 }
@@ -184,7 +193,7 @@ export function fuzzRawTx(t: Tally, core: EvmCore, seeds: Uint8Array[], seed: nu
       const res = core.submitRawTx(raw);
       count(t, res.ok ? 'ok' : res.error.code);
     } catch (e) {
-      t.failures.push(`rawtx seed ${seed} input ${i}: ${String(e)}`);
+      crash(t, `rawtx seed ${seed} input ${i}: ${String(e)}`);
     }
   }
 }
@@ -242,12 +251,107 @@ export async function fuzzRpc(t: Tally, ctx: MethodContext, seed: number, n: num
       const first = Array.isArray(out) ? out[0] : out;
       count(t, first === undefined ? 'no-answer' : first.error !== undefined ? `rpc ${first.error.code}` : 'result');
     } catch (e) {
-      t.failures.push(`rpc seed ${seed} input ${i}: rejected (would be a 500): ${String(e)} body ${body.slice(0, 200)}`);
+      crash(t, `rpc seed ${seed} input ${i}: rejected (would be a 500): ${String(e)} body ${body.slice(0, 200)}`);
     }
+  }
+}
+
+// ---- the real wasm and the real gateway over HTTP ----
+
+/** The canister wasm in the Node IC host, with the log of every message it ran (tests/support/canister.ts's Evm). */
+export interface WasmTarget {
+  readonly host: IcHost;
+  readonly messages: MessageStats[];
+}
+
+/** A trap in any message the input caused (inspection, the method, callbacks) is a failure. */
+function trapsSince(t: Tally, w: WasmTarget, from: number, what: string): void {
+  const trapped = w.messages.slice(from).filter((m) => m.trapped);
+  if (trapped.length === 0) return;
+  t.traps += trapped.length;
+  t.failures.push(`${what}: trapped in ${trapped.map((m) => `${m.kind} ${m.method}`).join(', ')}`);
+}
+
+const rejectKey = (message: string, code: number): string => `reject ${/candid\.[a-z_]+/.exec(message)?.[0] ?? code}`;
+
+/**
+ * Candid argument bytes to every method of the real wasm: queries as queries, updates as ingress (through
+ * canister_inspect_message) or as calls from another canister, alternately. Property: a reply or a clean
+ * reject for every input, no message traps.
+ */
+export async function fuzzCandidWasm(t: Tally, w: WasmTarget, seed: number, n: number): Promise<void> {
+  const r = new Rng(seed);
+  for (let i = 0; i < n; i++) {
+    const method = r.pick(METHOD_NAMES);
+    const bytes = candidInput(r, method);
+    const from = w.messages.length;
+    t.inputs++;
+    try {
+      const res = SIGS[method]!.mode === 'query' ? w.host.query(method, bytes) : await w.host.update(method, bytes, { fromCanister: i % 2 === 0 });
+      count(t, res.kind === 'reject' ? rejectKey(res.message, res.code) : 'reply');
+    } catch (e) {
+      crash(t, `candid-wasm seed ${seed} input ${i} (${method}): the host threw ${String(e)}`);
+    }
+    trapsSince(t, w, from, `candid-wasm seed ${seed} input ${i} (${method})`);
+  }
+}
+
+/** Raw transactions to rpc_eth_send_raw_transaction of the real wasm: an Ok or a coded Err for each, no trap. */
+export async function fuzzRawTxWasm(t: Tally, w: WasmTarget, seeds: Uint8Array[], seed: number, n: number): Promise<void> {
+  const r = new Rng(seed);
+  const T = SIGS['rpc_eth_send_raw_transaction']!;
+  for (let i = 0; i < n; i++) {
+    const raw = rawInput(r, seeds);
+    const from = w.messages.length;
+    t.inputs++;
+    try {
+      const res = await w.host.update('rpc_eth_send_raw_transaction', new Uint8Array(IDL.encode(T.args, [raw])));
+      if (res.kind === 'reject') count(t, rejectKey(res.message, res.code));
+      else {
+        const [v] = IDL.decode([T.ret], res.bytes) as unknown as [{ Ok?: unknown; Err?: { code: string } }];
+        count(t, v.Err !== undefined ? v.Err.code : 'ok');
+      }
+    } catch (e) {
+      crash(t, `rawtx-wasm seed ${seed} input ${i}: the host threw ${String(e)}`);
+    }
+    trapsSince(t, w, from, `rawtx-wasm seed ${seed} input ${i}`);
+  }
+}
+
+/**
+ * JSON-RPC bodies POSTed to a running gateway (in front of the real wasm). Property: every body gets an HTTP
+ * answer that is not a 500, carries no stack trace, and the connection is never dropped.
+ */
+export async function fuzzRpcHttp(t: Tally, url: string, seed: number, n: number): Promise<void> {
+  const r = new Rng(seed);
+  for (let i = 0; i < n; i++) {
+    const body = rpcBody(r);
+    t.inputs++;
+    let status: number;
+    let text: string;
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      status = res.status;
+      text = await res.text();
+    } catch (e) {
+      crash(t, `rpc-http seed ${seed} input ${i}: no answer (${String(e)}) body ${body.slice(0, 200)}`);
+      continue;
+    }
+    if (status >= 500) crash(t, `rpc-http seed ${seed} input ${i}: HTTP ${status} body ${body.slice(0, 200)}`);
+    if (STACK.test(text)) t.failures.push(`rpc-http seed ${seed} input ${i}: stack trace in ${text.slice(0, 300)}`);
+    let code = `http ${status}`;
+    try {
+      const out = text === '' ? undefined : (JSON.parse(text) as { error?: { code: number } } | { error?: { code: number } }[]);
+      const first = Array.isArray(out) ? out[0] : out;
+      if (first !== undefined) code = first.error !== undefined ? `rpc ${first.error.code}` : 'result';
+    } catch {
+      // A non-JSON answer (e.g. 413 text) keeps its HTTP status as the outcome.
+    }
+    count(t, code);
   }
 }
 
 export function formatTally(name: string, t: Tally): string {
   const codes = [...t.codes.entries()].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c}=${n}`).join(' ');
-  return `${name}: ${t.inputs} inputs, ${t.failures.length} failures; ${codes}`;
+  return `${name}: ${t.inputs} inputs, ${t.failures.length} failures (traps ${t.traps}, crashes ${t.crashes}); ${codes}`;
 }

@@ -1,50 +1,56 @@
-// Bounded, seeded fuzzing against the real wasm (issue 11): random and mutated Candid argument bytes to every
-// method (queries as queries; updates both as ingress, through canister_inspect_message, and as calls from a
-// canister), and random and mutated raw transactions to rpc_eth_send_raw_transaction. The canister never
-// traps on an input: every one gets a reply (a clean Err where the method has one) or a clean reject.
-import { IDL } from '@dfinity/candid';
+// Bounded, seeded fuzzing against the real wasm (issue 11), with the runners `npm run fuzz` uses at scale
+// (tests/support/fuzz.ts): random and mutated Candid argument bytes to every method (queries as queries;
+// updates both as ingress, through canister_inspect_message, and as calls from a canister), random and
+// mutated raw transactions to rpc_eth_send_raw_transaction, and JSON-RPC bodies over HTTP to the gateway in
+// front of the wasm. The canister never traps on an input (a reply, a clean Err or a clean reject every
+// time); the gateway never answers 500, never drops the connection and never shows a stack trace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { methodSignatures } from '../../src/canister/idl.js';
-import { Evm, type CandidResult } from '../support/canister.js';
+import { Evm } from '../support/canister.js';
 import { common, ETH, account } from '../support/eth.js';
-import { candidInput, METHOD_NAMES, Rng, rawInput, rawSeeds } from '../support/fuzz.js';
+import { startGatewayHarness, type GatewayHarness } from '../support/gateway.js';
+import { formatTally, fuzzCandidWasm, fuzzRawTxWasm, fuzzRpcHttp, newTally, rawSeeds } from '../support/fuzz.js';
 
-const SIGS = methodSignatures(IDL) as Record<string, { mode: 'query' | 'update' }>;
 const A = account(61);
 let evm: Evm;
+let gw: GatewayHarness;
 beforeAll(async () => {
   evm = await Evm.start({ genesis: [{ address: A.address, balance: ETH }] });
+  gw = await startGatewayHarness({ autoMineMs: 0 });
 });
-afterAll(() => evm?.close());
+afterAll(async () => {
+  evm?.close();
+  await gw?.close();
+});
 
 describe('fuzzing the real wasm', () => {
   it('Candid argument bytes: a reply or a clean reject for every input, never a trap', async () => {
-    const r = new Rng(0xca5d);
-    const outcomes = new Map<string, number>();
-    for (let i = 0; i < 240; i++) {
-      const method = r.pick(METHOD_NAMES);
-      const bytes = candidInput(r, method);
-      const before = evm.messages.length;
-      const res = SIGS[method]!.mode === 'query' ? evm.host.query(method, bytes) : await evm.host.update(method, bytes, { fromCanister: i % 2 === 0 });
-      const trapped = evm.messages.slice(before).filter((m) => m.trapped);
-      expect(trapped, `${method} input ${i}`).toEqual([]);
-      const key = res.kind === 'reject' ? `reject ${/candid\.[a-z_]+/.exec(res.message)?.[0] ?? res.code}` : 'reply';
-      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-    }
-    console.log(`wasm candid fuzz: ${[...outcomes].map(([k, n]) => `${k}=${n}`).join(' ')}`);
+    const t = newTally();
+    await fuzzCandidWasm(t, evm, 0xca5d, 400);
+    console.log(`wasm ${formatTally('candid', t)}`);
+    expect(t.failures).toEqual([]);
+    expect(t.traps + t.crashes).toBe(0);
+    // The inputs reach both sides: refused by the argument check, and decoded and answered.
+    expect(t.codes.get('reject candid.args_malformed') ?? 0).toBeGreaterThan(0);
+    expect(t.codes.get('reply') ?? 0).toBeGreaterThan(0);
   });
 
   it('raw transactions: an Ok or a coded Err for every input, never a trap', async () => {
-    const r = new Rng(0x7a11);
-    const seeds = rawSeeds(common, A.key);
-    const codes = new Map<string, number>();
-    for (let i = 0; i < 80; i++) {
-      const before = evm.messages.length;
-      const res = await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [rawInput(r, seeds)]);
-      expect(evm.messages.slice(before).filter((m) => m.trapped), `input ${i}`).toEqual([]);
-      const code = 'Ok' in res.value ? 'ok' : res.value.Err.code;
-      codes.set(code, (codes.get(code) ?? 0) + 1);
-    }
-    console.log(`wasm rawtx fuzz: ${[...codes].map(([k, n]) => `${k}=${n}`).join(' ')}`);
+    const t = newTally();
+    await fuzzRawTxWasm(t, evm, rawSeeds(common, A.key), 0x7a11, 120);
+    console.log(`wasm ${formatTally('rawtx', t)}`);
+    expect(t.failures).toEqual([]);
+    expect(t.codes.size).toBeGreaterThan(3);
+  });
+
+  it('JSON-RPC bodies over HTTP: never a 500, a dropped connection or a stack trace; the canister never traps', async () => {
+    const t = newTally();
+    await fuzzRpcHttp(t, gw.url, 0x4e7, 600);
+    console.log(formatTally('rpc-http', t));
+    expect(t.failures).toEqual([]);
+    expect(gw.evm.messages.filter((m) => m.trapped)).toEqual([]);
+    expect(gw.internalLog.filter((l) => /\n\s+at /.test(l))).toEqual([]);
+    // Bodies reach the canister as well as the gateway's own refusals.
+    expect(t.codes.get('result') ?? 0).toBeGreaterThan(0);
+    expect(t.codes.get('rpc -32700') ?? 0).toBeGreaterThan(0);
   });
 });
