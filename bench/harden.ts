@@ -2,12 +2,17 @@
 // and a Candid decoding bomb refused by canister_inspect_message and by a method's own argument check.
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { IDL } from '@dfinity/candid';
-import { MAX_TX_SIZE } from '../src/core/constants.js';
+import { INSPECT_SCREEN_MAX_TX_BYTES, MAX_TX_SIZE } from '../src/core/constants.js';
 import { account, BenchChain, common, GWEI } from './support.js';
 import type { Report } from './evm.js';
 
 /** A type-2 transaction of MAX_TX_SIZE bytes (zero calldata, so its intrinsic gas fits the block) whose signature does not verify. */
 export function maxSizeInvalidTx(): Uint8Array {
+  return invalidSignatureTx(MAX_TX_SIZE);
+}
+
+/** A type-2 transaction of exactly `size` bytes (at least 300; zero calldata) whose signature does not verify. */
+export function invalidSignatureTx(size: number): Uint8Array {
   const build = (dataLen: number): Uint8Array => {
     const fields = { nonce: 0n, to: new Uint8Array(20).fill(0x11), value: 0n, data: new Uint8Array(dataLen), gasLimit: 3_000_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI };
     const signed = createFeeMarket1559Tx(fields, { common }).sign(account(999).key);
@@ -15,8 +20,8 @@ export function maxSizeInvalidTx(): Uint8Array {
     const r = (signed.r! ^ 0xffffn) | 1n;
     return createFeeMarket1559Tx({ ...fields, r, s: signed.s!, v: signed.v! }, { common }).serialize();
   };
-  const probe = build(MAX_TX_SIZE - 200);
-  return build(MAX_TX_SIZE - 200 + (MAX_TX_SIZE - probe.length));
+  const probe = build(size - 200);
+  return build(size - 200 + (size - probe.length));
 }
 
 const leb = (n: bigint): number[] => {
@@ -46,6 +51,22 @@ export async function benchHarden(report: Report): Promise<void> {
     if (res.Err === undefined) throw new Error('junk submit was accepted');
     console.error(`bench: max-size invalid submit refused with ${res.Err.code}`);
     report('submit_raw.max_size_invalid.instructions', r.instructions ?? 0n, 'instructions');
+
+    // canister_inspect_message (free on the IC, at most 200 M instructions): what it spends refusing the largest
+    // junk it screens, and accepting (after the argument check only) a maximum-size transaction.
+    const inspectOf = async (raw: Uint8Array): Promise<{ instructions: bigint; refused: boolean }> => {
+      const from = chain.messages.length;
+      const res = await chain.host.update('rpc_eth_send_raw_transaction', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8)], [raw])));
+      const m = chain.messages.slice(from).find((x) => x.kind === 'inspect');
+      if (m === undefined) throw new Error('no inspection ran');
+      return { instructions: m.instructions ?? 0n, refused: res.kind === 'reject' };
+    };
+    const screened = await inspectOf(invalidSignatureTx(INSPECT_SCREEN_MAX_TX_BYTES));
+    if (!screened.refused) throw new Error('inspection did not refuse a screened junk transaction');
+    report('inspect.submit_raw.screened_invalid.instructions', screened.instructions, 'instructions');
+    const unscreened = await inspectOf(junk);
+    if (unscreened.refused) throw new Error('inspection refused a maximum-size transaction it does not screen');
+    report('inspect.submit_raw.max_size.instructions', unscreened.instructions, 'instructions');
 
     const before = chain.messages.length;
     const ingress = await chain.host.update('rpc_eth_send_raw_transaction', candidBomb());

@@ -19,7 +19,7 @@ import { FakeEngine } from '../tests/unit/chain_testkit.js';
 import { FakeClient, fakeContext } from '../tests/support/gateway_fake.js';
 import { Evm } from '../tests/support/canister.js';
 import { startGatewayHarness } from '../tests/support/gateway.js';
-import { formatTally, fuzzCandid, fuzzCandidWasm, fuzzRawTx, fuzzRawTxWasm, fuzzRpc, fuzzRpcHttp, newTally, rawSeeds, type Tally } from '../tests/support/fuzz.js';
+import { formatTally, isFailureTrap, fuzzCandid, fuzzCandidWasm, fuzzRawTx, fuzzRawTxWasm, fuzzRpc, fuzzRpcHttp, newTally, rawSeeds, type Tally } from '../tests/support/fuzz.js';
 import { build, isStale } from './build.js';
 
 const TARGETS = ['candid-wasm', 'rawtx-wasm', 'rpc-http', 'candid', 'rawtx', 'rpc'] as const;
@@ -76,7 +76,7 @@ if (wanted('rpc-http')) {
   try {
     // The gateway's queries and updates reach the wasm: a trap there breaks the property too.
     const countTraps = (t: Tally): void => {
-      const trapped = h.evm.messages.filter((m) => m.trapped);
+      const trapped = h.evm.messages.filter(isFailureTrap);
       t.traps += trapped.length;
       for (const m of trapped) t.failures.push(`rpc-http: canister message ${m.kind} ${m.method} trapped`);
       h.evm.messages.length = 0;

@@ -1,25 +1,59 @@
 // canister_inspect_message: ingress that could only fail is refused before it runs at all, so it costs the
-// canister nothing beyond this check (issue 11, attack 1). Calls from other canisters skip inspection; the
-// same argument check runs again inside every method (decorators.ts).
-import { IDL, inspectMessage, msgArgData, msgMethodName } from 'azle';
+// canister nothing (on the IC, inspection runs on one replica, uncharged, within 200 M instructions; issue
+// 11, attacks 1 and 4). Calls from other canisters skip inspection; the same checks run again inside every
+// method (decorators.ts, the core's submit).
+import { IDL, inspectMessage, msgArgData, msgMethodName, trap } from 'azle';
 
+import { INSPECT_SCREEN_MAX_TX_BYTES } from '../core/constants.js';
+import { ErrorCode } from '../core/errors.js';
 import { argByteLimit, checkArgBytes } from './arg_check.js';
 import { methodSignatures } from './idl.js';
+import { formatRefusal } from './refusal.js';
+import { runtime } from './runtime.js';
 
 const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update' }> = methodSignatures(IDL);
 
-/** Whether ingress for `method` with these argument bytes may run: a known update whose argument passes the byte check. */
-export function acceptIngress(method: string, arg: Uint8Array): boolean {
+/**
+ * The screening failures refused here: those found by its expensive part (the keccak pass and the sender
+ * recovery, about 75 M instructions at 4 KiB). Cheaper failures (format, fees, gas, ops state) are left to
+ * the method, which answers them as Err values for about what this check costs.
+ */
+const REFUSED_BY_INSPECTION: ReadonlySet<string> = new Set([ErrorCode.DecodeInvalidSignature, ErrorCode.SubmitInsufficientFunds]);
+
+/** Candid framing of one blob argument: magic, type table, arg count and type, length (at most 10 LEB128 bytes). */
+const BLOB_ARG_OVERHEAD = 4 + 3 + 2 + 10;
+
+/**
+ * Whether ingress for `method` with these argument bytes may run: a known update whose argument passes the
+ * byte check. A small raw transaction whose signature or sender's funds fail the submit's screening (the
+ * core's screenRawTx) is refused with its error code (refusal.ts), so callers get the answer the method
+ * would have given.
+ */
+export function acceptIngress(method: string, arg: Uint8Array): true | { readonly code: string; readonly message: string } | false {
   const sig = Object.prototype.hasOwnProperty.call(M, method) ? M[method] : undefined;
   // Query methods called as updates would only trap (decorators.ts); unknown names (azle's internal
   // methods included) are not for ingress.
   if (sig === undefined || sig.mode !== 'update') return false;
-  return checkArgBytes(arg, sig.args.length, argByteLimit(method)).ok;
+  if (!checkArgBytes(arg, sig.args.length, argByteLimit(method)).ok) return false;
+  if (method === 'rpc_eth_send_raw_transaction' && arg.length <= INSPECT_SCREEN_MAX_TX_BYTES + BLOB_ARG_OVERHEAD && runtime.core !== undefined) {
+    let raw: Uint8Array;
+    try {
+      raw = IDL.decode(sig.args, arg)[0] as unknown as Uint8Array;
+    } catch {
+      return false;
+    }
+    const r = runtime.core.screenRawTx(raw);
+    if (!r.ok && REFUSED_BY_INSPECTION.has(r.error.code)) return { code: r.error.code, message: r.error.message };
+  }
+  return true;
 }
 
 export class IngressInspection {
   @inspectMessage({ manual: true })
   inspect(): boolean {
-    return acceptIngress(msgMethodName(), msgArgData());
+    const verdict = acceptIngress(msgMethodName(), msgArgData());
+    // A trap is how a reason reaches the caller: the IC's rejection of the ingress quotes it.
+    if (typeof verdict === 'object') trap(formatRefusal(verdict.code, verdict.message));
+    return verdict;
   }
 }

@@ -1,4 +1,5 @@
 // The client's errors: values with a stable name and the method they concern.
+import { parseRefusal } from '../canister/refusal.js';
 
 /** A call that did not produce a reply: a reject, a trap, a transport failure. Logged, never shown to clients. */
 export class CanisterCallError extends Error {
@@ -11,7 +12,13 @@ export class CanisterCallError extends Error {
     readonly rejectCode?: number,
   ) {
     super(`${method}: ${message}`);
+    this.refusal = parseRefusal(message);
   }
+  /**
+   * Set when canister_inspect_message refused the call with one of the service's error codes
+   * (src/canister/refusal.ts): the answer the method itself would have given, so callers map it as such.
+   */
+  readonly refusal: { readonly code: string; readonly message: string } | undefined;
 }
 
 /** A configuration value that cannot be used; the message names the environment variable. */

@@ -39,6 +39,15 @@ export const MIN_PRUNE_MAX_OPS_PER_TICK = 1;
 // IC execution limits (instructions per message), enforced by the replica and by src/host.
 export const IC_QUERY_INSTRUCTION_LIMIT = 5_000_000_000n;
 export const IC_UPDATE_INSTRUCTION_LIMIT = 40_000_000_000n;
+/** canister_inspect_message (the replica's max_instructions_for_message_acceptance_calls); past it the message is refused. */
+export const IC_INSPECT_INSTRUCTION_LIMIT = 200_000_000n;
+/**
+ * Raw transactions up to this size are screened in full (hash-free checks, sender recovery, affordability)
+ * by canister_inspect_message, where a refusal costs the canister nothing; larger ones only by the update.
+ * Screening costs about 75 M instructions at this size (bench: inspect.submit_raw.*), inside the 200 M limit
+ * with margin; the keccak pass over the payload grows with the size, about 14 K instructions a byte.
+ */
+export const INSPECT_SCREEN_MAX_TX_BYTES = 4096;
 
 // Replacement of a pending (sender, nonce) needs both fees raised by at least this percentage.
 export const REPLACEMENT_FEE_BUMP_PERCENT = 10n;

@@ -21,7 +21,7 @@ import { encodeHeader, headerHash } from './chain/header.js';
 import { EMPTY_TRIE_ROOT } from './chain/trie.js';
 import { rlpListLength } from './codec/rlp.js';
 import { PendingPool } from './mempool/pool.js';
-import { submitIc, submitRaw } from './mempool/submit.js';
+import { screenRaw, submitIc, submitRaw } from './mempool/submit.js';
 import { Meter } from './ops/meter.js';
 import { MAX_INSTRUCTION_SOFT_LIMIT, MIN_INSTRUCTION_SOFT_LIMIT } from './ops/limits.js';
 import { OpsStore, type OpsStatus } from './ops/state.js';
@@ -203,6 +203,18 @@ export class EvmCore {
     const r = submitRaw(this.deps(), raw);
     this.meter.flush();
     return r;
+  }
+
+  /**
+   * The checks of submitRawTx before admission (submit.ts screenRaw), writing nothing: what
+   * canister_inspect_message runs on small raw transactions so that junk is refused for free.
+   */
+  screenRawTx(raw: Uint8Array): Result<null> {
+    const g = this.writeGuard('submit');
+    if (g !== undefined) return { ok: false, error: g };
+    if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
+    const r = screenRaw(this.deps(), raw);
+    return r.ok ? ok(null) : r;
   }
 
   /** submit_ic_tx: caller = msg_caller() bytes, canisterId = canister_self() bytes. */

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 envelopes: depth check on the raw text before parsing, single and batch requests,
 // notifications (no `id`: executed, never answered), and the dispatch through the method table.
 import { CanisterCallError } from '../client/errors.js';
-import { INTERNAL_MESSAGE, RpcCode, RpcError } from './errors.js';
+import { fromCanisterError, INTERNAL_MESSAGE, RpcCode, RpcError } from './errors.js';
 import { DEV_METHOD_TABLE } from './methods/dev.js';
 import { METHOD_TABLE, UNSUPPORTED, type MethodContext } from './methods/index.js';
 
@@ -82,6 +82,8 @@ export async function handleRequest(req: unknown, ctx: MethodContext): Promise<R
 
 function toRpcError(e: unknown, method: string, ctx: MethodContext): RpcError {
   if (e instanceof RpcError) return e;
+  // Ingress refused by the canister's inspection with a service error code: the method's own answer.
+  if (e instanceof CanisterCallError && e.refusal !== undefined) return fromCanisterError({ code: e.refusal.code, message: e.refusal.message, data: [] }, ctx.log);
   // A canister reject or trap, a transport failure, or a bug: log the detail, answer a fixed message.
   if (e instanceof CanisterCallError) ctx.log(`${method}: canister call failed: ${e.message}`);
   else ctx.log(`${method}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { IDL } from '@dfinity/candid';
 import { Principal } from '@dfinity/principal';
-import { IC_QUERY_INSTRUCTION_LIMIT, IC_UPDATE_INSTRUCTION_LIMIT } from '../core/constants.js';
+import { IC_INSPECT_INSTRUCTION_LIMIT, IC_QUERY_INSTRUCTION_LIMIT, IC_UPDATE_INSTRUCTION_LIMIT } from '../core/constants.js';
 import { CallRejectedError, CanisterInstallError, HostStateError, RejectCode, Trap } from './errors.js';
 import { HeapSnapshot } from './heap.js';
 import {
@@ -100,6 +100,8 @@ export interface MessageStats {
   method: string;
   instructions: bigint | undefined;
   trapped: boolean;
+  /** The trap's message, when it trapped. */
+  trapMessage?: string;
   heapBytes: number;
   heapPagesChanged: number;
   stablePagesTouched: number;
@@ -786,7 +788,9 @@ export class IcHost {
     };
     setup?.(msg);
     const limit =
-      kind === 'query' || kind === 'replicated_query' || kind === 'inspect'
+      kind === 'inspect'
+        ? IC_INSPECT_INSTRUCTION_LIMIT
+        : kind === 'query' || kind === 'replicated_query'
         ? this.queryLimit
         : kind === 'init' || kind === 'post_upgrade' || kind === 'pre_upgrade'
           ? IC_INSTALL_INSTRUCTION_LIMIT
@@ -834,6 +838,7 @@ export class IcHost {
       method: typeof entry === 'string' ? entry : `callback#${entry.fun}`,
       instructions,
       trapped: trap !== undefined,
+      ...(trap === undefined ? {} : { trapMessage: trap.message }),
       heapBytes: live.memory.buffer.byteLength,
       heapPagesChanged: heapPages,
       stablePagesTouched: stablePages,

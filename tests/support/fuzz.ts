@@ -4,6 +4,7 @@
 import { IDL } from '@dfinity/candid';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { argByteLimit, checkArgBytes } from '../../src/canister/arg_check.js';
+import { parseRefusal } from '../../src/canister/refusal.js';
 import { methodSignatures } from '../../src/canister/idl.js';
 import type { EvmCore } from '../../src/core/index.js';
 import type { IcHost, MessageStats } from '../../src/host/index.js';
@@ -264,15 +265,21 @@ export interface WasmTarget {
   readonly messages: MessageStats[];
 }
 
-/** A trap in any message the input caused (inspection, the method, callbacks) is a failure. */
+/**
+ * A trap in any message the input caused (inspection, the method, callbacks) is a failure, except the trap
+ * by which canister_inspect_message refuses ingress with an error code (src/canister/refusal.ts).
+ */
+export const isFailureTrap = (m: MessageStats): boolean => m.trapped && !(m.kind === 'inspect' && parseRefusal(m.trapMessage ?? '') !== undefined);
+
 function trapsSince(t: Tally, w: WasmTarget, from: number, what: string): void {
-  const trapped = w.messages.slice(from).filter((m) => m.trapped);
+  const trapped = w.messages.slice(from).filter(isFailureTrap);
   if (trapped.length === 0) return;
   t.traps += trapped.length;
   t.failures.push(`${what}: trapped in ${trapped.map((m) => `${m.kind} ${m.method}`).join(', ')}`);
 }
 
-const rejectKey = (message: string, code: number): string => `reject ${/candid\.[a-z_]+/.exec(message)?.[0] ?? code}`;
+/** A reject by its cause: the argument check's code, a screening refusal's error code (inspection), or the IC reject code. */
+const rejectKey = (message: string, code: number): string => `reject ${/candid\.[a-z_]+/.exec(message)?.[0] ?? parseRefusal(message)?.code ?? code}`;
 
 /**
  * Candid argument bytes to every method of the real wasm: queries as queries, updates as ingress (through

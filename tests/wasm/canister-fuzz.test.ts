@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Evm } from '../support/canister.js';
 import { common, ETH, account } from '../support/eth.js';
 import { startGatewayHarness, type GatewayHarness } from '../support/gateway.js';
-import { formatTally, fuzzCandidWasm, fuzzRawTxWasm, fuzzRpcHttp, newTally, rawSeeds } from '../support/fuzz.js';
+import { formatTally, isFailureTrap, fuzzCandidWasm, fuzzRawTxWasm, fuzzRpcHttp, newTally, rawSeeds } from '../support/fuzz.js';
 
 const A = account(61);
 let evm: Evm;
@@ -47,7 +47,7 @@ describe('fuzzing the real wasm', () => {
     await fuzzRpcHttp(t, gw.url, 0x4e7, 600);
     console.log(formatTally('rpc-http', t));
     expect(t.failures).toEqual([]);
-    expect(gw.evm.messages.filter((m) => m.trapped)).toEqual([]);
+    expect(gw.evm.messages.filter(isFailureTrap)).toEqual([]);
     expect(gw.internalLog.filter((l) => /\n\s+at /.test(l))).toEqual([]);
     // Bodies reach the canister as well as the gateway's own refusals.
     expect(t.codes.get('result') ?? 0).toBeGreaterThan(0);

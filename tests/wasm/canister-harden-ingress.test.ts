@@ -6,8 +6,12 @@
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { maxSizeInvalidTx } from '../../bench/harden.js';
-import { MAX_TX_SIZE } from '../../src/core/constants.js';
+import { invalidSignatureTx, maxSizeInvalidTx } from '../../bench/harden.js';
+import { parseRefusal } from '../../src/canister/refusal.js';
+import { IC_INSPECT_INSTRUCTION_LIMIT, INSPECT_SCREEN_MAX_TX_BYTES, MAX_TX_SIZE } from '../../src/core/constants.js';
+import { hostClient } from '../../src/client/host.js';
+import { handleBody } from '../../src/gateway/rpc.js';
+import { fakeContext } from '../support/gateway_fake.js';
 import { Evm, errCode, type CandidResult } from '../support/canister.js';
 import { GWEI, account, feeMarketTx } from '../support/eth.js';
 
@@ -145,5 +149,56 @@ describe('expensive junk submits', () => {
     // Two passes (before the fix) were about 3.6 B.
     expect(r.instructions).toBeLessThan(2_500_000_000n);
     console.log(`submit_raw.max_size_invalid: ${r.instructions} instructions (${r.code})`);
+  });
+
+  const ingress = async (raw: Uint8Array, fromCanister = false) => {
+    const from = evm.messages.length;
+    const r = await evm.host.update('rpc_eth_send_raw_transaction', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8)], [raw])), { fromCanister });
+    return { r, ran: evm.messages.slice(from) };
+  };
+
+  it('small junk (a bad signature, a sender that cannot pay) is refused by inspection, which the canister does not pay for', async () => {
+    const junk = invalidSignatureTx(INSPECT_SCREEN_MAX_TX_BYTES);
+    const { r, ran } = await ingress(junk);
+    // Only the inspection ran: no update message, so no cycles; the rejection quotes the error code.
+    expect(ran.map((m) => m.kind)).toEqual(['inspect']);
+    expect(ran[0]!.instructions!).toBeLessThan(IC_INSPECT_INSTRUCTION_LIMIT / 2n);
+    expect(r.kind).toBe('reject');
+    const refusal = r.kind === 'reject' ? parseRefusal(r.message) : undefined;
+    expect(refusal?.code).toMatch(/^(DecodeError::InvalidSignature|submit\.insufficient_funds)$/);
+    // A signed transfer from an account with no funds.
+    const unfunded = feeMarketTx(account(78), { nonce: 0n, to: new Uint8Array(20).fill(1), value: 1n, gasLimit: 21_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }).serialize();
+    const u = await ingress(unfunded);
+    expect(u.ran.map((m) => m.kind)).toEqual(['inspect']);
+    expect(u.r.kind === 'reject' && parseRefusal(u.r.message)?.code).toBe('submit.insufficient_funds');
+    console.log(`inspect.submit_raw.screened_invalid: ${ran[0]!.instructions} instructions (free on the IC)`);
+  });
+
+  it('the same junk from another canister (no inspection) gets the Err value; cheap failures are left to the method', async () => {
+    const { r } = await ingress(invalidSignatureTx(INSPECT_SCREEN_MAX_TX_BYTES), true);
+    expect(r.kind).toBe('reply');
+    // A fee below the minimum is cheap to find: inspection lets it through and the method answers Err.
+    const lowFee = feeMarketTx(account(79), { nonce: 0n, to: new Uint8Array(20).fill(1), gasLimit: 21_000n, maxFeePerGas: 1n * GWEI, maxPriorityFeePerGas: 1n * GWEI }).serialize();
+    const l = await ingress(lowFee);
+    expect(l.ran.map((m) => m.kind)).toEqual(['inspect', 'update']);
+    expect(l.r.kind).toBe('reply');
+  });
+
+  it('a transaction above the screened size passes inspection after the argument check alone, well inside its 200 M limit', async () => {
+    const { r, ran } = await ingress(maxSizeInvalidTx());
+    expect(ran.map((m) => m.kind)).toEqual(['inspect', 'update']);
+    expect(ran[0]!.trapped).toBe(false);
+    expect(ran[0]!.instructions!).toBeLessThan(IC_INSPECT_INSTRUCTION_LIMIT / 20n);
+    expect(r.kind).toBe('reply');
+  });
+
+  it("clients read a refusal as the method's own answer: the gateway maps it to the same JSON-RPC error", async () => {
+    // The gateway's dispatch over the real client and the wasm (ingress, so inspection runs).
+    const ctx = fakeContext(hostClient(evm.client) as never);
+    const raw = `0x${Buffer.from(invalidSignatureTx(1000)).toString('hex')}`;
+    const out = (await handleBody(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }), ctx)) as { error?: { code: number; message: string } };
+    // -32602 "invalid sender" (bad signature) or -32000 "insufficient funds": never -32603 internal error.
+    const { code, message } = out.error!;
+    expect((code === -32602 && message.startsWith('invalid sender')) || (code === -32000 && message.startsWith('insufficient funds')), `${code} ${message}`).toBe(true);
   });
 });

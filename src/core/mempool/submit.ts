@@ -35,6 +35,22 @@ function knownId(deps: SubmitDeps, ethHash: Bytes32): Uint8Array | undefined {
 }
 
 export function submitRaw(deps: SubmitDeps, raw: Uint8Array): Result<Uint8Array> {
+  const screened = screenRaw(deps, raw);
+  if (!screened.ok) return screened;
+  const { fields: f, sender } = screened.value;
+  const ethHash = keccak256(raw);
+  const known = knownId(deps, ethHash);
+  if (known !== undefined) return ok(known);
+  return admit(deps, f, sender, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+}
+
+/**
+ * The checks of submitRaw that come before the eth hash, in its order, writing nothing: size, format, the
+ * hash-free checks, then (one keccak pass and the recovery) the sender and whether it can pay this
+ * transaction. canister_inspect_message runs it on small transactions, so junk is refused before it is paid
+ * for (docs/hardening.md "Submits").
+ */
+export function screenRaw(deps: SubmitDeps, raw: Uint8Array): Result<{ readonly fields: TxFields; readonly sender: Address }> {
   if (raw.length > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `transaction is ${raw.length} bytes, limit ${MAX_TX_SIZE}`);
   // Parsing checks type, chain id and signature ranges without hashing.
   const parsed = parseSignedTx(raw);
@@ -52,10 +68,7 @@ export function submitRaw(deps: SubmitDeps, raw: Uint8Array): Result<Uint8Array>
   if (deps.engine.getBalance(sender.value) < f.gasLimit * f.maxFeePerGas + f.value && f.nonce >= deps.engine.getNonce(sender.value)) {
     return insufficient(deps.engine.getBalance(sender.value), f);
   }
-  const ethHash = keccak256(raw);
-  const known = knownId(deps, ethHash);
-  if (known !== undefined) return ok(known);
-  return admit(deps, f, sender.value, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+  return ok({ fields: f, sender: sender.value });
 }
 
 const insufficient = (balance: bigint, f: TxFields): Result<never> =>
