@@ -11,6 +11,9 @@ import { DelegationChain, DelegationIdentity, Ed25519KeyIdentity } from '@icp-sd
 import { Secp256k1KeyIdentity } from '@icp-sdk/core/identity/secp256k1';
 import { Principal } from '@icp-sdk/core/principal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentTransport } from '../../src/client/agent.js';
+import { CanisterCallError } from '../../src/client/errors.js';
+import { account, feeMarketTx } from '../support/eth.js';
 import { idlFactory } from '../../src/canister/idl.js';
 import { CHAIN_ID } from '../../src/core/constants.js';
 import { deriveSyntheticSender } from '../../src/core/tx/ic_synthetic.js';
@@ -126,6 +129,15 @@ describe('IC HTTP interface with the unmodified HttpAgent', () => {
     const res = await agent.query(canister, { methodName: 'submit_ic_tx', arg: new Uint8Array(IDL.encode([], [])) });
     expect(res.status).toBe('rejected');
     expect(res).toMatchObject({ reject_code: 3, error_code: 'IC0536' });
+  });
+
+  it("an ingress refusal by canister_inspect_message reaches the agent's caller with its error code", async () => {
+    const transport = await createAgentTransport({ icHost: server.url, canisterId: canister.toText(), fetchRootKey: true });
+    // A signed transfer from an account with no funds: refused by inspection (docs/hardening.md "Submits").
+    const raw = feeMarketTx(account(91), { nonce: 0n, to: new Uint8Array(20).fill(1), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 12n, maxPriorityFeePerGas: 250n * 10n ** 9n }).serialize();
+    const e = await transport.call('update', 'rpc_eth_send_raw_transaction', [raw]).then(() => undefined, (x: unknown) => x);
+    expect(e).toBeInstanceOf(CanisterCallError);
+    expect((e as CanisterCallError).refusal?.code).toBe('submit.insufficient_funds');
   });
 });
 
