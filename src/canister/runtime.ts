@@ -126,7 +126,7 @@ export async function mine(allowEmpty = false): Promise<Awaited<ReturnType<EvmCo
   // The per-transaction part (`tx <eth hash> <instructions>`) is what the devnet prints for each transaction.
   if (r.kind === 'Produced') {
     const txs = r.txInstructions.map((t) => `; tx 0x${toHex(t.ethHash)} ${t.instructions}`).join('');
-    log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions${txs}`);
+    log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions, finalisation ${r.finalizeInstructions} (reserved ${r.finalizeReserved})${txs}`);
   }
   return r;
 }
