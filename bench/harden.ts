@@ -7,7 +7,7 @@ import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, MAX_TX_SIZE } from '../src/core/
 import { MAX_INSTRUCTION_SOFT_LIMIT } from '../src/core/ops/limits.js';
 import { parseBlockLine, unquote, type BlockReport } from '../src/devnet/block_line.js';
 import { deployCode } from '../tests/support/asm.js';
-import { LOG_EMITTER_RUNTIME, STORAGE_WRITER_RUNTIME, emitCall, writeCall } from '../tests/support/finalize.js';
+import { LOG_EMITTER_RUNTIME, MAX_LIMITS_GENESIS, STORAGE_WRITER_RUNTIME, emitCall, runMaxLimits, writeCall } from '../tests/support/finalize.js';
 import { selfAuthenticating } from '../tests/support/ic.js';
 import { account, BenchChain, common, GWEI, signTx, type Account } from './support.js';
 import type { Report } from './evm.js';
@@ -147,5 +147,28 @@ export async function benchFinalize(report: Report): Promise<void> {
     report('block.finalize.instructions_per_storage_clear', (clears.instructions - fixed - 4n * perTx) / BigInt(4 * S), 'instructions');
   } finally {
     chain.close();
+  }
+
+  // The wasm test's scenario at the highest block gas limit and soft limit (tests/support/finalize.ts): the
+  // largest block message, against the IC's 40 B.
+  const blocks: BlockReport[] = [];
+  const max = await BenchChain.start({
+    accounts: [],
+    genesis: MAX_LIMITS_GENESIS,
+    controllers: [controller.toUint8Array()],
+    debugPrint: (raw) => {
+      const b = parseBlockLine(unquote(raw));
+      if (b !== undefined) blocks.push(b);
+    },
+  });
+  try {
+    const run = await runMaxLimits({ host: max.host, client: max.evm, messages: max.messages, blocks }, controller);
+    if (run.messages.some((m) => m.trapped)) throw new Error('a block message trapped in the max-limits scenario');
+    const peak = run.messages.reduce((a, m) => ((m.instructions ?? 0n) > a ? (m.instructions ?? 0n) : a), 0n);
+    report('block.max_limits.peak_message_instructions', peak, 'instructions');
+    const fin = run.blocks.reduce((a, b) => ((b.finalize?.instructions ?? 0n) > a ? (b.finalize?.instructions ?? 0n) : a), 0n);
+    report('block.max_limits.peak_finalize_instructions', fin, 'instructions');
+  } finally {
+    max.close();
   }
 }

@@ -47,7 +47,14 @@ export class BenchChain {
   ) {}
 
   /** `controllers`: for the admin methods; `debugPrint`: receives the canister's prints (set_log_filter turns debug lines on). */
-  static async start(opts: { accounts: Account[]; blockGasLimit?: bigint; controllers?: Uint8Array[]; debugPrint?: (line: string) => void }): Promise<BenchChain> {
+  static async start(opts: {
+    accounts: Account[];
+    /** More genesis allocations (accounts built elsewhere, e.g. tests/support). */
+    genesis?: { address: Uint8Array; balance: bigint }[];
+    blockGasLimit?: bigint;
+    controllers?: Uint8Array[];
+    debugPrint?: (line: string) => void;
+  }): Promise<BenchChain> {
     if (isStale()) build({ quiet: true });
     const messages: MessageStats[] = [];
     const host = await IcHost.create({
@@ -58,7 +65,7 @@ export class BenchChain {
     });
     await host.install(
       encodeInitArgs({
-        genesis_allocations: [opts.accounts.map((a) => ({ address: a.address, balance: 10n ** 27n }))],
+        genesis_allocations: [[...opts.accounts.map((a) => ({ address: a.address, balance: 10n ** 27n })), ...(opts.genesis ?? [])]],
         block_gas_limit: opts.blockGasLimit === undefined ? [] : [opts.blockGasLimit],
       }),
     );
