@@ -2,8 +2,14 @@
 // and a Candid decoding bomb refused by canister_inspect_message and by a method's own argument check.
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { IDL } from '@dfinity/candid';
-import { INSPECT_SCREEN_MAX_TX_BYTES, MAX_TX_SIZE } from '../src/core/constants.js';
-import { account, BenchChain, common, GWEI } from './support.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { INSPECT_SCREEN_MAX_TX_BYTES, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, MAX_TX_SIZE } from '../src/core/constants.js';
+import { MAX_INSTRUCTION_SOFT_LIMIT } from '../src/core/ops/limits.js';
+import { parseBlockLine, unquote, type BlockReport } from '../src/devnet/block_line.js';
+import { deployCode } from '../tests/support/asm.js';
+import { LOG_EMITTER_RUNTIME, MAX_LIMITS_GENESIS, STORAGE_WRITER_RUNTIME, emitCall, runMaxLimits, writeCall } from '../tests/support/finalize.js';
+import { selfAuthenticating } from '../tests/support/ic.js';
+import { account, BenchChain, common, GWEI, signTx, type Account } from './support.js';
 import type { Report } from './evm.js';
 
 /** A type-2 transaction of MAX_TX_SIZE bytes (zero calldata, so its intrinsic gas fits the block) whose signature does not verify. */
@@ -78,5 +84,112 @@ export async function benchHarden(report: Report): Promise<void> {
     report('candid_bomb.refused_by_method.instructions', direct.instructions ?? 0n, 'instructions');
   } finally {
     chain.close();
+  }
+  await benchFinalize(report);
+}
+
+/**
+ * What finalising a block costs (issue 11, attack 3): the instructions from the end of transaction selection to
+ * the block's return (the canister's debug block line), in blocks that differ in one dimension: transactions,
+ * logs, log bytes, storage writes. Reported beside the per-unit reservation (src/core/ops/limits.ts).
+ */
+export async function benchFinalize(report: Report): Promise<void> {
+  const controller = selfAuthenticating(0x51);
+  const senders = Array.from({ length: 8 }, (_, i) => account(300 + i));
+  const lines: BlockReport[] = [];
+  const chain = await BenchChain.start({
+    accounts: senders,
+    blockGasLimit: 30_000_000n,
+    controllers: [controller.toUint8Array()],
+    debugPrint: (raw) => {
+      const b = parseBlockLine(unquote(raw));
+      if (b !== undefined) lines.push(b);
+    },
+  });
+  try {
+    for (const [method, arg] of [['set_log_filter', { Debug: null }], ['set_instruction_soft_limit', MAX_INSTRUCTION_SOFT_LIMIT]] as const) {
+      const r = await chain.evm.update(method, [arg], { caller: controller });
+      if (!('Ok' in r.value)) throw new Error(`${method} refused`);
+    }
+    const deployer = senders[0]!;
+    const emitterRaw = signTx(deployer, { data: deployCode(LOG_EMITTER_RUNTIME), gasLimit: 500_000n });
+    const writerRaw = signTx(deployer, { data: deployCode(STORAGE_WRITER_RUNTIME), gasLimit: 500_000n });
+    await chain.submit(emitterRaw);
+    await chain.submit(writerRaw);
+    await chain.mine();
+    const emitter = chain.receipt(keccak_256(emitterRaw)).contract_address[0]!;
+    const writer = chain.receipt(keccak_256(writerRaw)).contract_address[0]!;
+    const sink = account(1001).address;
+
+    /** Mines one block of `n` transactions built by `tx(i)`; returns its finalisation figures. */
+    const block = async (n: number, tx: (from: Account, i: number) => Uint8Array): Promise<{ instructions: bigint; reserved: bigint }> => {
+      for (let i = 0; i < n; i++) await chain.submit(tx(senders[i % senders.length]!, i));
+      const before = lines.length;
+      const m = await chain.mine();
+      if (m.txCount !== n) throw new Error(`expected ${n} transactions in the block, got ${m.txCount}`);
+      const f = lines.slice(before).at(-1)?.finalize;
+      if (f === undefined) throw new Error('no block line with finalisation figures');
+      return f;
+    };
+    const transfer = (from: Account): Uint8Array => signTx(from, { to: sink, value: 1n, gasLimit: 21000n });
+    const one = await block(1, transfer);
+    const N = 40;
+    const many = await block(N, transfer);
+    const perTx = (many.instructions - one.instructions) / BigInt(N - 1);
+    const fixed = one.instructions - perTx;
+    report('block.finalize.fixed_instructions', fixed, 'instructions');
+    report('block.finalize.instructions_per_tx', perTx, 'instructions');
+
+    const emit = (logs: number, bytes: number, topics: 0 | 4) => (from: Account): Uint8Array =>
+      signTx(from, { to: emitter, data: emitCall(logs, bytes, topics), gasLimit: 2_000_000n });
+    const logs = await block(N, emit(MAX_LOGS_PER_TX, 0, 0));
+    const perLog = (logs.instructions - many.instructions) / BigInt(N * MAX_LOGS_PER_TX);
+    report('block.finalize.instructions_per_log', perLog, 'instructions');
+
+    // Data bytes (LOG0) and the worst case a transaction may carry: 64 LOG4 logs of MAX_LOG_BYTES_PER_TX in all.
+    const K = 8;
+    const dataLen = Math.floor(MAX_LOG_BYTES_PER_TX / MAX_LOGS_PER_TX);
+    const data = await block(K, emit(MAX_LOGS_PER_TX, dataLen, 0));
+    const bytesIn = (txs: number, perLogBytes: number): bigint => BigInt(txs * MAX_LOGS_PER_TX * perLogBytes);
+    const perByte = (data.instructions - fixed - BigInt(K) * perTx - BigInt(K * MAX_LOGS_PER_TX) * perLog) / bytesIn(K, dataLen);
+    report('block.finalize.instructions_per_log_byte', perByte, 'instructions');
+    const heavy = await block(K, emit(MAX_LOGS_PER_TX, dataLen - 128, 4));
+    report('block.finalize.max_log_tx.instructions', (heavy.instructions - fixed) / BigInt(K), 'instructions');
+    report('block.finalize.max_log_tx.reserved', heavy.reserved / BigInt(K), 'instructions');
+
+    // Storage writes: the state commit hashes and stores every slot the block changed.
+    // Storage writes: the state commit hashes every slot the block changed into the state root and writes it to
+    // its stable map. Inserted slots, then the same slots cleared (the cheapest write in gas, 4,000 after refund).
+    const S = 200;
+    const writeBlock = (value: bigint) => block(4, (from, i) => signTx(from, { to: writer, data: writeCall(1 + i * S, S, value), gasLimit: 5_000_000n }));
+    const inserts = await writeBlock(1n);
+    report('block.finalize.instructions_per_storage_write', (inserts.instructions - fixed - 4n * perTx) / BigInt(4 * S), 'instructions');
+    const clears = await writeBlock(0n);
+    report('block.finalize.instructions_per_storage_clear', (clears.instructions - fixed - 4n * perTx) / BigInt(4 * S), 'instructions');
+  } finally {
+    chain.close();
+  }
+
+  // The wasm test's scenario at the highest block gas limit and soft limit (tests/support/finalize.ts): the
+  // largest block message, against the IC's 40 B.
+  const blocks: BlockReport[] = [];
+  const max = await BenchChain.start({
+    accounts: [],
+    genesis: MAX_LIMITS_GENESIS,
+    controllers: [controller.toUint8Array()],
+    debugPrint: (raw) => {
+      const b = parseBlockLine(unquote(raw));
+      if (b !== undefined) blocks.push(b);
+    },
+  });
+  try {
+    const run = await runMaxLimits({ host: max.host, client: max.evm, messages: max.messages, blocks }, controller);
+    if (run.messages.some((m) => m.trapped)) throw new Error('a block message trapped in the max-limits scenario');
+    const peak = run.messages.reduce((a, m) => ((m.instructions ?? 0n) > a ? (m.instructions ?? 0n) : a), 0n);
+    report('block.max_limits.peak_message_instructions', peak, 'instructions');
+    const fin = run.blocks.reduce((a, b) => ((b.finalize?.instructions ?? 0n) > a ? (b.finalize?.instructions ?? 0n) : a), 0n);
+    report('block.max_limits.peak_finalize_instructions', fin, 'instructions');
+  } finally {
+    max.close();
   }
 }

@@ -46,13 +46,26 @@ export class BenchChain {
     readonly evm: EvmClient,
   ) {}
 
-  static async start(opts: { accounts: Account[]; blockGasLimit?: bigint }): Promise<BenchChain> {
+  /** `controllers`: for the admin methods; `debugPrint`: receives the canister's prints (set_log_filter turns debug lines on). */
+  static async start(opts: {
+    accounts: Account[];
+    /** More genesis allocations (accounts built elsewhere, e.g. tests/support). */
+    genesis?: { address: Uint8Array; balance: bigint }[];
+    blockGasLimit?: bigint;
+    controllers?: Uint8Array[];
+    debugPrint?: (line: string) => void;
+  }): Promise<BenchChain> {
     if (isStale()) build({ quiet: true });
     const messages: MessageStats[] = [];
-    const host = await IcHost.create({ wasm: WASM_PATH, debugPrint: () => {}, onMessage: (m) => messages.push(m) });
+    const host = await IcHost.create({
+      wasm: WASM_PATH,
+      debugPrint: opts.debugPrint ?? (() => {}),
+      onMessage: (m) => messages.push(m),
+      ...(opts.controllers === undefined ? {} : { controllers: opts.controllers }),
+    });
     await host.install(
       encodeInitArgs({
-        genesis_allocations: [opts.accounts.map((a) => ({ address: a.address, balance: 10n ** 27n }))],
+        genesis_allocations: [[...opts.accounts.map((a) => ({ address: a.address, balance: 10n ** 27n })), ...(opts.genesis ?? [])]],
         block_gas_limit: opts.blockGasLimit === undefined ? [] : [opts.blockGasLimit],
       }),
     );

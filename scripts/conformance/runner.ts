@@ -11,7 +11,8 @@
 // - not applicable: blob (type 3) transactions; on Prague, set-code (type 4) transactions (this service
 //   accepts types 0-2 only).
 // - service limit: the transaction ran into one of the service's documented limits (more than
-//   MAX_LOGS_PER_TX logs, the per-transaction instruction budget): counted apart with its reason, never a pass.
+//   MAX_LOGS_PER_TX logs, more than MAX_LOG_BYTES_PER_TX bytes of log data and topics, the per-transaction
+//   instruction budget): counted apart with its reason, never a pass.
 // - everything else passes or fails. A vector with `expectException` passes when the engine refuses the
 //   transaction and the state root is unchanged.
 // The instruction counter is 0 under Node, so only the budget's up-front reservations (precompiles,
@@ -33,6 +34,9 @@ import { STATE_ROOT_KEY } from '../../src/core/evm/state.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 
 export type Fork = 'Cancun' | 'Prague';
+
+/** Failure codes of the service's own limits (docs/conformance.md "Counting rules"). */
+export const SERVICE_LIMITS: ReadonlySet<string> = new Set([ErrorCode.ExecTooManyLogs, ErrorCode.ExecTooManyLogBytes, ErrorCode.ExecInstructionBudget]);
 export type Verdict = 'pass' | 'fail' | 'not_applicable' | 'service_limit';
 
 export interface VectorResult {
@@ -226,7 +230,7 @@ export class ConformanceRunner {
 
     if (outcome.kind === 'included' && outcome.failure !== undefined) {
       const code = outcome.failure.code;
-      if (code === ErrorCode.ExecTooManyLogs || code === ErrorCode.ExecInstructionBudget) {
+      if (SERVICE_LIMITS.has(code)) {
         return { verdict: 'service_limit', reason: code };
       }
     }

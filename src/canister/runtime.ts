@@ -124,9 +124,10 @@ export async function mine(allowEmpty = false): Promise<Awaited<ReturnType<EvmCo
   if (runtime.core === undefined) return undefined;
   const r = await runtime.core.produceBlock({ allowEmpty });
   // The per-transaction part (`tx <eth hash> <instructions>`) is what the devnet prints for each transaction.
-  if (r.kind === 'Produced') {
+  // Built only when it prints: a block of 1024 transactions would hex-encode 1024 hashes after finalisation.
+  if (r.kind === 'Produced' && logLevel() === 'Debug') {
     const txs = r.txInstructions.map((t) => `; tx 0x${toHex(t.ethHash)} ${t.instructions}`).join('');
-    log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions${txs}`);
+    log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions, finalisation ${r.finalizeInstructions} (reserved ${r.finalizeReserved})${txs}`);
   }
   return r;
 }

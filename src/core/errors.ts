@@ -47,6 +47,8 @@ export const ErrorCode = {
   ExecInstructionBudget: 'exec.halt.instruction_budget',
   /** The transaction's receipt would hold more than MAX_LOGS_PER_TX logs: it fails, all gas charged. */
   ExecTooManyLogs: 'exec.halt.too_many_logs',
+  /** The transaction's logs would carry more than MAX_LOG_BYTES_PER_TX bytes of data and topics: it fails, all gas charged. */
+  ExecTooManyLogBytes: 'exec.halt.too_many_log_bytes',
   /** Execution-time rejection (not included): the sender has code that is not an EIP-7702 delegation (EIP-3607). */
   ExecRejectedSenderNotEoa: 'exec.rejected.sender_not_eoa',
   /** Execution-time rejection (not included) for a reason without a more specific code. */

@@ -23,7 +23,7 @@ import { rlpListLength } from './codec/rlp.js';
 import { PendingPool } from './mempool/pool.js';
 import { screenRaw, submitIc, submitRaw } from './mempool/submit.js';
 import { Meter } from './ops/meter.js';
-import { MAX_INSTRUCTION_SOFT_LIMIT, MIN_INSTRUCTION_SOFT_LIMIT } from './ops/limits.js';
+import { MAX_BLOCK_GAS_LIMIT, MAX_INSTRUCTION_SOFT_LIMIT, MIN_BLOCK_GAS_LIMIT, MIN_INSTRUCTION_SOFT_LIMIT } from './ops/limits.js';
 import { OpsStore, type OpsStatus } from './ops/state.js';
 import { Lifecycle, type CoreMetrics, type PruneStatusView } from './ops/lifecycle.js';
 import type { LayoutCheck, MigrationProgress } from './ops/migration.js';
@@ -245,8 +245,11 @@ export class EvmCore {
   setBlockGasLimit(limit: bigint): Result<void> {
     const g = this.writeGuard('admin');
     if (g !== undefined) return { ok: false, error: g };
-    // Below 21000 no transaction fits; u64 like the header field.
-    if (limit < 21000n || limit >= 1n << 64n) return err(ErrorCode.ArgInvalid, 'block gas limit must be in [21000, 2^64)');
+    // Below 21000 no transaction fits; above MAX_BLOCK_GAS_LIMIT a block's state commit could outgrow the
+    // finalisation reserve of its message (ops/limits.ts).
+    if (limit < MIN_BLOCK_GAS_LIMIT || limit > MAX_BLOCK_GAS_LIMIT) {
+      return err(ErrorCode.ArgInvalid, `block gas limit must be in [${MIN_BLOCK_GAS_LIMIT}, ${MAX_BLOCK_GAS_LIMIT}]`);
+    }
     this.meta.setConfig({ ...this.meta.getConfig(), blockGasLimit: limit });
     return ok(undefined);
   }

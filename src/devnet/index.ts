@@ -25,6 +25,9 @@ import type { ExplorerConfig } from '../explorer/config.js';
 import type { Explorer } from '../explorer/index.js';
 import type { Db } from '../indexer/db.js';
 import { startDevnetExplorer } from './explorer.js';
+import { parseBlockLine, unquote, type BlockReport } from './block_line.js';
+
+export { parseBlockLine, type BlockReport };
 
 export interface DevnetOptions {
   readonly dataDir: string;
@@ -74,33 +77,6 @@ const STABLE_FILE = 'canister.stable';
 /** The devnet installs the canister with this controller, so it can turn the canister's debug log on. */
 export const DEVNET_CONTROLLER = selfAuthenticatingPrincipal(new TextEncoder().encode('icp-evm devnet controller'));
 
-/** The canister's debug line for a produced block (src/canister/runtime.ts): totals, then `; tx <hash> <instructions>` per transaction. */
-const BLOCK_LINE = /^\[debug\] block (\d+): (\d+) txs, (\d+) gas, \d+ instructions((?:; tx 0x[0-9a-f]{64} \d+)*)$/;
-const TX_PART = /; tx (0x[0-9a-f]{64}) (\d+)/g;
-
-export interface BlockReport {
-  readonly number: bigint;
-  readonly gasUsed: bigint;
-  readonly txs: readonly { readonly hash: string; readonly instructions: bigint }[];
-}
-
-export function parseBlockLine(line: string): BlockReport | undefined {
-  const m = BLOCK_LINE.exec(line);
-  if (m === null) return undefined;
-  const txs = [...m[4]!.matchAll(TX_PART)].map((t) => ({ hash: t[1]!, instructions: BigInt(t[2]!) }));
-  return { number: BigInt(m[1]!), gasUsed: BigInt(m[3]!), txs };
-}
-
-/** azle's console.log prints a string argument JSON-quoted. */
-function unquote(m: string): string {
-  if (m.length < 2 || !m.startsWith('"') || !m.endsWith('"')) return m;
-  try {
-    const v: unknown = JSON.parse(m);
-    return typeof v === 'string' ? v : m;
-  } catch {
-    return m;
-  }
-}
 
 const mi = (n: bigint): string => `${(Number(n) / 1e6).toFixed(1)} M`;
 

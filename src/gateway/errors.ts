@@ -89,6 +89,7 @@ export const ERROR_MAP: Readonly<Record<string, { readonly rpc: RpcCode; readonl
   [ErrorCode.ExecHaltPrecompileNotReady]: { rpc: RpcCode.Server, prefix: 'execution failed (precompile not ready yet)' },
   [ErrorCode.ExecInstructionBudget]: { rpc: RpcCode.Server, prefix: 'execution failed (instruction budget exhausted)' },
   [ErrorCode.ExecTooManyLogs]: { rpc: RpcCode.Server, prefix: 'execution failed (too many logs)' },
+  [ErrorCode.ExecTooManyLogBytes]: { rpc: RpcCode.Server, prefix: 'execution failed (too many log bytes)' },
   [ErrorCode.ExecRejectedSenderNotEoa]: { rpc: RpcCode.Server, prefix: 'sender not an eoa' },
   [ErrorCode.ExecRejected]: { rpc: RpcCode.Server, prefix: 'execution rejected' },
   [ErrorCode.ExecEstimateInstructionBudget]: { rpc: RpcCode.Server, prefix: 'gas estimation did not finish within the instruction budget' },

@@ -1,10 +1,22 @@
 // Issue 11, attack 3 (block finalisation outside the budget), in the core: the finalisation work of every
 // included transaction (receipts commitment over its log bytes, bloom, stores) is reserved inside the soft
 // limit before the next transaction starts, so a block of log-heavy transactions stops earlier than a block
-// of log-free ones with the same execution cost. (The real wasm at the highest limits is not yet measured.)
+// of log-free ones with the same execution cost; what is not reserved (the last transaction's own finalisation,
+// the state commit) is bounded by the log limits and the highest block gas limit, and fits the message's
+// finalisation reserve. The real wasm at the highest limits: tests/wasm/canister-harden-finalize.test.ts.
 import { describe, expect, it } from 'vitest';
 import { finalizeCost } from '../../src/core/chain/producer.js';
-import { MIN_INSTRUCTION_SOFT_LIMIT } from '../../src/core/ops/limits.js';
+import { IC_UPDATE_INSTRUCTION_LIMIT, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, TX_INSTRUCTION_BUDGET } from '../../src/core/constants.js';
+import { ErrorCode } from '../../src/core/errors.js';
+import {
+  BLOCK_FINALIZATION_RESERVE,
+  FINALIZE_INSTRUCTIONS_FIXED,
+  MAX_BLOCK_GAS_LIMIT,
+  MAX_INSTRUCTION_SOFT_LIMIT,
+  MIN_INSTRUCTION_SOFT_LIMIT,
+  lastTxFinalizeBound,
+  stateCommitBound,
+} from '../../src/core/ops/limits.js';
 import { ETH, FakeEngine, key, LOG_MARK, okValue, sign1559 } from './chain_testkit.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { EvmCore } from '../../src/core/index.js';
@@ -37,5 +49,28 @@ describe('finalisation work counts against the soft limit', () => {
     expect(b.txCount).toBe(Number((1_000_000_000n + perTx + reserve - 1n) / (perTx + reserve)));
     expect(b.txCount).toBeLessThan(a.txCount);
     expect(b.stop).toBe('soft_limit');
+    expect(a.finalizeReserved).toBe(BigInt(a.txCount) * finalizeCost([]));
+    expect(b.finalizeReserved).toBe(BigInt(b.txCount) * reserve);
+  });
+});
+
+describe('what is not reserved fits the finalisation reserve at the highest limits', () => {
+  it('soft limit + one whole transaction + the last one\'s finalisation + the state commit + the fixed part stay within 40 B', () => {
+    const unreserved = lastTxFinalizeBound() + stateCommitBound(MAX_BLOCK_GAS_LIMIT) + FINALIZE_INSTRUCTIONS_FIXED;
+    expect(unreserved).toBeLessThan(BLOCK_FINALIZATION_RESERVE);
+    expect(MAX_INSTRUCTION_SOFT_LIMIT + TX_INSTRUCTION_BUDGET + BLOCK_FINALIZATION_RESERVE).toBeLessThanOrEqual(IC_UPDATE_INSTRUCTION_LIMIT);
+    // The bound is what the producer reserves for a transaction at both log limits.
+    const perLog = MAX_LOG_BYTES_PER_TX / MAX_LOGS_PER_TX - 128;
+    const atLimits = Array.from({ length: MAX_LOGS_PER_TX }, () => ({ address: new Uint8Array(20), topics: Array.from({ length: 4 }, () => new Uint8Array(32)), data: new Uint8Array(perLog) }));
+    expect(finalizeCost(atLimits)).toBe(lastTxFinalizeBound());
+  });
+
+  it('set_block_gas_limit refuses a limit above MAX_BLOCK_GAS_LIMIT', async () => {
+    const { core } = await chain(1n);
+    const refused = core.setBlockGasLimit(MAX_BLOCK_GAS_LIMIT + 1n);
+    expect(!refused.ok && refused.error.code).toBe(ErrorCode.ArgInvalid);
+    expect(core.getConfig().blockGasLimit).toBe(30_000_000n);
+    okValue(core.setBlockGasLimit(MAX_BLOCK_GAS_LIMIT));
+    expect(core.getConfig().blockGasLimit).toBe(MAX_BLOCK_GAS_LIMIT);
   });
 });

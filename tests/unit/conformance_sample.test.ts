@@ -36,6 +36,7 @@ const SAMPLE = [
   'stPreCompiledContracts/idPrecomps.json',
   'stReturnDataTest/modexp_modsize0_returndatasize.json',
   'stSystemOperationsTest/CallRecursiveBombLog.json',
+  'stRandom/randomStatetest36.json',
 ];
 
 describe.skipIf(missing !== undefined)('conformance sample (Cancun)', () => {
@@ -53,6 +54,9 @@ describe.skipIf(missing !== undefined)('conformance sample (Cancun)', () => {
     // More than 64 logs in one transaction: the service's limit, never a pass.
     const bomb = results.filter((r) => r.file.endsWith('CallRecursiveBombLog.json'));
     expect(bomb.map((r) => [r.verdict, r.reason])).toEqual([['service_limit', 'exec.halt.too_many_logs']]);
+    // More than 64 KiB of log data and topics in one transaction: also the service's limit.
+    const bytes = results.filter((r) => r.file.endsWith('randomStatetest36.json'));
+    expect(bytes.map((r) => [r.verdict, r.reason])).toEqual([['service_limit', 'exec.halt.too_many_log_bytes']]);
     // MODEXP priced about 3.9e76 gas, or with empty operands: the call fails or returns at once, no halt.
     const modexp = results.filter((r) => r.file.endsWith('modexp.json') || r.file.endsWith('modexp_modsize0_returndatasize.json'));
     expect(modexp.length).toBe(157);

@@ -1,7 +1,7 @@
 // The per-transaction instruction budget and the per-transaction log limit (DESIGN rule 5).
 import { getActivePrecompiles } from '@ethereumjs/evm';
 import { describe, expect, it } from 'vitest';
-import { MAX_LOGS_PER_TX } from '../../src/core/constants.js';
+import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../../src/core/constants.js';
 import type { ExecTx } from '../../src/core/engine.js';
 import {
   PRECOMPILE_INSTRUCTIONS_PER_GAS,
@@ -16,6 +16,7 @@ import {
 } from '../../src/core/evm/warmup.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
+import { LOG_EMITTER_RUNTIME, emitCall } from '../support/finalize.js';
 import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from './evm_fixtures.js';
 
 /** A host whose counter advances by `perRead` on every read, so budget exhaustion is deterministic under Node. */
@@ -246,6 +247,26 @@ describe('log limit', () => {
     expect(ok.logs).toHaveLength(MAX_LOGS_PER_TX);
     const tooMany = included(await engine.runTx(tx({ nonce: 3n, to: logger, data: word(BigInt(MAX_LOGS_PER_TX + 1)), gasLimit: 500_000n })));
     expect(tooMany).toMatchObject({ status: 0, gasUsed: 500_000n, logs: [], failure: { code: 'exec.halt.too_many_logs' } });
+  });
+
+  it(`allows ${MAX_LOG_BYTES_PER_TX} bytes of log data and topics and fails a transaction with more, charging all gas`, async () => {
+    const { engine } = await setup(new MemoryCoreHost(), 10n ** 12n);
+    engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+    const emitter = included(await engine.runTx(tx({ nonce: 2n, to: undefined, data: deployCode(LOG_EMITTER_RUNTIME) }))).contractAddress!;
+    // 64 LOG4 logs of 896 data bytes + 128 topic bytes: exactly the limit.
+    const perLog = MAX_LOG_BYTES_PER_TX / MAX_LOGS_PER_TX - 128;
+    const atLimit = included(await engine.runTx(tx({ nonce: 3n, to: emitter, data: emitCall(MAX_LOGS_PER_TX, perLog, 4), gasLimit: 2_000_000n })));
+    expect(atLimit.status).toBe(1);
+    expect(atLimit.logs.reduce((n, l) => n + l.data.length + 32 * l.topics.length, 0)).toBe(MAX_LOG_BYTES_PER_TX);
+    await engine.commitBlock();
+    const balance = engine.getBalance(ALICE);
+    // One byte more, in a single LOG0: fails with every log dropped and all of its gas charged.
+    engine.beginBlock(env(3n, { gasLimit: 30_000_000n }));
+    const over = included(await engine.runTx(tx({ nonce: 4n, to: emitter, data: emitCall(1, MAX_LOG_BYTES_PER_TX + 1, 0), gasLimit: 1_500_000n })));
+    expect(over).toMatchObject({ status: 0, gasUsed: 1_500_000n, logs: [], failure: { code: 'exec.halt.too_many_log_bytes' } });
+    await engine.commitBlock();
+    expect(engine.getBalance(ALICE)).toBe(balance - 1_500_000n * (BASE_FEE + TIP));
+    expect(engine.getNonce(ALICE)).toBe(5n);
   });
 
   it('counts only the logs that reach the receipt (a reverted inner call does not count)', async () => {

@@ -76,6 +76,12 @@ describe('devnet', () => {
       gasUsed: 21000n,
       txs: [{ hash: h, instructions: 1234n }],
     });
+    expect(parseBlockLine(`[debug] block 8: 1 txs, 21000 gas, 99 instructions, finalisation 40 (reserved 30); tx ${h} 1234`)).toEqual({
+      number: 8n,
+      gasUsed: 21000n,
+      txs: [{ hash: h, instructions: 1234n }],
+      finalize: { instructions: 40n, reserved: 30n },
+    });
     expect(parseBlockLine('[info] something else')).toBeUndefined();
   });
 });

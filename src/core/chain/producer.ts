@@ -44,6 +44,9 @@ export type ProduceResult =
       readonly stop: 'exhausted' | 'max_txs' | 'soft_limit';
       /** Instructions each included transaction spent executing, in block order (the devnet prints them). */
       readonly txInstructions: readonly { readonly ethHash: Uint8Array; readonly instructions: bigint }[];
+      /** Finalisation reserved for the included transactions (finalizeCost summed), and what it took: from the end of selection to the return. */
+      readonly finalizeReserved: bigint;
+      readonly finalizeInstructions: bigint;
     };
 
 export interface ProducerDeps {
@@ -300,6 +303,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     engine.abortBlock();
     return { kind: 'NoBlock', dropped };
   }
+  const finalizeStart = host.instructionCounter();
   const { stateRoot } = await engine.commitBlock();
 
   // Header, roots and bloom.
@@ -348,5 +352,6 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   meta.setHead({ number: env.number, hash, timestamp: env.timestamp });
   meta.setNextBaseFee(computeNextBaseFee(baseFee, gasUsed, cfg.blockGasLimit, cfg.minGasPrice));
   const txInstructions = included.map((x) => ({ ethHash: x.entry.ethHash, instructions: x.instructions }));
-  return { kind: 'Produced', number: env.number, hash, txCount: included.length, gasUsed, dropped, stop, txInstructions };
+  const finalizeInstructions = host.instructionCounter() - finalizeStart;
+  return { kind: 'Produced', number: env.number, hash, txCount: included.length, gasUsed, dropped, stop, txInstructions, finalizeReserved: finalizeReserve, finalizeInstructions };
 }

@@ -15,7 +15,7 @@
 // treat it as a frame failure: it unwinds the whole runTx and the engine settles the transaction
 // as a failed one with all gas charged.
 
-import { MAX_LOGS_PER_TX } from '../constants.js';
+import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../constants.js';
 import { ErrorCode } from '../errors.js';
 import { toHex } from './encoding.js';
 import { type PrecompileFn, opcodeMap, precompileMap } from './internals.js';
@@ -83,6 +83,13 @@ export class TooManyLogs extends Error {
   readonly code = ErrorCode.ExecTooManyLogs;
   constructor(count: number) {
     super(`transaction emitted ${count} logs, more than ${MAX_LOGS_PER_TX}`);
+  }
+}
+
+export class TooManyLogBytes extends Error {
+  readonly code = ErrorCode.ExecTooManyLogBytes;
+  constructor(bytes: number) {
+    super(`transaction emitted ${bytes} bytes of log data and topics, more than ${MAX_LOG_BYTES_PER_TX}`);
   }
 }
 

@@ -15,9 +15,10 @@
 //   (EIP-7709 is not part of Prague) asks the blockchain object, which here answers from the engine's
 //   `blockHash` callback for the 256 blocks below the current one (0 when unknown).
 // - BLOBBASEFEE returns 1 (the minimum; blob transactions are rejected, excess blob gas is always 0).
-// - A transaction whose receipt would carry more than MAX_LOGS_PER_TX logs, or that exhausts its
-//   instruction budget, is included as failed: all its effects undone, nonce bumped, all gas charged
-//   (exec.halt.too_many_logs / exec.halt.instruction_budget). LOG4 is the widest log opcode, so a log
+// - A transaction whose receipt would carry more than MAX_LOGS_PER_TX logs or more than
+//   MAX_LOG_BYTES_PER_TX bytes of log data and topics, or that exhausts its instruction budget, is included
+//   as failed: all its effects undone, nonce bumped, all gas charged (exec.halt.too_many_logs /
+//   exec.halt.too_many_log_bytes / exec.halt.instruction_budget). LOG4 is the widest log opcode, so a log
 //   never has more than MAX_LOG_TOPICS (4) topics.
 // - A failure whose top-level target is a precompile is exec.halt.precompile_error; REVERT is
 //   exec.reverted with the revert data in returnData; every other exceptional halt is exec.halt.
@@ -34,7 +35,7 @@ import {
 } from '@ethereumjs/tx';
 import { Address as EthAddress, KECCAK256_NULL, bigIntToBytes, generateAddress } from '@ethereumjs/util';
 import { type RunTxResult, type VM, createVM, runTx } from '@ethereumjs/vm';
-import { MAX_LOGS_PER_TX, TX_INSTRUCTION_BUDGET } from '../constants.js';
+import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, TX_INSTRUCTION_BUDGET } from '../constants.js';
 import type {
   Address,
   BlockEnv,
@@ -55,6 +56,7 @@ import {
   InstructionBudgetExceeded,
   PrecompileNotReady,
   TAIL_RESERVE_INSTRUCTIONS,
+  TooManyLogBytes,
   TooManyLogs,
   instrumentOpcodes,
   instrumentPrecompiles,
@@ -142,7 +144,8 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
 }
 
 /**
- * Checks made when the top-level frame returns, before runTx builds the receipt: the log limit, and the
+ * Checks made when the top-level frame returns, before runTx builds the receipt: the log limits (count, and
+ * bytes of data and topics: the block hashes every surviving log byte after its last transaction), and the
  * budget for the bloom (a keccak per log address and topic) and the rest of runTx.
  */
 function instrumentTopLevel(vm: VM, budget: InstructionBudget): void {
@@ -154,7 +157,12 @@ function instrumentTopLevel(vm: VM, budget: InstructionBudget): void {
       const logs = r.execResult.logs ?? [];
       if (logs.length > MAX_LOGS_PER_TX) throw new TooManyLogs(logs.length);
       let hashes = 0;
-      for (const l of logs) hashes += 1 + l[1].length;
+      let bytes = 0;
+      for (const l of logs) {
+        hashes += 1 + l[1].length;
+        bytes += l[2].length + 32 * l[1].length;
+      }
+      if (bytes > MAX_LOG_BYTES_PER_TX) throw new TooManyLogBytes(bytes);
       budget.require(TAIL_RESERVE_INSTRUCTIONS + BigInt(hashes) * keccakReserve(32));
     }
     return r;
@@ -350,7 +358,7 @@ export class EvmEngine implements ExecutionEngine {
       } catch (e) {
         ex.sm.rollbackTo(mark);
         resetEvm(ex.vm);
-        if (e instanceof InstructionBudgetExceeded || e instanceof TooManyLogs || e instanceof PrecompileNotReady) {
+        if (e instanceof InstructionBudgetExceeded || e instanceof TooManyLogs || e instanceof TooManyLogBytes || e instanceof PrecompileNotReady) {
           ex.budget.end();
           return this.settleHalted(ex, tx, env, e.code, e.message, start);
         }

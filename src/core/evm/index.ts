@@ -5,6 +5,7 @@ export {
   InstructionBudget,
   InstructionBudgetExceeded,
   TooManyLogs,
+  TooManyLogBytes,
   PRECOMPILE_INSTRUCTIONS_PER_GAS,
   DEFAULT_CHECK_INTERVAL,
 } from './budget.js';
