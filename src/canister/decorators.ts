@@ -7,6 +7,7 @@
 import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, trap, update } from 'azle';
 
 import { argByteLimit, ArgCheckCode, checkArgBytes } from './arg_check.js';
+import { replyEncoder } from './reply_encoder.js';
 
 type Method<This, A extends unknown[], R> = (this: This, ...a: A) => R;
 
@@ -29,6 +30,7 @@ function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
   return function <This, A extends unknown[], R>(original: Method<This, A, R>, context: ClassMethodDecoratorContext<This, Method<This, A, R>>): void {
     const name = String(context.name);
     const limit = argByteLimit(name);
+    const encodeReply = replyEncoder(ret, (t, v) => IDL.encode(t, v));
     async function guarded(this: This): Promise<void> {
       if (mode === 'query' && inReplicatedExecution()) trap(`${name} is a query method: call it as a query, not as an update`);
       const bytes = msgArgData();
@@ -41,7 +43,7 @@ function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
         return msgReject(`${ArgCheckCode.Decode}: ${name}: ${e instanceof Error ? e.message : String(e)}`);
       }
       const result = await original.apply(this, values as A);
-      msgReply(IDL.encode([ret], [result]));
+      msgReply(encodeReply(result));
     }
     const decorate = (mode === 'query' ? query : update)(args, ret, { manual: true });
     decorate(guarded as never, context as never);
