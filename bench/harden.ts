@@ -3,17 +3,38 @@
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { IDL } from '@dfinity/candid';
 import { MAX_TX_SIZE } from '../src/core/constants.js';
+import { recoveryPoint } from '../src/core/secp256k1.js';
 import { account, BenchChain, common, GWEI } from './support.js';
 import type { Report } from './evm.js';
 
-/** A type-2 transaction of MAX_TX_SIZE bytes (zero calldata, so its intrinsic gas fits the block) whose signature does not verify. */
+/**
+ * A type-2 transaction of MAX_TX_SIZE bytes (zero calldata, so its intrinsic gas fits the block) whose signature
+ * does not verify: its r is changed to one that is not the x of a curve point, which a submit refuses before
+ * hashing (about half of all r are such).
+ */
 export function maxSizeInvalidTx(): Uint8Array {
+  return maxSizeTx((signed) => {
+    // Another r (still in range) with no curve point: the signature no longer matches the payload.
+    let r = (signed.r! ^ 0xffffn) | 1n;
+    while (recoveryPoint(r, 0) !== undefined) r += 2n;
+    return r;
+  });
+}
+
+/**
+ * The worst junk a submit can be sent: a maximum-size transaction whose signature is valid (any r with a curve
+ * point recovers to some key) from an account with nothing to pay: only hashing the payload and recovering the
+ * sender can find that out.
+ */
+export function maxSizeUnfundedTx(): Uint8Array {
+  return maxSizeTx((signed) => signed.r!);
+}
+
+function maxSizeTx(rOf: (signed: { r?: bigint }) => bigint): Uint8Array {
   const build = (dataLen: number): Uint8Array => {
     const fields = { nonce: 0n, to: new Uint8Array(20).fill(0x11), value: 0n, data: new Uint8Array(dataLen), gasLimit: 3_000_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI };
     const signed = createFeeMarket1559Tx(fields, { common }).sign(account(999).key);
-    // Another r (still in range): the signature no longer matches the payload.
-    const r = (signed.r! ^ 0xffffn) | 1n;
-    return createFeeMarket1559Tx({ ...fields, r, s: signed.s!, v: signed.v! }, { common }).serialize();
+    return createFeeMarket1559Tx({ ...fields, r: rOf(signed), s: signed.s!, v: signed.v! }, { common }).serialize();
   };
   const probe = build(MAX_TX_SIZE - 200);
   return build(MAX_TX_SIZE - 200 + (MAX_TX_SIZE - probe.length));
@@ -46,6 +67,10 @@ export async function benchHarden(report: Report): Promise<void> {
     if (res.Err === undefined) throw new Error('junk submit was accepted');
     console.error(`bench: max-size invalid submit refused with ${res.Err.code}`);
     report('submit_raw.max_size_invalid.instructions', r.instructions ?? 0n, 'instructions');
+    const unfunded = maxSizeUnfundedTx();
+    const u = await chain.host.update('rpc_eth_send_raw_transaction', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8)], [unfunded])));
+    if (u.kind !== 'reply' || unfunded.length !== MAX_TX_SIZE) throw new Error('unfunded max-size submit was not answered');
+    report('submit_raw.max_size_unfunded.instructions', u.instructions ?? 0n, 'instructions');
 
     const before = chain.messages.length;
     const ingress = await chain.host.update('rpc_eth_send_raw_transaction', candidBomb());

@@ -6,7 +6,7 @@
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { maxSizeInvalidTx } from '../../bench/harden.js';
+import { maxSizeInvalidTx, maxSizeUnfundedTx } from '../../bench/harden.js';
 import { MAX_TX_SIZE } from '../../src/core/constants.js';
 import { Evm, errCode, type CandidResult } from '../support/canister.js';
 import { GWEI, account, feeMarketTx } from '../support/eth.js';
@@ -137,13 +137,23 @@ describe('expensive junk submits', () => {
     console.log(`max-size junk refused without hashing: fee ${lowFee.instructions}, intrinsic gas ${lowGas.instructions} instructions`);
   });
 
-  it('a maximum-size transaction with a bad signature is refused after one keccak pass, not two', async () => {
+  it('a maximum-size transaction whose r has no curve point is refused before any keccak pass', async () => {
     const junk = maxSizeInvalidTx();
     expect(junk.length).toBe(MAX_TX_SIZE);
     const r = await submit(junk);
-    expect(r.code).toMatch(/^(DecodeError::InvalidSignature|submit\.insufficient_funds)$/);
-    // Two passes (before the fix) were about 3.6 B.
-    expect(r.instructions).toBeLessThan(2_500_000_000n);
+    expect(r.code).toBe('DecodeError::InvalidSignature');
+    // One keccak pass over 128 KiB is about 1.75 B instructions.
+    expect(r.instructions).toBeLessThan(400_000_000n);
     console.log(`submit_raw.max_size_invalid: ${r.instructions} instructions (${r.code})`);
+  });
+
+  it('a maximum-size transaction from an account that cannot pay is refused after one keccak pass, not two', async () => {
+    const junk = maxSizeUnfundedTx();
+    expect(junk.length).toBe(MAX_TX_SIZE);
+    const r = await submit(junk);
+    expect(r.code).toBe('submit.insufficient_funds');
+    // Two passes (before issue 11) were about 3.6 B.
+    expect(r.instructions).toBeLessThan(2_500_000_000n);
+    console.log(`submit_raw.max_size_unfunded: ${r.instructions} instructions (${r.code})`);
   });
 });

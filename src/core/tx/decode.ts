@@ -3,7 +3,7 @@
 // transactions; recovery (~210M instructions in the canister) runs once, at submit (DESIGN rule 1).
 
 import { CHAIN_ID } from '../constants.js';
-import { recoverAddress, keccak256 } from '../crypto.js';
+import { keccak256, recoverAddressAt, recoveryPoint, type RecoveryPoint } from '../crypto.js';
 import type { Address } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesToBigint, concatBytes, bigintToMinBytes } from '../codec/bytes.js';
@@ -187,10 +187,27 @@ function parseTyped(raw: Uint8Array, list: RlpList, type: 1 | 2): Result<ParsedE
   });
 }
 
+const NO_POINT = 'signature does not recover to a public key';
+
+/**
+ * The signature's curve point R (a square root, no hashing): a signature whose r is not the x of a curve
+ * point (about half of all r) is refused before the payload is hashed. recoverSender takes the point.
+ */
+export function signaturePoint(parsed: ParsedEthTx): Result<RecoveryPoint> {
+  const point = recoveryPoint(parsed.sig.r, parsed.sig.yParity);
+  return point === undefined ? err(ErrorCode.DecodeInvalidSignature, NO_POINT) : ok(point);
+}
+
 /** Recovers the sender: one keccak of the signing payload + one secp256k1 recovery + one keccak of the key. */
-export function recoverSender(parsed: ParsedEthTx): Result<Address> {
+export function recoverSender(parsed: ParsedEthTx, point?: RecoveryPoint): Result<Address> {
+  let p = point;
+  if (p === undefined) {
+    const found = signaturePoint(parsed);
+    if (!found.ok) return found;
+    p = found.value;
+  }
   const hash = keccak256(parsed.signingPayload());
-  const addr = recoverAddress(hash, parsed.sig.r, parsed.sig.s, parsed.sig.yParity);
-  if (addr === undefined) return err(ErrorCode.DecodeInvalidSignature, 'signature does not recover to a public key');
+  const addr = recoverAddressAt(hash, p, parsed.sig.s);
+  if (addr === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
   return ok(addr);
 }
