@@ -127,7 +127,8 @@ export async function mine(allowEmpty = false): Promise<Awaited<ReturnType<EvmCo
   if (runtime.core === undefined) return undefined;
   const r = await runtime.core.produceBlock({ allowEmpty });
   // The per-transaction part (`tx <eth hash> <instructions>`) is what the devnet prints for each transaction.
-  if (r.kind === 'Produced') {
+  // Built only when debug lines are kept (hex of every hash: 0.1 M instructions a transaction).
+  if (r.kind === 'Produced' && logs('debug')) {
     const txs = r.txInstructions.map((t) => `; tx 0x${toHex(t.ethHash)} ${t.instructions}`).join('');
     log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions${txs}`);
   }
@@ -175,10 +176,15 @@ export function setLogLevel(l: LogLevel): void {
   host.openMap(MemoryId.Meta).insert(LOG_KEY, Uint8Array.of(LOG_LEVELS.indexOf(l)));
 }
 
-export function log(level: 'error' | 'warn' | 'info' | 'debug', message: string): void {
-  const want = LOG_LEVELS.indexOf(logLevel());
-  const rank = { error: 1, warn: 2, info: 3, debug: 4 }[level];
-  if (rank <= want) console.log(`[${level}] ${message}`);
+const LEVEL_RANK = { error: 1, warn: 2, info: 3, debug: 4 } as const;
+
+/** Whether lines of this level are printed under the stored filter. */
+export function logs(level: keyof typeof LEVEL_RANK): boolean {
+  return LEVEL_RANK[level] <= LOG_LEVELS.indexOf(logLevel());
+}
+
+export function log(level: keyof typeof LEVEL_RANK, message: string): void {
+  if (logs(level)) console.log(`[${level}] ${message}`);
 }
 
 export const notReady = <T>(): Result<T> => err(ErrorCode.ExecStateUnavailable, 'the canister is starting; try again shortly');

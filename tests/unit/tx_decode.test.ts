@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RLP } from '@ethereumjs/rlp';
 import { createTx } from '@ethereumjs/tx';
-import { parseSignedTx, recoverSender } from '../../src/core/tx/decode.js';
+import { parseSignedTx, parseStoredFields, recoverSender } from '../../src/core/tx/decode.js';
 import { decodeCanonical, deriveSyntheticSender, encodeCanonical, syntheticTxHash } from '../../src/core/tx/ic_synthetic.js';
 import { countZeroBytes, intrinsicGas } from '../../src/core/tx/intrinsic.js';
 import { keccak256 } from '../../src/core/crypto.js';
@@ -120,6 +120,24 @@ describe('signed transaction decoding', () => {
     if (!p.ok) throw new Error(p.error.message);
     const r = recoverSender(p.value);
     expect(r.ok && toHex(r.value) === toHex(k.address)).toBe(false);
+  });
+});
+
+describe('stored transactions (block production)', () => {
+  it('parseStoredFields gives the same fields as parseSignedTx for every type, without the signature', () => {
+    const raws = [
+      signLegacy(k),
+      sign2930(k, { accessList: [[addr(2), [new Uint8Array(32).fill(3)]]], gasLimit: 100000n }),
+      sign1559(k, { data: Uint8Array.of(0, 1, 2), gasLimit: 100000n }),
+      sign1559(k, { to: null, data: new Uint8Array(40).fill(9), gasLimit: 200000n }),
+    ];
+    for (const raw of raws) {
+      const full = parseSignedTx(raw);
+      const stored = parseStoredFields(raw);
+      if (!full.ok || !stored.ok) throw new Error('did not parse');
+      expect(stored.value).toEqual(full.value.fields);
+    }
+    expect(parseStoredFields(Uint8Array.of(0x02, 0xc0)).ok).toBe(false);
   });
 });
 
