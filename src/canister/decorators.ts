@@ -7,6 +7,7 @@
 import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, trap, update } from 'azle';
 
 import { argByteLimit, ArgCheckCode, checkArgBytes } from './arg_check.js';
+import { decodeSingleBlob } from './blob_arg.js';
 import { replyEncoder } from './reply_encoder.js';
 
 type Method<This, A extends unknown[], R> = (this: This, ...a: A) => R;
@@ -31,6 +32,7 @@ function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
     const name = String(context.name);
     const limit = argByteLimit(name);
     const encodeReply = replyEncoder(ret, (t, v) => IDL.encode(t, v));
+    const oneBlob = args.length === 1 && args[0]!.name === 'vec nat8';
     async function guarded(this: This): Promise<void> {
       if (mode === 'query' && inReplicatedExecution()) trap(`${name} is a query method: call it as a query, not as an update`);
       const bytes = msgArgData();
@@ -38,7 +40,8 @@ function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
       if (!check.ok) return msgReject(`${check.code}: ${name}: ${check.message}`);
       let values: unknown[];
       try {
-        values = IDL.decode(args, bytes);
+        const blob = oneBlob ? decodeSingleBlob(bytes) : undefined;
+        values = blob !== undefined ? [blob] : IDL.decode(args, bytes);
       } catch (e) {
         return msgReject(`${ArgCheckCode.Decode}: ${name}: ${e instanceof Error ? e.message : String(e)}`);
       }

@@ -14,7 +14,11 @@ import { toHex } from '../core/codec/bytes.js';
 import { blockTagFromCandid, candidResult, type CandidBlockTag, type CandidResult } from './convert.js';
 import { loadSettings, type CanisterSettings } from './settings.js';
 import { warmReplyEncoders } from './reply_encoder.js';
+import { installFastTextCodecs } from './text_codec.js';
 import { OPS_CHECK_INTERVAL_MS, OpsStore } from '../core/ops/state.js';
+
+// After azle's globals (set when its library loaded, through the `azle` import above).
+installFastTextCodecs();
 
 const raw = { toBytes: (x: Uint8Array) => x, fromBytes: (x: Uint8Array) => x };
 
