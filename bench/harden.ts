@@ -5,6 +5,7 @@ import { IDL } from '@dfinity/candid';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { INSPECT_SCREEN_MAX_TX_BYTES, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, MAX_TX_SIZE } from '../src/core/constants.js';
 import { MAX_INSTRUCTION_SOFT_LIMIT } from '../src/core/ops/limits.js';
+import { recoveryPoint } from '../src/core/secp256k1.js';
 import { parseBlockLine, unquote, type BlockReport } from '../src/devnet/block_line.js';
 import { deployCode } from '../tests/support/asm.js';
 import { LOG_EMITTER_RUNTIME, MAX_LIMITS_GENESIS, STORAGE_WRITER_RUNTIME, emitCall, runMaxLimits, writeCall } from '../tests/support/finalize.js';
@@ -12,19 +13,44 @@ import { selfAuthenticating } from '../tests/support/ic.js';
 import { account, BenchChain, common, GWEI, signTx, type Account } from './support.js';
 import type { Report } from './evm.js';
 
-/** A type-2 transaction of MAX_TX_SIZE bytes (zero calldata, so its intrinsic gas fits the block) whose signature does not verify. */
+/**
+ * A type-2 transaction of MAX_TX_SIZE bytes (zero calldata, so its intrinsic gas fits the block) whose signature
+ * does not verify: its r is changed to one that is not the x of a curve point, which a submit refuses before
+ * hashing (about half of all r are such).
+ */
 export function maxSizeInvalidTx(): Uint8Array {
   return invalidSignatureTx(MAX_TX_SIZE);
 }
 
-/** A type-2 transaction of exactly `size` bytes (at least 300; zero calldata) whose signature does not verify. */
+/** A type-2 transaction of exactly `size` bytes (at least 300; zero calldata) whose r has no curve point. */
 export function invalidSignatureTx(size: number): Uint8Array {
+  return txOfSize(size, (signed) => {
+    // Another r (still in range) with no curve point: the signature no longer matches the payload.
+    let r = (signed.r! ^ 0xffffn) | 1n;
+    while (recoveryPoint(r, 0) !== undefined) r += 2n;
+    return r;
+  });
+}
+
+/**
+ * The worst junk a submit can be sent: a maximum-size transaction whose signature is valid (any r with a curve
+ * point recovers to some key) from an account with nothing to pay: only hashing the payload and recovering the
+ * sender can find that out.
+ */
+export function maxSizeUnfundedTx(): Uint8Array {
+  return unfundedTx(MAX_TX_SIZE);
+}
+
+/** A validly signed type-2 transaction of exactly `size` bytes (zero calldata) from an account with no funds. */
+export function unfundedTx(size: number): Uint8Array {
+  return txOfSize(size, (signed) => signed.r!);
+}
+
+function txOfSize(size: number, rOf: (signed: { r?: bigint }) => bigint): Uint8Array {
   const build = (dataLen: number): Uint8Array => {
     const fields = { nonce: 0n, to: new Uint8Array(20).fill(0x11), value: 0n, data: new Uint8Array(dataLen), gasLimit: 3_000_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI };
     const signed = createFeeMarket1559Tx(fields, { common }).sign(account(999).key);
-    // Another r (still in range): the signature no longer matches the payload.
-    const r = (signed.r! ^ 0xffffn) | 1n;
-    return createFeeMarket1559Tx({ ...fields, r, s: signed.s!, v: signed.v! }, { common }).serialize();
+    return createFeeMarket1559Tx({ ...fields, r: rOf(signed), s: signed.s!, v: signed.v! }, { common }).serialize();
   };
   const probe = build(size - 200);
   return build(size - 200 + (size - probe.length));
@@ -57,6 +83,10 @@ export async function benchHarden(report: Report): Promise<void> {
     if (res.Err === undefined) throw new Error('junk submit was accepted');
     console.error(`bench: max-size invalid submit refused with ${res.Err.code}`);
     report('submit_raw.max_size_invalid.instructions', r.instructions ?? 0n, 'instructions');
+    const unfunded = maxSizeUnfundedTx();
+    const u = await chain.host.update('rpc_eth_send_raw_transaction', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8)], [unfunded])));
+    if (u.kind !== 'reply' || unfunded.length !== MAX_TX_SIZE) throw new Error('unfunded max-size submit was not answered');
+    report('submit_raw.max_size_unfunded.instructions', u.instructions ?? 0n, 'instructions');
 
     // canister_inspect_message (free on the IC, at most 200 M instructions): what it spends refusing the largest
     // junk it screens, and accepting (after the argument check only) a maximum-size transaction.
@@ -67,9 +97,10 @@ export async function benchHarden(report: Report): Promise<void> {
       if (m === undefined) throw new Error('no inspection ran');
       return { instructions: m.instructions ?? 0n, refused: res.kind === 'reject' };
     };
-    const screened = await inspectOf(invalidSignatureTx(INSPECT_SCREEN_MAX_TX_BYTES));
+    // The costliest screening: a valid signature from an account that cannot pay (one keccak pass, one recovery).
+    const screened = await inspectOf(unfundedTx(INSPECT_SCREEN_MAX_TX_BYTES));
     if (!screened.refused) throw new Error('inspection did not refuse a screened junk transaction');
-    report('inspect.submit_raw.screened_invalid.instructions', screened.instructions, 'instructions');
+    report('inspect.submit_raw.screened_unfunded.instructions', screened.instructions, 'instructions');
     const unscreened = await inspectOf(junk);
     if (unscreened.refused) throw new Error('inspection refused a maximum-size transaction it does not screen');
     report('inspect.submit_raw.max_size.instructions', unscreened.instructions, 'instructions');

@@ -14,9 +14,10 @@ import { runtime } from './runtime.js';
 const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update' }> = methodSignatures(IDL);
 
 /**
- * The screening failures refused here: those found by its expensive part (the keccak pass and the sender
- * recovery, about 75 M instructions at 4 KiB). Cheaper failures (format, fees, gas, ops state) are left to
- * the method, which answers them as Err values for about what this check costs.
+ * The screening failures refused here: a signature that does not recover and a sender that cannot pay, which
+ * may take its expensive part (the keccak pass and the sender recovery, about 75 M instructions at 4 KiB) to
+ * find. Cheaper failures (format, fees, gas, ops state) are left to the method, which answers them as Err
+ * values for about what this check costs.
  */
 const REFUSED_BY_INSPECTION: ReadonlySet<string> = new Set([ErrorCode.DecodeInvalidSignature, ErrorCode.SubmitInsufficientFunds]);
 

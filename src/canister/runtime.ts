@@ -13,7 +13,12 @@ import { MetaKey, metaKey } from '../core/store/meta_keys.js';
 import { toHex } from '../core/codec/bytes.js';
 import { blockTagFromCandid, candidResult, type CandidBlockTag, type CandidResult } from './convert.js';
 import { loadSettings, type CanisterSettings } from './settings.js';
+import { warmReplyEncoders } from './reply_encoder.js';
+import { installFastTextCodecs } from './text_codec.js';
 import { OPS_CHECK_INTERVAL_MS, OpsStore } from '../core/ops/state.js';
+
+// After azle's globals (set when its library loaded, through the `azle` import above).
+installFastTextCodecs();
 
 const raw = { toBytes: (x: Uint8Array) => x, fromBytes: (x: Uint8Array) => x };
 
@@ -91,6 +96,8 @@ export function startTimers(): void {
       if (engine !== undefined) await step.run(engine);
     });
   }
+  // Queries keep no heap changes: their reply encoders' type prefixes are built here, in a timer message.
+  setTimer(0, warmReplyEncoders);
   restartMiningTimer();
   restartPruneTimer();
   setTimerInterval(OPS_CHECK_INTERVAL_MS / 1000, opsCheck);
@@ -124,8 +131,8 @@ export async function mine(allowEmpty = false): Promise<Awaited<ReturnType<EvmCo
   if (runtime.core === undefined) return undefined;
   const r = await runtime.core.produceBlock({ allowEmpty });
   // The per-transaction part (`tx <eth hash> <instructions>`) is what the devnet prints for each transaction.
-  // Built only when it prints: a block of 1024 transactions would hex-encode 1024 hashes after finalisation.
-  if (r.kind === 'Produced' && logLevel() === 'Debug') {
+  // Built only when debug lines are kept (hex of every hash: 0.1 M instructions a transaction).
+  if (r.kind === 'Produced' && logs('debug')) {
     const txs = r.txInstructions.map((t) => `; tx 0x${toHex(t.ethHash)} ${t.instructions}`).join('');
     log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions, finalisation ${r.finalizeInstructions} (reserved ${r.finalizeReserved})${txs}`);
   }
@@ -173,10 +180,15 @@ export function setLogLevel(l: LogLevel): void {
   host.openMap(MemoryId.Meta).insert(LOG_KEY, Uint8Array.of(LOG_LEVELS.indexOf(l)));
 }
 
-export function log(level: 'error' | 'warn' | 'info' | 'debug', message: string): void {
-  const want = LOG_LEVELS.indexOf(logLevel());
-  const rank = { error: 1, warn: 2, info: 3, debug: 4 }[level];
-  if (rank <= want) console.log(`[${level}] ${message}`);
+const LEVEL_RANK = { error: 1, warn: 2, info: 3, debug: 4 } as const;
+
+/** Whether lines of this level are printed under the stored filter. */
+export function logs(level: keyof typeof LEVEL_RANK): boolean {
+  return LEVEL_RANK[level] <= LOG_LEVELS.indexOf(logLevel());
+}
+
+export function log(level: keyof typeof LEVEL_RANK, message: string): void {
+  if (logs(level)) console.log(`[${level}] ${message}`);
 }
 
 export const notReady = <T>(): Result<T> => err(ErrorCode.ExecStateUnavailable, 'the canister is starting; try again shortly');

@@ -7,7 +7,7 @@
 // Recovery: ./secp256k1.ts, written for the canister's cost model: about 61 M instructions inside the
 // canister against about 184 M for @noble/curves (whose precomputation saves < 8%), same results.
 
-import { recoverPublicKey as recoverPublicKeySecp256k1 } from './secp256k1.js';
+import { recoverPublicKey as recoverPublicKeySecp256k1, recoverPublicKeyAt, recoveryPoint, type RecoveryPoint } from './secp256k1.js';
 import { keccak256 as keccak256Impl } from './keccak.js';
 
 /** keccak256 (Ethereum's), a fresh 32-byte array. */
@@ -27,5 +27,13 @@ export function publicKeyToAddress(publicKey: Uint8Array): Uint8Array {
 
 export function recoverAddress(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number): Uint8Array | undefined {
   const pub = recoverPublicKey(msgHash, r, s, yParity);
+  return pub === undefined ? undefined : publicKeyToAddress(pub);
+}
+
+export { recoveryPoint, type RecoveryPoint };
+
+/** recoverAddress with the signature's point R already found by recoveryPoint (hash-free, done first). */
+export function recoverAddressAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): Uint8Array | undefined {
+  const pub = recoverPublicKeyAt(msgHash, point, s);
   return pub === undefined ? undefined : publicKeyToAddress(pub);
 }

@@ -489,20 +489,43 @@ function addDigitMapped(t: OddTable, d: number, w2: bigint, w3: bigint): void {
   else madd((t.xs[-d >> 1]! * w2) % P, -((t.ys[-d >> 1]! * w3) % P));
 }
 
+/** The point R of a signature: its x from r and the recovery id, its y's parity from the recovery id. */
+export interface RecoveryPoint {
+  readonly rx: bigint;
+  readonly ry: bigint;
+}
+
+/**
+ * R for (r, recovery), or undefined if there is none: r outside [1, n), recovery id outside 0..3, R.x = r + n
+ * not below p (ids 2, 3), or R.x not the x of a curve point (no square root; about half of all r). Needs no
+ * message hash, so a submit can refuse such a signature before hashing the payload (docs/hardening.md).
+ */
+export function recoveryPoint(r: bigint, recovery: number): RecoveryPoint | undefined {
+  if (r <= 0n || r >= N) return undefined;
+  if (recovery !== 0 && recovery !== 1 && recovery !== 2 && recovery !== 3) return undefined;
+  const rx = recovery >= 2 ? r + N : r;
+  if (rx >= P) return undefined;
+  let ry = sqrtModP((rx * rx * rx + 7n) % P);
+  if (ry === undefined) return undefined;
+  if (Number(ry & 1n) !== (recovery & 1)) ry = P - ry;
+  return { rx, ry };
+}
+
 /**
  * The 64-byte uncompressed public key (x || y, no 0x04 prefix) that produced the ECDSA signature
  * (r, s, recovery) over msgHash, or undefined if the signature is invalid. Same results as
  * @noble/curves' `new secp256k1.Signature(r, s, recovery).recoverPublicKey(msgHash)`.
  */
 export function recoverPublicKey(msgHash: Uint8Array, r: bigint, s: bigint, recovery: number): Uint8Array | undefined {
-  if (r <= 0n || r >= N || s <= 0n || s >= N) return undefined;
-  if (recovery !== 0 && recovery !== 1 && recovery !== 2 && recovery !== 3) return undefined;
-  const rx = recovery >= 2 ? r + N : r;
-  if (rx >= P) return undefined;
-  // R = (rx, ry) with ry's parity from the recovery id.
-  let ry = sqrtModP((rx * rx * rx + 7n) % P);
-  if (ry === undefined) return undefined;
-  if (Number(ry & 1n) !== (recovery & 1)) ry = P - ry;
+  if (s <= 0n || s >= N) return undefined;
+  const point = recoveryPoint(r, recovery);
+  return point === undefined ? undefined : recoverPublicKeyAt(msgHash, point, s);
+}
+
+/** recoverPublicKey with R already found by recoveryPoint (the same r and recovery id). */
+export function recoverPublicKeyAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): Uint8Array | undefined {
+  if (s <= 0n || s >= N) return undefined;
+  const { rx, ry } = point;
 
   // z: the hash as an integer (leftmost 256 bits), mod n.
   let z = bytesToBig(msgHash);

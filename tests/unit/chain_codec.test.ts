@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { RLP } from '@ethereumjs/rlp';
 import { bigintToMinBytes, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
+import { rlpEncodeBytesList } from '../../src/core/codec/rlp.js';
 import { randomBytes as bytes } from '../support/random.js';
 
 const refHex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -27,5 +29,26 @@ describe('codec/bytes', () => {
     }
     expect(bytesToBigint(bigintToMinBytes((1n << 256n) - 1n))).toBe((1n << 256n) - 1n);
     expect(bigintToMinBytes(0n).length).toBe(0);
+  });
+  it('bigintToMinBytes gives the minimal big-endian bytes around the 2^48 Number path boundary', () => {
+    const ref = (v: bigint): string => (v === 0n ? '' : (v.toString(16).length % 2 ? '0' : '') + v.toString(16));
+    const values = [1n, 127n, 128n, 255n, 256n, 65535n, 65536n, 10n ** 12n, 10n ** 15n];
+    for (let k = 1n; k <= 70n; k++) values.push((1n << k) - 1n, 1n << k, (1n << k) + 1n);
+    for (let len = 1; len <= 9; len++) for (let i = 0; i < 30; i++) values.push(bytesToBigint(bytes(len, len * 100 + i)));
+    for (const v of values) expect(toHex(bigintToMinBytes(v)), String(v)).toBe(ref(v));
+  });
+});
+
+describe('codec/rlp', () => {
+  it('rlpEncodeBytesList matches @ethereumjs/rlp for strings of every length class', () => {
+    const items: Uint8Array[] = [new Uint8Array(0), Uint8Array.of(0), Uint8Array.of(0x7f), Uint8Array.of(0x80), Uint8Array.of(0xff)];
+    for (const len of [2, 20, 32, 55, 56, 57, 255, 256, 257, 1000, 70000]) items.push(bytes(len, len));
+    for (let n = 0; n <= items.length; n++) {
+      const list = items.slice(0, n);
+      expect(toHex(rlpEncodeBytesList(list))).toBe(toHex(RLP.encode(list)));
+    }
+    // A list payload of 56+ bytes, and one single-byte list.
+    expect(toHex(rlpEncodeBytesList([bytes(54, 1)]))).toBe(toHex(RLP.encode([bytes(54, 1)])));
+    expect(toHex(rlpEncodeBytesList([bytes(55, 2)]))).toBe(toHex(RLP.encode([bytes(55, 2)])));
   });
 });

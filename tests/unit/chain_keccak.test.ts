@@ -32,6 +32,15 @@ describe('keccak256 (src/core/keccak.ts)', () => {
       expect(toHex(keccak256(view))).toBe(toHex(keccak_256(view)));
     }
   });
+  it('views at every byte offset (whole blocks are read as int32 words, copied first when unaligned)', () => {
+    for (const len of [0, 1, 135, 136, 137, 271, 272, 273, 1000, 4100]) {
+      const big = bytes(len + 8, len + 11);
+      for (let o = 0; o < 8; o++) {
+        const view = big.subarray(o, o + len);
+        expect(toHex(keccak256(view)), `len=${len} offset=${o}`).toBe(toHex(keccak_256(view)));
+      }
+    }
+  });
   it('returns a fresh array each call and does not modify its input; crypto.keccak256 is this function', () => {
     const d = bytes(200, 5);
     const copy = d.slice();

@@ -14,6 +14,8 @@ import {
   P,
   invert,
   recoverPublicKey,
+  recoverPublicKeyAt,
+  recoveryPoint,
   splitScalar,
   sqrtModP,
   warmUp,
@@ -152,6 +154,37 @@ describe('secp256k1 recovery matches @noble/curves', () => {
       const s = bytesToBigint(rand(32));
       expectSame(rand(32), r, s, i & 1);
     }
+  });
+
+  it('recoveryPoint (no hash) finds R exactly when noble can lift r, and recoverPublicKeyAt agrees with recoverPublicKey', () => {
+    const rand = rng(1234);
+    let lifted = 0;
+    for (let i = 0; i < 300; i++) {
+      const r = i % 50 === 0 ? N - 1n - BigInt(i) : bytesToBigint(rand(32));
+      const s = bytesToBigint(rand(32)) % N;
+      const v = i & 3;
+      const h = rand(32);
+      const point = recoveryPoint(r, v);
+      let nobleLifts = true;
+      try {
+        const rx = v >= 2 ? r + N : r;
+        if (r <= 0n || r >= N || rx >= P) throw new Error('out of range');
+        secp256k1.Point.fromHex(toHex(Uint8Array.of(2 + (v & 1), ...be32(rx))));
+      } catch {
+        nobleLifts = false;
+      }
+      expect(point !== undefined, `r=${r} v=${v}`).toBe(nobleLifts);
+      if (point === undefined) continue;
+      lifted++;
+      expect(Number(point.ry & 1n)).toBe(v & 1);
+      expect((point.ry * point.ry - (point.rx ** 3n + 7n)) % P).toBe(0n);
+      const a = recoverPublicKeyAt(h, point, s);
+      const b = recoverPublicKey(h, r, s, v);
+      expect(a === undefined ? 'none' : toHex(a)).toBe(b === undefined ? 'none' : toHex(b));
+    }
+    // About half of all r are the x of a curve point.
+    expect(lifted).toBeGreaterThan(60);
+    expect(lifted).toBeLessThan(240);
   });
 
   it('message hashes at the edges of z = hash mod n (u1 = 0, hash >= n, longer and shorter hashes)', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RLP } from '@ethereumjs/rlp';
 import { createTx } from '@ethereumjs/tx';
-import { parseSignedTx, recoverSender } from '../../src/core/tx/decode.js';
+import { parseSignedTx, parseStoredFields, recoverSender } from '../../src/core/tx/decode.js';
 import { decodeCanonical, deriveSyntheticSender, encodeCanonical, syntheticTxHash } from '../../src/core/tx/ic_synthetic.js';
-import { intrinsicGas } from '../../src/core/tx/intrinsic.js';
+import { countZeroBytes, intrinsicGas } from '../../src/core/tx/intrinsic.js';
 import { keccak256 } from '../../src/core/crypto.js';
 import { ErrorCode } from '../../src/core/errors.js';
 import { bigintToMinBytes, bytesToBigint, toHex } from '../../src/core/codec/bytes.js';
@@ -123,6 +123,24 @@ describe('signed transaction decoding', () => {
   });
 });
 
+describe('stored transactions (block production)', () => {
+  it('parseStoredFields gives the same fields as parseSignedTx for every type, without the signature', () => {
+    const raws = [
+      signLegacy(k),
+      sign2930(k, { accessList: [[addr(2), [new Uint8Array(32).fill(3)]]], gasLimit: 100000n }),
+      sign1559(k, { data: Uint8Array.of(0, 1, 2), gasLimit: 100000n }),
+      sign1559(k, { to: null, data: new Uint8Array(40).fill(9), gasLimit: 200000n }),
+    ];
+    for (const raw of raws) {
+      const full = parseSignedTx(raw);
+      const stored = parseStoredFields(raw);
+      if (!full.ok || !stored.ok) throw new Error('did not parse');
+      expect(stored.value).toEqual(full.value.fields);
+    }
+    expect(parseStoredFields(Uint8Array.of(0x02, 0xc0)).ok).toBe(false);
+  });
+});
+
 describe('IcSynthetic', () => {
   const caller = Uint8Array.of(1, 2, 3);
   const canister = Uint8Array.of(0, 0, 0, 0, 0, 0x10, 0, 1, 1, 1);
@@ -177,6 +195,23 @@ describe('intrinsic gas (Prague)', () => {
       const tokens = BigInt([...p.value.fields.data].reduce((a, b) => a + (b === 0 ? 1 : 4), 0));
       const floor = 21000n + 10n * tokens;
       expect(intrinsicGas(p.value.fields)).toBe(refGas > floor ? refGas : floor);
+    }
+  });
+
+  it('counts zero bytes at every alignment and length (word-wise count against a byte loop)', () => {
+    let seed = 7;
+    const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    const buf = new Uint8Array(4096 + 16);
+    for (let round = 0; round < 400; round++) {
+      // Mostly zeros, mostly non-zeros, or mixed, so whole-zero words and every per-word count occur.
+      const zeroPct = [10, 50, 90, 100, 0][round % 5]!;
+      for (let i = 0; i < buf.length; i++) buf[i] = next() % 100 < zeroPct ? 0 : 1 + (next() % 255);
+      const start = next() % 9;
+      const len = round < 40 ? round : next() % 4096;
+      const d = buf.subarray(start, start + len);
+      let want = 0;
+      for (const b of d) if (b === 0) want++;
+      expect(countZeroBytes(d), `start ${start} length ${len}`).toBe(want);
     }
   });
 });

@@ -7,11 +7,11 @@
 //   withdrawalsRoot = empty trie root, blobGasUsed = 0, excessBlobGas = 0,
 //   parentBeaconBlockRoot = 32 zero bytes, requestsHash = sha256("") (EIP-7685 with no requests).
 
-import { RLP } from '@ethereumjs/rlp';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak256 } from '../crypto.js';
 import type { Address, Bytes32 } from '../engine.js';
 import { bigintToMinBytes, fromHex } from '../codec/bytes.js';
+import { rlpEncodeBytesList } from '../codec/rlp.js';
 import { EMPTY_TRIE_ROOT } from './trie.js';
 
 export const EMPTY_OMMERS_HASH = fromHex('1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347');
@@ -39,7 +39,7 @@ export interface HeaderFields {
 
 export function encodeHeader(h: HeaderFields): Uint8Array {
   const n = bigintToMinBytes;
-  return RLP.encode([
+  return rlpEncodeBytesList([
     h.parentHash,
     EMPTY_OMMERS_HASH,
     h.coinbase,

@@ -17,7 +17,7 @@ import type { CoreHost, KvMap } from '../host.js';
 import { toHex } from '../codec/bytes.js';
 import { rlpListLength, rlpStringLength } from '../codec/rlp.js';
 import type { PendingEntry, PendingPool } from '../mempool/pool.js';
-import { decodeStoredTx, storedFields, type StoredTx } from '../tx/stored.js';
+import { decodeStoredTx, storedTxFields, type StoredTx } from '../tx/stored.js';
 import { TxOrigin, type TxFields } from '../tx/types.js';
 import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
 import { receiptsRoot, transactionsRoot } from './commitments.js';
@@ -235,7 +235,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
       let tx: StoredTx, fields: TxFields, out: TxOutcome;
       try {
         tx = decodeStoredTx(stored);
-        fields = storedFields(tx).fields;
+        fields = storedTxFields(tx);
         const exec: ExecTx = {
           type: fields.type,
           from: tx.from,

@@ -44,6 +44,18 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 /** Minimal big-endian bytes of a non-negative bigint (0 -> empty), the RLP integer form. */
 export function bigintToMinBytes(n: bigint): Uint8Array {
   if (n === 0n) return EMPTY;
+  if (n > 0n && n < 0x1000000000000n) {
+    // Below 2^48 the value is an exact Number: no hex string (fees, gas, block numbers, timestamps).
+    let v = Number(n);
+    let len = 0;
+    for (let x = v; x >= 1; x = Math.floor(x / 256)) len++;
+    const out = new Uint8Array(len);
+    for (let i = len - 1; i >= 0; i--) {
+      out[i] = v % 256;
+      v = Math.floor(v / 256);
+    }
+    return out;
+  }
   let hex = n.toString(16);
   if (hex.length % 2) hex = '0' + hex;
   const out = new Uint8Array(hex.length / 2);

@@ -96,6 +96,36 @@ export function rlpStringLength(n: number, first?: number): number {
   return 1 + ll + n;
 }
 
+/**
+ * RLP of a list of byte strings (every block header field is one): one output array sized up front. In the
+ * canister @ethereumjs/rlp's generic encoder took 1.5 M instructions for a header.
+ */
+export function rlpEncodeBytesList(items: readonly Uint8Array[]): Uint8Array {
+  let payload = 0;
+  for (const b of items) payload += rlpStringLength(b.length, b[0]);
+  const head = rlpListHeader(payload);
+  const out = new Uint8Array(head.length + payload);
+  out.set(head, 0);
+  let o = head.length;
+  for (const b of items) {
+    const n = b.length;
+    if (n === 1 && b[0]! < 0x80) {
+      out[o++] = b[0]!;
+      continue;
+    }
+    if (n < 56) out[o++] = 0x80 + n;
+    else {
+      let ll = 0;
+      for (let x = n; x > 0; x = Math.floor(x / 256)) ll++;
+      out[o++] = 0xb7 + ll;
+      for (let k = ll - 1; k >= 0; k--) out[o++] = Math.floor(n / 256 ** k) % 256;
+    }
+    out.set(b, o);
+    o += n;
+  }
+  return out;
+}
+
 export function rlpListLength(payload: number): number {
   return rlpListHeader(payload).length + payload;
 }

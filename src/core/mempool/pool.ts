@@ -172,7 +172,8 @@ export class PendingPool {
     writeCount(m.bySenderNonce, entry.sender, this.senderCount(entry.sender) - 1);
     if (entry.principal.length > 0) writeCount(m.byPrincipal, entry.principal, this.principalCount(entry.principal) - 1);
     m.status.insert(entry.txId, encodeTxStatus(status));
-    this.notExecutable.delete(toHex(entry.txId));
+    // (Hex keys cost a loop each in the canister; most blocks have no not-executable entries.)
+    if (this.notExecutable.size > 0) this.notExecutable.delete(toHex(entry.txId));
     if (status.kind === 'Dropped') {
       m.droppedByTime?.insert(concatBytes(u64be(this.nowNs()), entry.txId), new Uint8Array(0));
       // A dropped tx is forgotten except for its status: the body goes, and the hash index goes so
@@ -185,7 +186,8 @@ export class PendingPool {
       const k = toHex(entry.sender);
       const q = this.queues.get(k);
       if (q !== undefined) {
-        const i = q.findIndex((e) => bytesEqual(e.txId, entry.txId));
+        // An included entry is the head of its queue (block production passes the queue's own object).
+        const i = q[0] === entry ? 0 : q.findIndex((e) => bytesEqual(e.txId, entry.txId));
         if (i >= 0) q.splice(i, 1);
         if (q.length === 0) this.queues.delete(k);
       }

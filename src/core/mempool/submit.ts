@@ -2,7 +2,7 @@
 // pre-submit guard runs in the facade before these), with every check that needs no hash first so that junk
 // costs little (issue 11, attack 4; docs/execution.md "Submit"):
 //   size -> format (decode: type, chain id, signature ranges) -> fee minimums -> gas limit / initcode / intrinsic
-//   -> sender (one keccak pass + recovery) -> balance of this tx -> eth hash: [duplicate: same tx_id back]
+//   -> sender (the signature's point R, a square root without hashing; then one keccak pass + recovery) -> balance of this tx -> eth hash: [duplicate: same tx_id back]
 //   -> nonce (too low, window) -> (sender, nonce) conflict or replacement -> sender, not-executable and pool
 //   limits (a full pool evicts a worse transaction for an executable one) -> balance for all the sender's pending.
 // Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
@@ -13,7 +13,7 @@ import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
 import type { MetaStore } from '../chain/meta.js';
-import { parseSignedTx, recoverSender } from '../tx/decode.js';
+import { parseSignedTx, recoverSender, signaturePoint } from '../tx/decode.js';
 import { checkIcRecord, deriveSyntheticSender, encodeCanonical, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
 import { intrinsicGas, MAX_INITCODE_SIZE } from '../tx/intrinsic.js';
 import { TxOrigin, type TxFields } from '../tx/types.js';
@@ -60,8 +60,11 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array): Result<{ readonly 
   // (issue 11, attack 4: a 128 KiB junk transaction must be refused for little).
   const cheap = cheapChecks(deps.meta.getConfig(), f);
   if (!cheap.ok) return cheap;
+  // The signature's point R needs no hash either: an r that is not the x of a curve point is refused here.
+  const point = signaturePoint(parsed.value);
+  if (!point.ok) return point;
   // One keccak pass (the signing payload) and the recovery.
-  const sender = recoverSender(parsed.value);
+  const sender = recoverSender(parsed.value, point.value);
   if (!sender.ok) return sender;
   // A sender that cannot pay is refused before the second pass (the eth hash). Unless the nonce is already
   // used: then these bytes may be an included transaction, whose resubmission answers its tx_id.
@@ -100,20 +103,24 @@ export function submitIc(deps: SubmitDeps, rec: IcTxRecord, caller: Uint8Array, 
   const ethHash = syntheticTxHash(canonical);
   const known = knownId(deps, ethHash);
   if (known !== undefined) return ok(known);
-  const fields: TxFields = {
-    type: 2,
-    chainId: CHAIN_ID,
-    nonce: rec.nonce,
-    gasLimit: rec.gasLimit,
-    maxFeePerGas: rec.maxFeePerGas,
-    maxPriorityFeePerGas: rec.maxPriorityFeePerGas,
-    to: rec.to,
-    value: rec.value,
-    data: rec.data,
-    accessList: [],
-  };
+  const fields = icFields(rec);
+  const cheap = cheapChecks(deps.meta.getConfig(), fields);
+  if (!cheap.ok) return cheap;
   return admit(deps, fields, sender.value, ethHash, TxOrigin.IcSynthetic, canonical, caller);
 }
+
+const icFields = (rec: IcTxRecord): TxFields => ({
+  type: 2,
+  chainId: CHAIN_ID,
+  nonce: rec.nonce,
+  gasLimit: rec.gasLimit,
+  maxFeePerGas: rec.maxFeePerGas,
+  maxPriorityFeePerGas: rec.maxPriorityFeePerGas,
+  to: rec.to,
+  value: rec.value,
+  data: rec.data,
+  accessList: [],
+});
 
 const bumped = (oldFee: bigint, newFee: bigint): boolean => newFee * 100n >= oldFee * (100n + REPLACEMENT_FEE_BUMP_PERCENT);
 
@@ -126,9 +133,8 @@ function admit(
   raw: Uint8Array,
   principal: Uint8Array,
 ): Result<Uint8Array> {
+  // The caller has run cheapChecks.
   const { pool, meta, engine } = deps;
-  const cheap = cheapChecks(meta.getConfig(), f);
-  if (!cheap.ok) return cheap;
 
   // Nonce window: [account nonce, account nonce + MAX_NONCE_WINDOW).
   const accountNonce = engine.getNonce(sender);

@@ -9,7 +9,7 @@
 import type { Address, Bytes32 } from '../engine.js';
 import type { ErrorCode } from '../errors.js';
 import { ByteReader, ByteWriter } from '../codec/bytes.js';
-import { parseSignedTx } from './decode.js';
+import { parseSignedTx, parseStoredFields } from './decode.js';
 import { decodeCanonical } from './ic_synthetic.js';
 import { TxOrigin, type EthSignature, type TxFields } from './types.js';
 
@@ -44,6 +44,14 @@ export function storedFields(t: StoredTx): { fields: TxFields; sig: EthSignature
   // Stored bytes passed the same parse at submit; failing now means corrupted storage.
   if (!p.ok) throw new Error(`stored transaction no longer parses: ${p.error.message}`);
   return { fields: p.value.fields, sig: p.value.sig };
+}
+
+/** Fields only (block production): an EthSigned transaction's signature is not read. */
+export function storedTxFields(t: StoredTx): TxFields {
+  if (t.origin === TxOrigin.IcSynthetic) return decodeCanonical(t.raw).fields;
+  const p = parseStoredFields(t.raw);
+  if (!p.ok) throw new Error(`stored transaction no longer parses: ${p.error.message}`);
+  return p.value;
 }
 
 export type TxStatus =
