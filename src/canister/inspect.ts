@@ -15,7 +15,7 @@ const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update' }> = method
 
 /**
  * The screening failures refused here: a signature that does not recover and a sender that cannot pay, which
- * may take its expensive part (the keccak pass and the sender recovery, about 75 M instructions at 4 KiB) to
+ * may take its expensive part (the keccak pass and the sender recovery, about 80 M instructions at 2 KiB) to
  * find. Cheaper failures (format, fees, gas, ops state) are left to the method, which answers them as Err
  * values for about what this check costs.
  */
