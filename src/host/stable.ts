@@ -2,9 +2,10 @@
 // (first write to a page saves its old contents, so a trap or a query restores exactly those pages), and
 // an optional file backing that receives only the pages dirtied since the last flush.
 // Copy on write: a message's first write to a page puts a fresh copy in the map and keeps the old page
-// object as the undo entry, so a committed page is never written again. Pages live in SharedArrayBuffers, so
-// the query replica (replica.ts) shares them with its worker without copying and without ever seeing a
-// half-written page.
+// object as the undo entry, so a committed page is never written again. Once a follower (the query replica,
+// replica.ts) follows, pages live in SharedArrayBuffers, so its worker shares them without copying and
+// without ever seeing a half-written page. (A SharedArrayBuffer page costs about 3x a plain one to allocate,
+// so hosts without a follower keep plain pages.)
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -12,7 +13,8 @@ import { dirname } from 'node:path';
 export const WASM_PAGE = 65536;
 
 /** A zeroed page in shared memory (see the header: committed pages are immutable and may be shared). */
-export const newPage = (): Buffer => Buffer.from(new SharedArrayBuffer(WASM_PAGE));
+const sharedPage = (): Buffer => Buffer.from(new SharedArrayBuffer(WASM_PAGE));
+const isShared = (p: Buffer): boolean => p.buffer instanceof SharedArrayBuffer;
 /** Journal trailer: page count, metadata length, SHA-256, magic. */
 const TRAILER_V2 = 44;
 
@@ -26,6 +28,8 @@ export class StableMemory {
   private dirty = new Set<number>();
   // Pages changed by committed messages and not yet sent to the query replica (when one follows).
   private changed: Map<number, Buffer> | undefined;
+  // New pages go to shared memory (a follower has followed).
+  private shared = false;
 
   constructor(readonly maxPages: bigint) {}
 
@@ -74,7 +78,7 @@ export class StableMemory {
       if (!this.undo.has(page)) {
         // Copy on write: the committed page becomes the undo entry, untouched from now on.
         this.undo.set(page, p);
-        const fresh = newPage();
+        const fresh = this.newPage();
         if (p !== undefined) p.copy(fresh);
         this.pages.set(page, fresh);
         p = fresh;
@@ -147,8 +151,21 @@ export class StableMemory {
    * (shared, not copied: committed pages are never written again) with the size. Between messages only.
    */
   follow(): { pages: [number, Buffer][]; size: bigint } {
+    if (!this.shared) {
+      this.shared = true;
+      for (const [i, p] of this.pages) {
+        if (isShared(p)) continue;
+        const s = sharedPage();
+        p.copy(s);
+        this.pages.set(i, s);
+      }
+    }
     this.changed = new Map();
     return { pages: [...this.pages], size: this.sizePages };
+  }
+
+  private newPage(): Buffer {
+    return this.shared ? sharedPage() : Buffer.alloc(WASM_PAGE);
   }
 
   /** The pages committed since follow() or the last call (shared, not copied), and the size; between messages. */
@@ -163,7 +180,7 @@ export class StableMemory {
     this.changed = undefined;
   }
 
-  /** A follower's side: committed pages and the size from the leader, between messages. */
+  /** A follower's side: committed pages and the size from the leader, between messages (never written here: copy on write). */
   applyShared(pages: readonly [number, Buffer][], size: bigint, replaceAll: boolean): void {
     if (replaceAll) this.pages = new Map();
     for (const [i, p] of pages) this.pages.set(i, p);
@@ -184,7 +201,7 @@ export class StableMemory {
     for (const i of this.pages.keys()) this.dirty.add(i);
     this.pages = new Map();
     for (const [i, p] of image.pages) {
-      const copy = newPage();
+      const copy = this.newPage();
       p.copy(copy);
       this.pages.set(i, copy);
       this.dirty.add(i);
@@ -208,7 +225,7 @@ export class StableMemory {
       buf.fill(0);
       readSync(fd, buf, 0, WASM_PAGE, i * WASM_PAGE);
       if (!buf.equals(zero)) {
-        const page = newPage();
+        const page = this.newPage();
         buf.copy(page);
         this.pages.set(i, page);
       }
