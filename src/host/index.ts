@@ -89,7 +89,7 @@ export interface IcHostOptions {
    * Run the queries made with queryAsync() in a query replica: a second instance of the same module in a
    * worker thread, brought up to the committed state before each query (replica.ts). The calling thread
    * stays free for updates, timers and I/O while a long query runs. query() still runs on this thread.
-   * Default false.
+   * Queries run in the replica are not reported to onMessage / lastMessage. Default false.
    */
   queryReplica?: boolean;
   /** The host's own lines about the query replica (ready, failed, restarted); default debugPrint. */
