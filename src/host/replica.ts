@@ -14,7 +14,8 @@
 // Order. One message port, read in order by a worker that does one thing at a time: a query sees exactly
 // the syncs sent before it, that is the state committed when queryAsync was called (an update answered
 // before is in it; a message still running is not, since syncs are taken between messages). Queries run one
-// after another; a long query delays the queries behind it, never the leader.
+// after another; a long query delays the queries behind it, never the leader. (IcHost.queryAsync runs cheap
+// queries made while the worker is busy on the leader's thread under a small limit: its fast lane.)
 //
 // Failure. If the worker dies (an error outside the wasm, out of memory, terminated), the query it was
 // running (the oldest unanswered) gets a transient reject, the queries behind it run on the leader's thread,
@@ -82,6 +83,8 @@ const ENTRY = new URL(`./replica_worker${here.endsWith('.ts') ? '.ts' : '.js'}`,
 
 interface Waiting {
   readonly id: number;
+  /** When it was sent (performance.now()). */
+  readonly at: number;
   resolve(r: ReplicaQueryResult | undefined): void;
   reject(e: Error): void;
 }
@@ -101,6 +104,7 @@ export class QueryReplica {
   /** Queries sent and not answered, oldest first (the worker answers in order). */
   private readonly waiting: Waiting[] = [];
   private nextId = 0;
+  private lastAnswerAt = 0;
   private failures: number[] = [];
   private restartTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -133,9 +137,19 @@ export class QueryReplica {
     if (sync !== undefined) w.postMessage({ t: 'sync', sync } satisfies WorkerMessage, [sync.bytes.buffer as ArrayBuffer]);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.waiting.push({ id, resolve, reject });
+      this.waiting.push({ id, at: performance.now(), resolve, reject });
       w.postMessage({ t: 'query', id, query: q } satisfies WorkerMessage);
     });
+  }
+
+  /**
+   * How long the worker has had queries to run without a break (0 when idle): since the oldest unanswered
+   * query was sent, or since the previous answer if that came later.
+   */
+  busyMs(): number {
+    const oldest = this.waiting[0];
+    if (oldest === undefined) return 0;
+    return performance.now() - Math.max(oldest.at, this.lastAnswerAt);
   }
 
   /** Ends the worker as a crash would (for tests of the failure path). */
@@ -181,6 +195,7 @@ export class QueryReplica {
         return;
       }
       this.served++;
+      this.lastAnswerAt = performance.now();
       p.resolve(m.answer);
     }
   }

@@ -83,9 +83,16 @@ describe('query replica', () => {
       const fired = (): bigint => (IDL.decode([IDL.Tuple(IDL.Nat64, IDL.Nat64)], (h.query('timer_state') as { bytes: Uint8Array }).bytes)[0] as [bigint, bigint])[0];
       await until(() => fired() > 0n, 'the timer');
       const timerFiredDuringSpin = !spinDone;
-      // A query made right after an update's answer sees it, even though it queues behind the long query.
+      // A query made right after an update's answer sees it; it does not wait for the long query either: a
+      // cheap method runs on this thread under a small limit while the replica is busy (the fast lane).
       const after = nat64(await h.update('inc'));
+      const fast = h.fastLaneQueries;
       expect(nat64(await h.queryAsync('get_counter'))).toBe(after);
+      const answeredDuringSpin = !spinDone;
+      expect(h.fastLaneQueries).toBe(fast + 1);
+      // A second long query tries the fast lane once, passes its limit and queues in the replica.
+      const spin2 = h.queryAsync('spin_query');
+      expect(h.fastLaneQueries).toBe(fast + 1);
       const r = await spin;
       expect(r.kind).toBe('reject');
       if (r.kind === 'reject') {
@@ -94,6 +101,9 @@ describe('query replica', () => {
       }
       expect(updatesDuringSpin).toBeGreaterThan(0);
       expect(timerFiredDuringSpin).toBe(true);
+      expect(answeredDuringSpin).toBe(true);
+      const r2 = await spin2;
+      expect(r2.kind === 'reject' && r2.message).toMatch(/exceeded the limit of 5000000000 instructions/); // the replica's limit, not the fast lane's
       expect(ticks).toBeGreaterThan(0);
       expect(last).toBeGreaterThan(0n);
     } finally {
