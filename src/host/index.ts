@@ -582,6 +582,20 @@ export class IcHost {
   async queryAsync(method: string, arg: Uint8Array = new Uint8Array(IDL.encode([], [])), opts: CallOptions = {}): Promise<CallResult> {
     const p = this.queryPrologue(method, arg, opts);
     if (p.answer !== undefined) return p.answer;
+    if (p.key !== undefined) {
+      // The same query on the same state at the same query time is in the replica already: its reply is this
+      // one's if it may be remembered (without this, every poller that asks while the first is in flight,
+      // after each block, would queue one more run behind it).
+      const same = this.inflight.get(p.key);
+      if (same !== undefined && same.epoch === this.epoch && same.timeNs === this.queryTimeNs()) {
+        const r = await same.promise;
+        if (r?.remember === true) {
+          this.queryCacheHits++;
+          return r.result;
+        }
+        this.checkOpen();
+      }
+    }
     const replica = this.replica;
     if (replica?.ready === true) {
       // Fast lane: while the replica is busy with what looks like a long query, a query of a method never seen
@@ -606,7 +620,15 @@ export class IcHost {
         cycleBalance: this.cycleBalance,
         controllers: this.controllers.map((c) => c.toUint8Array()),
       };
-      const r = await replica.query(q, this.replicaSync());
+      const promise = replica.query(q, this.replicaSync());
+      const key = p.key;
+      if (key !== undefined) this.inflight.set(key, { epoch, timeNs: q.timeNs, promise });
+      let r: ReplicaQueryResult | undefined;
+      try {
+        r = await promise;
+      } finally {
+        if (key !== undefined && this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
+      }
       if (r !== undefined) {
         if ((r.result.instructions ?? 0n) > FAST_LANE_INSTRUCTIONS) this.expensiveQueries.add(method);
         // Remembered only if nothing committed meanwhile (the reply is of the state at `epoch`).
@@ -661,6 +683,9 @@ export class IcHost {
     }
     return { result: this.resultOf(ctx, 'query'), remember: trap === undefined && !this.impure, timeRead: this.timeRead, limitExceeded: trap?.kind === 'limit' };
   }
+
+  /** Rememberable queries (by their remembered-reply key) running in the replica, with their state and time. */
+  private readonly inflight = new Map<string, { epoch: bigint; timeNs: bigint; promise: Promise<ReplicaQueryResult | undefined> }>();
 
   /** The instruction limit of the query running in the fast lane (queryAsync), if one is. */
   private fastLaneLimit: bigint | undefined;
@@ -754,7 +779,7 @@ export class IcHost {
     return this.runQuery(q.method, q.arg, q.caller);
   }
 
-  /** Queries answered from remembered replies (IcHostOptions.queryCache). */
+  /** Queries answered from remembered replies (IcHostOptions.queryCache), or (queryAsync) shared with the same query in flight. */
   queryCacheHits = 0;
 
   /**

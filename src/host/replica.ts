@@ -137,6 +137,7 @@ export class QueryReplica {
     if (sync !== undefined) w.postMessage({ t: 'sync', sync } satisfies WorkerMessage, [sync.bytes.buffer as ArrayBuffer]);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) w.ref(); // an answer is awaited: keep the process alive until it comes
       this.waiting.push({ id, at: performance.now(), resolve, reject });
       w.postMessage({ t: 'query', id, query: q } satisfies WorkerMessage);
     });
@@ -170,7 +171,7 @@ export class QueryReplica {
   private spawn(): void {
     const state = this.o.state();
     const w = new Worker(BOOT, { workerData: { entry: ENTRY }, execArgv: [] });
-    w.unref(); // never what keeps a process (or a test run) alive
+    w.unref(); // idle, never what keeps a process (or a test run) alive
     w.on('message', (m: FromWorker) => this.onMessage(w, m));
     w.on('error', (e) => this.onFailure(w, e.message));
     w.on('exit', (code) => this.onFailure(w, `exited with code ${code}`));
@@ -196,6 +197,7 @@ export class QueryReplica {
       }
       this.served++;
       this.lastAnswerAt = performance.now();
+      if (this.waiting.length === 0) w.unref();
       p.resolve(m.answer);
     }
   }

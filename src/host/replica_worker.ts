@@ -12,6 +12,11 @@ let host: IcHost | undefined;
 // Stable pages arrive as Uint8Array views on the leader's SharedArrayBuffers; StableMemory works on Buffers.
 const asBuffers = (pages: readonly [number, Uint8Array][]): [number, Buffer][] => pages.map(([i, p]) => [i, Buffer.from(p.buffer, p.byteOffset, p.byteLength)]);
 
+// A message that cannot be received would leave its query unanswered: end the worker instead (it is replaced).
+port.on('messageerror', (e) => {
+  throw e;
+});
+
 port.on('message', (m: WorkerMessage) => {
   if (m.t === 'reset') {
     const r: ReplicaReset = { ...m.reset, stable: asBuffers(m.reset.stable) };

@@ -63,6 +63,23 @@ describe('query replica', () => {
     expect((await h.queryAsync('no_such_method')).kind).toBe('reject');
   });
 
+  it('runs identical queries made while one is in flight once, and remembers the reply', async () => {
+    const h = await withReplica({ queryCache: 64 });
+    await h.update('inc');
+    const served = h.queryReplica!.served;
+    const hits = h.queryCacheHits;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => h.queryAsync('get_counter')));
+    expect(answers.map(nat64)).toEqual(Array(8).fill(1n));
+    expect(h.queryReplica!.served).toBe(served + 1);
+    expect(h.queryCacheHits).toBe(hits + 7);
+    expect(nat64(await h.queryAsync('get_counter'))).toBe(1n); // remembered
+    expect(h.queryReplica!.served).toBe(served + 1);
+    // A commit makes the next one run again, on the new state.
+    await h.update('inc');
+    expect(nat64(await h.queryAsync('get_counter'))).toBe(2n);
+    expect(h.queryReplica!.served).toBe(served + 2);
+  });
+
   it('runs updates and timers while a query runs to the instruction limit, and orders queries after updates', async () => {
     const h = await withReplica({ clock: 'wall', wallTickMs: 10 });
     // spin_query loops until the query limit (5 B instructions: seconds): the host's thread must stay free.
