@@ -1,5 +1,6 @@
 // The transport to the canister wasm running in the Node IC host, in this process (`npm start`, the wasm
-// tests): calls run in-process, queries synchronously.
+// tests): calls run in-process; queries through IcHost.queryAsync (in the host's query replica when it has
+// one, otherwise synchronously on this thread).
 import type { CallOptions } from '../host/index.js';
 import type { EvmClient } from '../host/evm_client.js';
 import { CallRejectedError } from '../host/errors.js';
@@ -18,7 +19,7 @@ export class HostTransport implements Transport {
 
   async call(mode: CallMode, method: CanisterMethod, args: readonly unknown[]): Promise<unknown> {
     try {
-      if (mode === 'query') return this.evm.query(method, [...args], this.opts).value;
+      if (mode === 'query') return (await this.evm.queryAsync(method, [...args], this.opts)).value;
       return (await this.evm.update(method, [...args], this.opts)).value;
     } catch (e) {
       if (e instanceof CallRejectedError) throw new CanisterCallError(method, `rejected (code ${e.code}): ${e.rejectMessage}`, e, e.code);

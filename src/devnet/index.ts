@@ -97,6 +97,10 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     clock: 'wall',
     controllers: [DEVNET_CONTROLLER],
     queryCache: QUERY_CACHE_ENTRIES,
+    // Queries from the gateway, the IC HTTP interface and the indexer run in a worker thread (src/host/replica.ts):
+    // a query running to the 5 B limit takes seconds, and must not hold block production or other requests.
+    queryReplica: true,
+    hostLog: log,
     stableMemoryFile: join(opts.dataDir, STABLE_FILE),
     debugPrint: (raw) => {
       const m = unquote(raw);

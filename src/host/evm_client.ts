@@ -52,6 +52,13 @@ export class EvmClient {
     return decode<T>(method, f, r);
   }
 
+  /** A query call through IcHost.queryAsync (the query replica when the host has one). */
+  async queryAsync<T = any>(method: EvmMethod, args: unknown[] = [], opts: CallOptions = {}): Promise<Decoded<T>> {
+    const f = this.func(method);
+    const r = await this.host.queryAsync(method, new Uint8Array(IDL.encode(f.argTypes, args)), opts);
+    return decode<T>(method, f, r);
+  }
+
   async update<T = any>(method: EvmMethod, args: unknown[] = [], opts: CallOptions = {}): Promise<Decoded<T>> {
     const f = this.func(method);
     const r = await this.host.update(method, new Uint8Array(IDL.encode(f.argTypes, args)), opts);

@@ -18,6 +18,8 @@ export interface DiffResult {
 
 export class HeapSnapshot {
   private committed: Buffer;
+  /** Indices of pages committed since the follower (the query replica) last took them; undefined: no follower. */
+  private changed: Set<number> | undefined;
 
   constructor(memory: WebAssembly.Memory) {
     this.committed = Buffer.from(new Uint8Array(memory.buffer)); // copies
@@ -46,8 +48,46 @@ export class HeapSnapshot {
       this.committed.copy(grown);
       this.committed = grown;
     }
-    const pages = copyDiffering(live, this.committed, this.committed);
+    const pages = copyDiffering(live, this.committed, this.committed, this.changed);
     return { pages, ms: performance.now() - t };
+  }
+
+  /** Starts recording committed pages for a follower; returns a copy of the whole committed heap. */
+  follow(): Uint8Array {
+    this.changed = new Set();
+    return new Uint8Array(this.committed); // a copy in its own ArrayBuffer (transferred to the follower)
+  }
+
+  /**
+   * The pages committed since follow() or the last call, copied into one buffer (page i of `index` at
+   * i * HEAP_PAGE), and the committed size (the heap may have grown).
+   */
+  takeChanged(): { size: number; index: Uint32Array; bytes: Buffer } {
+    const index = Uint32Array.from([...(this.changed ?? [])].sort((a, b) => a - b));
+    this.changed?.clear();
+    const bytes = Buffer.allocUnsafeSlow(index.length * HEAP_PAGE);
+    index.forEach((p, i) => this.committed.copy(bytes, i * HEAP_PAGE, p * HEAP_PAGE, Math.min((p + 1) * HEAP_PAGE, this.committed.length)));
+    return { size: this.committed.length, index, bytes };
+  }
+
+  /**
+   * A follower's side: the leader's committed pages go into both the committed copy and the live memory
+   * (equal between messages), growing both to `size` first.
+   */
+  applyPages(memory: WebAssembly.Memory, size: number, index: Uint32Array, bytes: Uint8Array): void {
+    const have = memory.buffer.byteLength;
+    if (size > have) memory.grow((size - have) / HEAP_PAGE);
+    if (size > this.committed.length) {
+      const grown = Buffer.alloc(size);
+      this.committed.copy(grown);
+      this.committed = grown;
+    }
+    const live = new Uint8Array(memory.buffer);
+    index.forEach((p, i) => {
+      const page = bytes.subarray(i * HEAP_PAGE, (i + 1) * HEAP_PAGE);
+      this.committed.set(page, p * HEAP_PAGE);
+      live.set(page, p * HEAP_PAGE);
+    });
   }
 
   /**
@@ -64,7 +104,7 @@ export class HeapSnapshot {
 }
 
 /** Compares a and b page by page (over b's length) and copies the differing pages into `into` from the other. */
-function copyDiffering(live: Buffer, committed: Buffer, into: Buffer): number {
+function copyDiffering(live: Buffer, committed: Buffer, into: Buffer, changed?: Set<number>): number {
   const from = into === live ? committed : live;
   const len = committed.length;
   let n = 0;
@@ -72,6 +112,7 @@ function copyDiffering(live: Buffer, committed: Buffer, into: Buffer): number {
     const end = Math.min(off + HEAP_PAGE, len);
     if (live.compare(committed, off, end, off, end) !== 0) {
       from.copy(into, off, off, end);
+      changed?.add(off / HEAP_PAGE);
       n++;
     }
   }

@@ -7,17 +7,9 @@ import { Principal } from '@dfinity/principal';
 import { IC_INSPECT_INSTRUCTION_LIMIT, IC_QUERY_INSTRUCTION_LIMIT, IC_UPDATE_INSTRUCTION_LIMIT } from '../core/constants.js';
 import { CallRejectedError, CanisterInstallError, HostStateError, RejectCode, Trap } from './errors.js';
 import { HeapSnapshot } from './heap.js';
-import {
-  COUNTER_EXPORT,
-  GLOBAL_EXPORT_PREFIX,
-  LIMIT_EXPORT,
-  LIMIT_IMPORT_MODULE,
-  LIMIT_IMPORT_NAME,
-  TABLE_EXPORT,
-  prepareWasm,
-  sha256Hex,
-} from './prepare.js';
+import { QueryReplica, type ReplicaQuery, type ReplicaQueryResult, type ReplicaReset, type ReplicaSync } from './replica.js';
 import { StableFile, StableMemory, WASM_PAGE } from './stable.js';
+import { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, TABLE_EXPORT, sha256Hex } from './wasm_names.js';
 
 export { CallRejectedError, CanisterInstallError, HostError, HostSetupError, HostStateError, RejectCode } from './errors.js';
 
@@ -93,6 +85,15 @@ export interface IcHostOptions {
    * revert forgets all. A remembered reply is returned without running the wasm (so nothing to discard).
    */
   queryCache?: number;
+  /**
+   * Run the queries made with queryAsync() in a query replica: a second instance of the same module in a
+   * worker thread, brought up to the committed state before each query (replica.ts). The calling thread
+   * stays free for updates, timers and I/O while a long query runs. query() still runs on this thread.
+   * Queries run in the replica are not reported to onMessage / lastMessage. Default false.
+   */
+  queryReplica?: boolean;
+  /** The host's own lines about the query replica (ready, failed, restarted); default debugPrint. */
+  hostLog?: (line: string) => void;
 }
 
 export interface MessageStats {
@@ -247,7 +248,7 @@ export class IcHost {
   /** True when a stable-memory file with metadata existed at creation: call resume(), not install(). */
   readonly hasPersistedState: boolean;
 
-  private constructor(opts: IcHostOptions, plain: Uint8Array) {
+  private constructor(opts: IcHostOptions, module: WebAssembly.Module, wasmHash: string) {
     this.opts = opts;
     this.instrumented = opts.instrument ?? true;
     this.clockMode = opts.clock ?? 'manual';
@@ -279,15 +280,29 @@ export class IcHost {
     }
     const sink = (m: string): void => void process.stderr.write(`[ic-host ${this.canisterId.toText()}] ${m}\n`);
     this.debugPrint = opts.debugPrint ?? sink;
-    const prepared = prepareWasm(plain, { instrument: this.instrumented, cacheDir: opts.cacheDir });
-    this.wasmHash = prepared.wasmHash;
-    this.module = new WebAssembly.Module(prepared.wasm);
+    this.wasmHash = wasmHash;
+    this.module = module;
   }
 
   /** Loads and prepares the wasm. Nothing runs until install() / resume(). */
   static async create(opts: IcHostOptions): Promise<IcHost> {
     const plain = typeof opts.wasm === 'string' ? readFileSync(opts.wasm) : opts.wasm;
-    return new IcHost(opts, plain);
+    const prepared = await prepare(plain, opts.instrument ?? true, opts.cacheDir);
+    return new IcHost(opts, prepared.module, prepared.wasmHash);
+  }
+
+  /**
+   * @internal The query replica's side (replica_worker.ts): a host over an already prepared module, with no
+   * file and a manual clock, whose state comes from loadReplica / applyReplicaSync and which only runs queries.
+   */
+  static forReplica(r: ReplicaReset, debugPrint: (m: string) => void): IcHost {
+    const host = new IcHost(
+      { wasm: new Uint8Array(), instrument: r.instrumented, canisterId: r.canisterId, queryInstructionLimit: r.queryLimit, debugPrint },
+      r.module,
+      r.wasmHash,
+    );
+    host.loadReplica(r);
+    return host;
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -352,6 +367,9 @@ export class IcHost {
     this.version += 1n;
     this.persist();
     this.startWallClock();
+    if (this.opts.queryReplica === true) {
+      this.replica = new QueryReplica({ log: this.opts.hostLog ?? this.debugPrint, state: () => this.replicaState(), print: this.debugPrint });
+    }
     await this.runUntilIdle();
   }
 
@@ -369,9 +387,7 @@ export class IcHost {
     let wasmHash = this.wasmHash;
     if (opts.wasm !== undefined) {
       const plain = typeof opts.wasm === 'string' ? readFileSync(opts.wasm) : opts.wasm;
-      const prepared = prepareWasm(plain, { instrument: this.instrumented, cacheDir: this.opts.cacheDir });
-      module = new WebAssembly.Module(prepared.wasm);
-      wasmHash = prepared.wasmHash;
+      ({ module, wasmHash } = await prepare(plain, this.instrumented, this.opts.cacheDir));
     }
     this.stable.begin();
     if (WebAssembly.Module.exports(old.module).some((e) => e.name === 'canister_pre_upgrade')) {
@@ -393,12 +409,17 @@ export class IcHost {
     this.module = module;
     this.wasmHash = wasmHash;
     this.version += 1n;
+    this.epoch++;
+    this.replies.clear();
     this.persist();
+    this.replica?.reset(this.replicaState()); // a new instance (and perhaps module): the replica starts over
     await this.runUntilIdle();
   }
 
   /** Releases the stable-memory file and stops the wall-clock timer. The host is unusable afterwards. */
   close(): void {
+    this.replica?.close();
+    this.replica = undefined;
     if (this.wallTimer !== undefined) clearInterval(this.wallTimer);
     this.wallTimer = undefined;
     this.file?.close();
@@ -539,17 +560,100 @@ export class IcHost {
     this.epoch++;
     this.replies.clear();
     this.persist();
+    this.replica?.reset(this.replicaState());
   }
 
   // ---------------------------------------------------------------- calls
 
-  /** A query call (non-replicated): the reply is returned, every state change is discarded. */
+  /** A query call (non-replicated) on this thread: the reply is returned, every state change is discarded. */
   query(method: string, arg: Uint8Array = new Uint8Array(IDL.encode([], [])), opts: CallOptions = {}): CallResult {
+    const p = this.queryPrologue(method, arg, opts);
+    if (p.answer !== undefined) return p.answer;
+    const epoch = this.epoch;
+    const r = this.runQuery(method, arg, p.caller);
+    if (p.key !== undefined && r.remember) this.remember(p.key, epoch, r);
+    return r.result;
+  }
+
+  /**
+   * A query call that, with IcHostOptions.queryReplica, runs in the query replica (a worker thread) so this
+   * thread stays free meanwhile; the same answer as query() otherwise. The query sees the state committed
+   * when it is called (every update answered before, nothing of a message still running), and its writes are
+   * discarded. Runs here while the replica starts, or after it failed (see replica.ts).
+   */
+  async queryAsync(method: string, arg: Uint8Array = new Uint8Array(IDL.encode([], [])), opts: CallOptions = {}): Promise<CallResult> {
+    const p = this.queryPrologue(method, arg, opts);
+    if (p.answer !== undefined) return p.answer;
+    if (p.key !== undefined) {
+      // The same query on the same state at the same query time is in the replica already: its reply is this
+      // one's if it may be remembered (without this, every poller that asks while the first is in flight,
+      // after each block, would queue one more run behind it).
+      const same = this.inflight.get(p.key);
+      if (same !== undefined && same.epoch === this.epoch && same.timeNs === this.queryTimeNs()) {
+        const r = await same.promise;
+        if (r?.remember === true) {
+          this.queryCacheHits++;
+          return r.result;
+        }
+        this.checkOpen();
+      }
+    }
+    const replica = this.replica;
+    if (replica?.ready === true) {
+      // Fast lane: while the replica is busy with what looks like a long query, a query of a method never seen
+      // to be expensive runs here under a small limit; past it, it goes to the replica (each method can cost
+      // this thread that limit once: then it is marked expensive).
+      if (this.instrumented && replica.busyMs() > REPLICA_BUSY_MS && !this.expensiveQueries.has(method)) {
+        const epoch = this.epoch;
+        const r = this.runQuery(method, arg, p.caller, FAST_LANE_INSTRUCTIONS);
+        if (!r.limitExceeded) {
+          if (p.key !== undefined && r.remember) this.remember(p.key, epoch, r);
+          this.fastLaneQueries++;
+          return r.result;
+        }
+        this.expensiveQueries.add(method);
+      }
+      const epoch = this.epoch;
+      const q: ReplicaQuery = {
+        method,
+        arg,
+        caller: p.caller,
+        timeNs: this.queryTimeNs(),
+        cycleBalance: this.cycleBalance,
+        controllers: this.controllers.map((c) => c.toUint8Array()),
+      };
+      const promise = replica.query(q, this.replicaSync());
+      const key = p.key;
+      if (key !== undefined) this.inflight.set(key, { epoch, timeNs: q.timeNs, promise });
+      let r: ReplicaQueryResult | undefined;
+      try {
+        r = await promise;
+      } finally {
+        if (key !== undefined && this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
+      }
+      if (r !== undefined) {
+        if ((r.result.instructions ?? 0n) > FAST_LANE_INSTRUCTIONS) this.expensiveQueries.add(method);
+        // Remembered only if nothing committed meanwhile (the reply is of the state at `epoch`).
+        if (p.key !== undefined && r.remember && epoch === this.epoch) this.remember(p.key, epoch, r);
+        return r.result;
+      }
+      // The replica failed before running it (and logged why): run it here, on the latest state.
+      this.checkOpen();
+      this.requireLive();
+    }
+    const epoch = this.epoch;
+    const r = this.runQuery(method, arg, p.caller);
+    if (p.key !== undefined && r.remember) this.remember(p.key, epoch, r);
+    return r.result;
+  }
+
+  /** Checks shared by query() and queryAsync(); `answer` when no execution is needed (no such method, remembered). */
+  private queryPrologue(method: string, arg: Uint8Array, opts: CallOptions): { caller: Uint8Array; key: string | undefined; answer?: CallResult } {
     this.checkOpen();
     const live = this.requireLive();
     const caller = toBytes(opts.caller ?? ANONYMOUS);
     if (live.instance.exports[`canister_query ${method}`] === undefined) {
-      return this.hostReject(RejectCode.DestinationInvalid, `Canister ${this.canisterId.toText()} has no query method '${method}'`);
+      return { caller, key: undefined, answer: this.hostReject(RejectCode.DestinationInvalid, `Canister ${this.canisterId.toText()} has no query method '${method}'`) };
     }
     const key = this.replyCapacity > 0 && arg.length <= MAX_REMEMBERED_ARG ? replyKey(method, caller, arg) : undefined;
     if (key !== undefined) {
@@ -558,22 +662,126 @@ export class IcHost {
         this.replies.delete(key); // LRU order
         this.replies.set(key, hit);
         this.queryCacheHits++;
-        return hit.result;
+        return { caller, key, answer: hit.result };
       }
     }
+    return { caller, key };
+  }
+
+  /**
+   * Runs a query on this thread's instance (under `limit` instead of the query limit when given); `remember`:
+   * its reply may be remembered (no trap, nothing impure read).
+   */
+  private runQuery(method: string, arg: Uint8Array, caller: Uint8Array, limit?: bigint): ReplicaQueryResult & { limitExceeded: boolean } {
     const ctx = this.newContext(caller, method, undefined);
     this.impure = false;
     this.timeRead = undefined;
-    const { trap } = this.execute('query', `canister_query ${method}`, method, arg, caller, ctx);
-    const result = this.resultOf(ctx, 'query');
-    if (key !== undefined && trap === undefined && !this.impure) {
-      this.replies.set(key, { epoch: this.epoch, time: this.timeRead, result });
-      if (this.replies.size > this.replyCapacity) this.replies.delete(this.replies.keys().next().value as string);
+    this.fastLaneLimit = limit;
+    let trap: Trap | undefined;
+    try {
+      ({ trap } = this.execute('query', `canister_query ${method}`, method, arg, caller, ctx));
+    } finally {
+      this.fastLaneLimit = undefined;
     }
-    return result;
+    return { result: this.resultOf(ctx, 'query'), remember: trap === undefined && !this.impure, timeRead: this.timeRead, limitExceeded: trap?.kind === 'limit' };
   }
 
-  /** Queries answered from remembered replies (IcHostOptions.queryCache). */
+  /** Rememberable queries (by their remembered-reply key) running in the replica, with their state and time. */
+  private readonly inflight = new Map<string, { epoch: bigint; timeNs: bigint; promise: Promise<ReplicaQueryResult | undefined> }>();
+
+  /** The instruction limit of the query running in the fast lane (queryAsync), if one is. */
+  private fastLaneLimit: bigint | undefined;
+  /** Query methods seen to cost more than FAST_LANE_INSTRUCTIONS: never run in the fast lane. */
+  private readonly expensiveQueries = new Set<string>();
+  /** Queries answered by the fast lane (statistics, tests). */
+  fastLaneQueries = 0;
+
+  private remember(key: string, epoch: bigint, r: ReplicaQueryResult): void {
+    this.replies.set(key, { epoch, time: r.timeRead, result: r.result });
+    if (this.replies.size > this.replyCapacity) this.replies.delete(this.replies.keys().next().value as string);
+  }
+
+  // ---------------------------------------------------------------- the query replica (replica.ts)
+
+  private replica: QueryReplica | undefined;
+  /** The epoch the replica was last brought up to. */
+  private replicaEpoch = -1n;
+
+  /** The query replica when IcHostOptions.queryReplica is on (statistics, tests); `ready` says whether it runs queries now. */
+  get queryReplica(): QueryReplica | undefined {
+    return this.replica;
+  }
+
+  /** Everything the replica needs to start over: the module, the committed heap and globals, stable memory. */
+  private replicaState(): ReplicaReset {
+    const live = this.requireLive();
+    const stable = this.stable.follow();
+    this.replicaEpoch = this.epoch;
+    return {
+      module: this.module,
+      wasmHash: this.wasmHash,
+      instrumented: this.instrumented,
+      canisterId: this.canisterId.toText(),
+      queryLimit: this.queryLimit,
+      heap: live.heap.follow(),
+      globals: [...live.savedGlobals],
+      stable: stable.pages,
+      stableSize: stable.size,
+      version: this.version,
+    };
+  }
+
+  /** What committed since the replica was last brought up to date (undefined: nothing). Between messages. */
+  private replicaSync(): ReplicaSync | undefined {
+    if (this.replicaEpoch === this.epoch) return undefined;
+    this.replicaEpoch = this.epoch;
+    const live = this.requireLive();
+    const heap = live.heap.takeChanged();
+    const stable = this.stable.takeChanged();
+    return {
+      heapSize: heap.size,
+      index: heap.index,
+      bytes: heap.bytes,
+      globals: [...live.savedGlobals],
+      stable: stable.pages,
+      stableSize: stable.size,
+      version: this.version,
+    };
+  }
+
+  /** @internal The replica's side: start over from the leader's state (a fresh instance of its module). */
+  loadReplica(r: ReplicaReset): void {
+    this.module = r.module;
+    this.wasmHash = r.wasmHash;
+    const live = this.instantiate(r.module);
+    this.live = live;
+    live.heap.replace(r.heap);
+    this.rebuild(live);
+    live.globals.forEach((g, i) => (g.value = r.globals[i]!));
+    live.savedGlobals = [...r.globals];
+    this.stable.applyShared(r.stable, r.stableSize, true);
+    this.version = r.version;
+  }
+
+  /** @internal The replica's side: apply what the leader committed since. */
+  applyReplicaSync(d: ReplicaSync): void {
+    const live = this.requireLive();
+    live.heap.applyPages(live.memory, d.heapSize, d.index, d.bytes);
+    live.globals.forEach((g, i) => (g.value = d.globals[i]!));
+    live.savedGlobals = [...d.globals];
+    this.stable.applyShared(d.stable, d.stableSize, false);
+    this.version = d.version;
+  }
+
+  /** @internal The replica's side: one query at the leader's query time, cycle balance and controllers. */
+  runReplicaQuery(q: ReplicaQuery): ReplicaQueryResult {
+    this.timeNs = q.timeNs;
+    this.cycleBalance = q.cycleBalance;
+    this.controllers = q.controllers.map((c) => Principal.fromUint8Array(c));
+    return this.runQuery(q.method, q.arg, q.caller);
+  }
+
+  /** Queries answered from remembered replies (IcHostOptions.queryCache), or (queryAsync) shared with the same query in flight. */
   queryCacheHits = 0;
 
   /**
@@ -791,7 +999,7 @@ export class IcHost {
       kind === 'inspect'
         ? IC_INSPECT_INSTRUCTION_LIMIT
         : kind === 'query' || kind === 'replicated_query'
-        ? this.queryLimit
+        ? ((kind === 'query' ? this.fastLaneLimit : undefined) ?? this.queryLimit)
         : kind === 'init' || kind === 'post_upgrade' || kind === 'pre_upgrade'
           ? IC_INSTALL_INSTRUCTION_LIMIT
           : this.updateLimit;
@@ -1156,12 +1364,24 @@ export class IcHost {
   }
 }
 
+/** queryAsync: a replica busy with one query for this long is probably running a long one (fast lane). */
+const REPLICA_BUSY_MS = 20;
+/** queryAsync's fast lane: what a query may cost the calling thread while the replica is busy (about 0.1 s). */
+const FAST_LANE_INSTRUCTIONS = 200_000_000n;
+
 /** Wall mode: the length of the emulated round whose start a query reads as its time (queryTimeNs). */
 const QUERY_ROUND_NS = 1_000_000_000n;
 /** Larger arguments are not remembered (the key holds the whole argument). */
 const MAX_REMEMBERED_ARG = 4096;
 const replyKey = (method: string, caller: Uint8Array, arg: Uint8Array): string =>
   `${method}\0${Buffer.from(caller).toString('base64')}\0${Buffer.from(arg).toString('base64')}`;
+
+/** Prepares a wasm (binaryen, loaded only here: the query replica's worker never needs it). */
+async function prepare(plain: Uint8Array, instrument: boolean, cacheDir: string | undefined): Promise<{ module: WebAssembly.Module; wasmHash: string }> {
+  const { prepareWasm } = await import('./prepare.js');
+  const p = prepareWasm(plain, { instrument, cacheDir });
+  return { module: new WebAssembly.Module(p.wasm), wasmHash: p.wasmHash };
+}
 
 function stableCall(f: () => void): void {
   try {

@@ -2,22 +2,15 @@
 // instruction-cost counter), then rewritten with binaryen so the host can see and restore its state.
 // Results are cached on disk by the input's hash (instrument + rewrite of a 3.5 MB wasm takes ~2 s).
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import binaryen from 'binaryen';
 import { HostSetupError } from './errors.js';
 import { CACHE_DIR } from './paths.js';
+import { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, TABLE_EXPORT, sha256Hex } from './wasm_names.js';
 
-/** Export names the rewrite adds. */
-export const COUNTER_EXPORT = '__host_instruction_counter';
-export const LIMIT_EXPORT = '__host_instruction_limit';
-export const TABLE_EXPORT = '__host_table';
-export const GLOBAL_EXPORT_PREFIX = '__host_global_';
-/** Import the injected limit check calls when the counter passes the limit (the host throws from it). */
-export const LIMIT_IMPORT_MODULE = 'ic0_host';
-export const LIMIT_IMPORT_NAME = 'instruction_limit_exceeded';
+export { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, TABLE_EXPORT, sha256Hex };
 
 // Bump when the rewrite changes, so stale cache entries are not reused.
 const PREPARE_VERSION = 3;
@@ -36,10 +29,6 @@ export interface PrepareOptions {
   cacheDir?: string;
   /** Path of the ic-wasm binary; default the one from @icp-sdk/ic-wasm-linux-x64. */
   icWasmPath?: string;
-}
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 function defaultIcWasmPath(): string {

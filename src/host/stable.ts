@@ -1,11 +1,20 @@
 // Stable memory: sparse 64 KiB pages (only pages ever written are allocated), an undo log per message
 // (first write to a page saves its old contents, so a trap or a query restores exactly those pages), and
 // an optional file backing that receives only the pages dirtied since the last flush.
+// Copy on write: a message's first write to a page puts a fresh copy in the map and keeps the old page
+// object as the undo entry, so a committed page is never written again. Once a follower (the query replica,
+// replica.ts) follows, pages live in SharedArrayBuffers, so its worker shares them without copying and
+// without ever seeing a half-written page. (A SharedArrayBuffer page costs about 3x a plain one to allocate,
+// so hosts without a follower keep plain pages.)
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync, fstatSync, ftruncateSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export const WASM_PAGE = 65536;
+
+/** A zeroed page in shared memory (see the header: committed pages are immutable and may be shared). */
+const sharedPage = (): Buffer => Buffer.from(new SharedArrayBuffer(WASM_PAGE));
+const isShared = (p: Buffer): boolean => p.buffer instanceof SharedArrayBuffer;
 /** Journal trailer: page count, metadata length, SHA-256, magic. */
 const TRAILER_V2 = 44;
 
@@ -17,6 +26,10 @@ export class StableMemory {
   private sizeBefore = 0n;
   // Pages changed by committed messages and not yet flushed to the file.
   private dirty = new Set<number>();
+  // Pages changed by committed messages and not yet sent to the query replica (when one follows).
+  private changed: Map<number, Buffer> | undefined;
+  // New pages go to shared memory (a follower has followed).
+  private shared = false;
 
   constructor(readonly maxPages: bigint) {}
 
@@ -62,12 +75,15 @@ export class StableMemory {
       const inPage = off % WASM_PAGE;
       const n = Math.min(WASM_PAGE - inPage, src.length - done);
       let p = this.pages.get(page);
-      if (!this.undo.has(page)) this.undo.set(page, p === undefined ? undefined : Buffer.from(p));
-      if (p === undefined) {
-        p = Buffer.alloc(WASM_PAGE);
-        this.pages.set(page, p);
+      if (!this.undo.has(page)) {
+        // Copy on write: the committed page becomes the undo entry, untouched from now on.
+        this.undo.set(page, p);
+        const fresh = this.newPage();
+        if (p !== undefined) p.copy(fresh);
+        this.pages.set(page, fresh);
+        p = fresh;
       }
-      p.set(src.subarray(done, done + n), inPage);
+      p!.set(src.subarray(done, done + n), inPage);
       done += n;
       off += n;
     }
@@ -88,7 +104,10 @@ export class StableMemory {
   /** Keep the message's writes; returns the number of pages it touched. */
   commit(): number {
     const n = this.undo.size;
-    for (const page of this.undo.keys()) this.dirty.add(page);
+    for (const page of this.undo.keys()) {
+      this.dirty.add(page);
+      this.changed?.set(page, this.pages.get(page)!);
+    }
     this.undo.clear();
     this.sizeBefore = this.sizePages;
     return n;
@@ -127,6 +146,49 @@ export class StableMemory {
     return d;
   }
 
+  /**
+   * Starts (or restarts) recording committed changes for a follower, and returns every page as it is now
+   * (shared, not copied: committed pages are never written again) with the size. Between messages only.
+   */
+  follow(): { pages: [number, Buffer][]; size: bigint } {
+    if (!this.shared) {
+      this.shared = true;
+      for (const [i, p] of this.pages) {
+        if (isShared(p)) continue;
+        const s = sharedPage();
+        p.copy(s);
+        this.pages.set(i, s);
+      }
+    }
+    this.changed = new Map();
+    return { pages: [...this.pages], size: this.sizePages };
+  }
+
+  private newPage(): Buffer {
+    return this.shared ? sharedPage() : Buffer.alloc(WASM_PAGE);
+  }
+
+  /** The pages committed since follow() or the last call (shared, not copied), and the size; between messages. */
+  takeChanged(): { pages: [number, Buffer][]; size: bigint } {
+    const pages = this.changed === undefined ? [] : [...this.changed];
+    this.changed?.clear();
+    return { pages, size: this.sizePages };
+  }
+
+  /** Stops recording for a follower. */
+  unfollow(): void {
+    this.changed = undefined;
+  }
+
+  /** A follower's side: committed pages and the size from the leader, between messages (never written here: copy on write). */
+  applyShared(pages: readonly [number, Buffer][], size: bigint, replaceAll: boolean): void {
+    if (replaceAll) this.pages = new Map();
+    for (const [i, p] of pages) this.pages.set(i, p);
+    this.undo.clear();
+    this.sizePages = size;
+    this.sizeBefore = size;
+  }
+
   /** A copy of every page and the size, between messages (the devnet's evm_snapshot). */
   copyAll(): { pages: Map<number, Buffer>; size: bigint } {
     const pages = new Map<number, Buffer>();
@@ -139,7 +201,9 @@ export class StableMemory {
     for (const i of this.pages.keys()) this.dirty.add(i);
     this.pages = new Map();
     for (const [i, p] of image.pages) {
-      this.pages.set(i, Buffer.from(p));
+      const copy = this.newPage();
+      p.copy(copy);
+      this.pages.set(i, copy);
       this.dirty.add(i);
     }
     this.undo.clear();
@@ -160,7 +224,11 @@ export class StableMemory {
     for (let i = 0; i * WASM_PAGE < fileLen && BigInt(i) < sizePages; i++) {
       buf.fill(0);
       readSync(fd, buf, 0, WASM_PAGE, i * WASM_PAGE);
-      if (!buf.equals(zero)) this.pages.set(i, Buffer.from(buf));
+      if (!buf.equals(zero)) {
+        const page = this.newPage();
+        buf.copy(page);
+        this.pages.set(i, page);
+      }
     }
   }
 }

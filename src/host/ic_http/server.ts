@@ -179,7 +179,7 @@ export class IcHttpHandler {
     let result: RequestStatus;
     if (c.canisterId.toText() !== this.canisterId.toText()) result = this.notFound(c.canisterId);
     else {
-      const r = this.host.query(c.methodName, c.arg, { caller: c.sender.toUint8Array() });
+      const r = await this.host.queryAsync(c.methodName, c.arg, { caller: c.sender.toUint8Array() });
       result = r.kind === 'reply' ? { status: 'replied', reply: r.bytes } : this.rejection(r.code, r.message);
     }
     // The node signs {status, reply | reject, timestamp, request_id} (spec "Query call" response signature).
