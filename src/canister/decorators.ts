@@ -7,8 +7,7 @@
 import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, trap, update } from 'azle';
 
 import { argByteLimit, ArgCheckCode, checkArgBytes } from './arg_check.js';
-import { decodeSingleBlob } from './blob_arg.js';
-import { replyEncoder } from './reply_encoder.js';
+import { fastCodec, type CandidIdl } from './candid_fast.js';
 
 type Method<This, A extends unknown[], R> = (this: This, ...a: A) => R;
 
@@ -31,8 +30,9 @@ function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
   return function <This, A extends unknown[], R>(original: Method<This, A, R>, context: ClassMethodDecoratorContext<This, Method<This, A, R>>): void {
     const name = String(context.name);
     const limit = argByteLimit(name);
-    const encodeReply = replyEncoder(ret, (t, v) => IDL.encode(t, v));
-    const oneBlob = args.length === 1 && args[0]!.name === 'vec nat8';
+    // compiled once, at start-up (candid_fast.ts: byte-exact with @dfinity/candid, which stays the fallback)
+    const argCodec = fastCodec(IDL as unknown as CandidIdl, args);
+    const retCodec = fastCodec(IDL as unknown as CandidIdl, [ret]);
     async function guarded(this: This): Promise<void> {
       if (mode === 'query' && inReplicatedExecution()) trap(`${name} is a query method: call it as a query, not as an update`);
       const bytes = msgArgData();
@@ -40,13 +40,12 @@ function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
       if (!check.ok) return msgReject(`${check.code}: ${name}: ${check.message}`);
       let values: unknown[];
       try {
-        const blob = oneBlob ? decodeSingleBlob(bytes) : undefined;
-        values = blob !== undefined ? [blob] : IDL.decode(args, bytes);
+        values = argCodec.decode(bytes);
       } catch (e) {
         return msgReject(`${ArgCheckCode.Decode}: ${name}: ${e instanceof Error ? e.message : String(e)}`);
       }
       const result = await original.apply(this, values as A);
-      msgReply(encodeReply(result));
+      msgReply(retCodec.encode([result]));
     }
     const decorate = (mode === 'query' ? query : update)(args, ret, { manual: true });
     decorate(guarded as never, context as never);

