@@ -63,7 +63,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
-import { checkEvmInternals, precompileMap, resetEvmAfterAbort } from './internals.js';
+import { checkEvmInternals, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
@@ -108,6 +108,7 @@ const DELEGATION_PREFIX = [0xef, 0x01, 0x00];
 
 export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine> {
   const common = opts.common ?? createChainCommon();
+  memoizeCommonLookups(common);
   const maps = {
     accounts: opts.host.openMap(MemoryId.Accounts),
     code: opts.host.openMap(MemoryId.Code),
@@ -481,6 +482,7 @@ export class EvmEngine implements ExecutionEngine {
 function sharedTxCommon(common: Common): Common {
   const c = common.copy();
   c.updateParams(paramsTx);
+  memoizeCommonLookups(c);
   const merged = c.param('txGas');
   Object.defineProperty(c, 'copy', { value: () => c });
   Object.defineProperty(c, 'updateParams', {
