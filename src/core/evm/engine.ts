@@ -63,7 +63,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
-import { checkEvmInternals, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
+import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
@@ -138,6 +138,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       blockchain,
     });
     checkEvmInternals(vm.evm);
+    fastAlwaysWarmAddress(vm.evm);
     instrumentOpcodes(vm.evm, budget);
     if (opts.stockInterpreter !== true) await installFastInterpreter(vm.evm, budget);
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
