@@ -174,11 +174,13 @@ export class FlatStateManager {
   putAccountSync(address: Uint8Array, nonce: bigint, balance: bigint, codeHash: Uint8Array): void {
     const slot = this.accountSlot(address);
     const prev = slot.rec;
-    const noCode = codeHash.length === 0 || bytesEqual(codeHash, KECCAK256_NULL);
+    // Identity first: the Accounts this manager hands out carry KECCAK256_NULL itself or the record's own
+    // hash array, so most writes are decided without comparing 32 bytes in a JavaScript loop.
+    const noCode = codeHash === KECCAK256_NULL || codeHash.length === 0 || bytesEqual(codeHash, KECCAK256_NULL);
     let newHash: Uint8Array | undefined;
     let codeSize = 0;
     if (!noCode) {
-      if (prev !== null && prev.codeHash !== undefined && bytesEqual(prev.codeHash, codeHash)) {
+      if (prev !== null && prev.codeHash !== undefined && (prev.codeHash === codeHash || bytesEqual(prev.codeHash, codeHash))) {
         newHash = prev.codeHash;
         codeSize = prev.codeSize;
       } else {
