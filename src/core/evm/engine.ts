@@ -471,6 +471,10 @@ export class EvmEngine implements ExecutionEngine {
         throw new Error('sender recovery is not allowed during execution');
       },
     });
+    // Frozen as EthereumJS freezes transactions by default (freeze: false above only lets the two methods be
+    // defined first): a frozen transaction caches its data gas, which runTx otherwise recomputes (a loop of
+    // bigint additions over the calldata) for each of its two getIntrinsicGas calls.
+    Object.freeze(ethTx);
     return ethTx;
   }
 }

@@ -8,6 +8,8 @@
 // - EVM.runCall (patched by engine.ts for the top-level checks), EVM.journal.cleanJournal() and
 //   EVM.transientStorage.clear() (engine.ts, after an aborted transaction);
 // - EVM.journal.journal / alwaysWarmJournal (Maps of hex address -> Set of hex slots): interpreter.ts.
+// - Common._activatedEIPsCache / _hardfork / _chainParams: memoizeCommonLookups (engine.ts, every Common it runs);
+// - EVM.journal.addAlwaysWarmAddress (replaced per instance) and alwaysWarmJournal / accessList: fastAlwaysWarmAddress.
 // Also outside this module, each with its own start-up check: the Interpreter prototype's run
 // (interpreter.ts patchPrototype) and the transaction constructors' Common (engine.ts sharedTxCommon).
 
