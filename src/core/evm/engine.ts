@@ -63,7 +63,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
-import { checkEvmInternals, precompileMap, resetEvmAfterAbort } from './internals.js';
+import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter } from './interpreter.js';
 import { encodeAccount, toHex } from './encoding.js';
@@ -108,6 +108,11 @@ const DELEGATION_PREFIX = [0xef, 0x01, 0x00];
 
 export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine> {
   const common = opts.common ?? createChainCommon();
+  memoizeCommonLookups(common);
+  const probe = Uint8Array.from({ length: 20 }, (_, i) => (i * 37 + 171) & 0xff);
+  if (addressOf(probe).toString() !== new EthAddress(probe).toString()) {
+    throw new Error('EthereumJS Address.toString changed its format (engine.ts addressOf)');
+  }
   const maps = {
     accounts: opts.host.openMap(MemoryId.Accounts),
     code: opts.host.openMap(MemoryId.Code),
@@ -137,6 +142,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       blockchain,
     });
     checkEvmInternals(vm.evm);
+    fastAlwaysWarmAddress(vm.evm);
     instrumentOpcodes(vm.evm, budget);
     if (opts.stockInterpreter !== true) await installFastInterpreter(vm.evm, budget);
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
@@ -444,7 +450,7 @@ export class EvmEngine implements ExecutionEngine {
     const base = {
       nonce: tx.nonce,
       gasLimit: tx.gasLimit,
-      to: tx.to === undefined ? undefined : new EthAddress(tx.to),
+      to: tx.to === undefined ? undefined : addressOf(tx.to),
       value: tx.value,
       data: tx.data,
     };
@@ -458,13 +464,17 @@ export class EvmEngine implements ExecutionEngine {
         opts,
       );
     }
-    const sender = new EthAddress(tx.from);
+    const sender = addressOf(tx.from);
     Object.defineProperty(ethTx, 'getSenderAddress', { value: () => sender });
     Object.defineProperty(ethTx, 'getSenderPublicKey', {
       value: () => {
         throw new Error('sender recovery is not allowed during execution');
       },
     });
+    // Frozen as EthereumJS freezes transactions by default (freeze: false above only lets the two methods be
+    // defined first): a frozen transaction caches its data gas, which runTx otherwise recomputes (a loop of
+    // bigint additions over the calldata) for each of its two getIntrinsicGas calls.
+    Object.freeze(ethTx);
     return ethTx;
   }
 }
@@ -481,6 +491,7 @@ export class EvmEngine implements ExecutionEngine {
 function sharedTxCommon(common: Common): Common {
   const c = common.copy();
   c.updateParams(paramsTx);
+  memoizeCommonLookups(c);
   const merged = c.param('txGas');
   Object.defineProperty(c, 'copy', { value: () => c });
   Object.defineProperty(c, 'updateParams', {
@@ -507,6 +518,18 @@ function resetEvm(vm: VM): void {
   vm.stateManager.originalStorageCache.clear();
 }
 
+/**
+ * An EthereumJS Address whose toString (`0x` and lowercase hex, what Address.toString returns) is built on
+ * the first call and kept: the journal turns the sender, recipient and coinbase into hex on every touch and
+ * warm-set entry (a JavaScript loop over the 20 bytes each time), several times a transaction.
+ */
+function addressOf(bytes: Uint8Array): EthAddress {
+  const a = new EthAddress(bytes);
+  let hex: string | undefined;
+  Object.defineProperty(a, 'toString', { value: (): string => (hex ??= '0x' + toHex(a.bytes)) });
+  return a;
+}
+
 /** The block header fields EthereumJS reads during runTx, without building a real Block. */
 function makeEthBlock(env: BlockEnv, common: Common): Block {
   const header = {
@@ -515,7 +538,7 @@ function makeEthBlock(env: BlockEnv, common: Common): Block {
     gasLimit: env.gasLimit,
     gasUsed: 0n,
     baseFeePerGas: env.baseFeePerGas,
-    coinbase: new EthAddress(env.coinbase),
+    coinbase: addressOf(env.coinbase),
     prevRandao: env.prevRandao,
     mixHash: env.prevRandao,
     parentHash: env.parentHash,

@@ -8,8 +8,12 @@
 // - EVM.runCall (patched by engine.ts for the top-level checks), EVM.journal.cleanJournal() and
 //   EVM.transientStorage.clear() (engine.ts, after an aborted transaction);
 // - EVM.journal.journal / alwaysWarmJournal (Maps of hex address -> Set of hex slots): interpreter.ts.
+// - Common._activatedEIPsCache / _hardfork / _chainParams: memoizeCommonLookups (engine.ts, every Common it runs);
+// - EVM.journal.addAlwaysWarmAddress (replaced per instance) and alwaysWarmJournal / accessList: fastAlwaysWarmAddress.
 // Also outside this module, each with its own start-up check: the Interpreter prototype's run
 // (interpreter.ts patchPrototype) and the transaction constructors' Common (engine.ts sharedTxCommon).
+
+import { stripHexPrefix } from '@ethereumjs/util';
 
 export interface OpEntry {
   opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas: boolean; isInvalid: boolean };
@@ -76,4 +80,114 @@ export function resetEvmAfterAbort(evm: unknown): void {
   const e = evm as { journal: { cleanJournal(): void }; transientStorage: { clear(): void } };
   e.journal.cleanJournal();
   e.transientStorage.clear();
+}
+
+// ---- per-transaction set-up costs (issue 15, call path) ----
+//
+// Each function below replaces one EthereumJS method on one instance (never a prototype) with an equivalent
+// that answers the same values at a lower cost in QuickJS, after checking the private fields it reads; an
+// upgrade that moves them fails here, at engine creation, with the field named.
+
+interface CommonInternals {
+  _activatedEIPsCache: unknown;
+  _hardfork: unknown;
+  _chainParams: unknown;
+  isActivatedEIP(eip: number): boolean;
+  gteHardfork(hardfork: string): boolean;
+}
+
+const MEMOISED = Symbol('icp-evm.memoisedCommon');
+
+/**
+ * Common.isActivatedEIP and Common.gteHardfork, memoised on `common` (and on its copies, which Common.copy
+ * makes with Object.assign). runTx, the EVM's frames and the journal ask them about 110 times a transaction:
+ * isActivatedEIP scans the activated-EIP array (Array.includes), gteHardfork walks the hardfork list in
+ * JavaScript. The memo answers from a Set / a Map, rebuilt whenever the instance's activated-EIP array
+ * (replaced, never mutated, by setHardfork/setEIPs) or its hardfork or chain parameters change: the answers
+ * are those of the original methods for the instance's state at the time of the call.
+ */
+export function memoizeCommonLookups(common: unknown): void {
+  const c = common as CommonInternals & { [MEMOISED]?: true };
+  if (c[MEMOISED] === true) return;
+  const fail = (what: string): never => {
+    throw new EthereumJsShapeError(what);
+  };
+  if (!Array.isArray(c._activatedEIPsCache)) fail('Common._activatedEIPsCache is no longer an array');
+  if (typeof c._hardfork !== 'string') fail('Common._hardfork is no longer a string');
+  if (typeof c._chainParams !== 'object' || c._chainParams === null) fail('Common._chainParams is no longer an object');
+  if (typeof c.isActivatedEIP !== 'function' || typeof c.gteHardfork !== 'function') fail('Common.isActivatedEIP / gteHardfork are not functions');
+  const origGte = c.gteHardfork;
+  const origIsActivated = c.isActivatedEIP;
+  // The original method's answer for a known-active and a known-inactive EIP must match the array.
+  const arr = c._activatedEIPsCache as unknown[];
+  if (arr.length > 0 && origIsActivated.call(c, arr[0] as number) !== true) fail('Common.isActivatedEIP no longer reads _activatedEIPsCache');
+  if (origIsActivated.call(c, -1) !== false) fail('Common.isActivatedEIP answers true for an unknown EIP');
+  let eipsOf: unknown = undefined;
+  let eips = new Set<unknown>();
+  let hfOf: unknown = undefined;
+  let chainOf: unknown = undefined;
+  let gte = new Map<string, boolean>();
+  Object.defineProperty(c, 'isActivatedEIP', {
+    configurable: true,
+    writable: true,
+    value: function isActivatedEIP(this: CommonInternals, eip: number): boolean {
+      const a = this._activatedEIPsCache;
+      if (a !== eipsOf) {
+        eips = new Set(a as unknown[]);
+        eipsOf = a;
+      }
+      return eips.has(eip);
+    },
+  });
+  Object.defineProperty(c, 'gteHardfork', {
+    configurable: true,
+    writable: true,
+    value: function gteHardfork(this: CommonInternals, hardfork: string): boolean {
+      if (this._hardfork !== hfOf || this._chainParams !== chainOf) {
+        gte = new Map();
+        hfOf = this._hardfork;
+        chainOf = this._chainParams;
+      }
+      let v = gte.get(hardfork);
+      if (v === undefined) {
+        v = origGte.call(this, hardfork);
+        gte.set(hardfork, v);
+      }
+      return v;
+    },
+  });
+  Object.defineProperty(c, MEMOISED, { value: true, configurable: true });
+}
+
+interface JournalInternals {
+  alwaysWarmJournal: Map<string, Set<string>>;
+  accessList?: Map<string, Set<string>>;
+  addAlwaysWarmAddress(addressStr: string, addToAccessList?: boolean): void;
+}
+
+/**
+ * Journal.addAlwaysWarmAddress without its regular expression for unprefixed addresses. runTx calls it for
+ * every precompile (17 on Prague: the precompile map's unprefixed hex keys), the sender and the recipient
+ * on every transaction; the original strips a `0x` with stripHexPrefix, which runs /^0x[0-9A-Fa-f]*$/ on
+ * every string. A string whose second character is not `x` cannot match that expression, so it is used as
+ * it is; any other goes through stripHexPrefix as before. The rest is the original's body.
+ */
+export function fastAlwaysWarmAddress(evm: unknown): void {
+  const j = (evm as { journal: JournalInternals }).journal;
+  if (!(j.alwaysWarmJournal instanceof Map)) throw new EthereumJsShapeError('EVM.journal.alwaysWarmJournal is no longer a Map');
+  if (typeof j.addAlwaysWarmAddress !== 'function' || j.addAlwaysWarmAddress.length !== 1) {
+    throw new EthereumJsShapeError('EVM.journal.addAlwaysWarmAddress(addressStr, addToAccessList = false) changed its signature');
+  }
+  Object.defineProperty(j, 'addAlwaysWarmAddress', {
+    configurable: true,
+    writable: true,
+    value: function addAlwaysWarmAddress(this: JournalInternals, addressStr: string, addToAccessList = false): void {
+      const address = addressStr.charCodeAt(1) === 0x78 ? stripHexPrefix(addressStr) : addressStr;
+      const warm = this.alwaysWarmJournal;
+      if (!warm.has(address)) warm.set(address, new Set());
+      if (addToAccessList && this.accessList !== undefined && !this.accessList.has(address)) {
+        this.accessList.set(address, new Set());
+      }
+    },
+  });
 }
