@@ -67,6 +67,33 @@ export function checkEvmInternals(evm: unknown): void {
   if (typeof e.transientStorage?.clear !== 'function') fail('EVM.transientStorage.clear is not a function');
 }
 
+/**
+ * The fast interpreter (interpreter.ts) reads and writes a frame's stack and memory through their private
+ * fields, for speed: the stack as `_store` (a bigint array) with its height in `_len`, the memory as `_store`
+ * (a Uint8Array) grown by `extend`. Checked once on a live RunState when the interpreter is installed: the
+ * fields exist with those types, and a push through EthereumJS's own method lands where the loop reads it.
+ */
+export function checkRunStateShapes(runState: unknown): void {
+  const fail = (what: string): never => {
+    throw new EthereumJsShapeError(what);
+  };
+  const rs = runState as { stack?: { _store?: unknown; _len?: unknown; _maxHeight?: unknown; push?: (v: bigint) => void; pop?: () => bigint }; memory?: { _store?: unknown; extend?: unknown } };
+  const st = rs.stack;
+  if (st === undefined || !Array.isArray(st._store) || typeof st._len !== 'number' || typeof st._maxHeight !== 'number') {
+    fail('RunState.stack no longer keeps _store (an array), _len and _maxHeight (numbers)');
+  }
+  if (typeof st!.push !== 'function' || typeof st!.pop !== 'function') fail('RunState.stack has no push/pop');
+  const height = st!._len as number;
+  st!.push!(0x5eedn);
+  const landed = (st!._len as number) === height + 1 && (st!._store as bigint[])[height] === 0x5eedn;
+  if ((st!._len as number) > height) st!.pop!();
+  if (!landed || st!._len !== height) fail('Stack.push no longer stores at _store[_len] and increments _len');
+  const mem = rs.memory;
+  if (mem === undefined || !(mem._store instanceof Uint8Array) || typeof mem.extend !== 'function') {
+    fail('RunState.memory no longer keeps _store (a Uint8Array) and extend()');
+  }
+}
+
 export function opcodeMap(evm: unknown): OpEntry[] {
   return (evm as EvmInternals)._opcodeMap;
 }

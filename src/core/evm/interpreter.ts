@@ -29,6 +29,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { toHex } from './encoding.js';
 import type { InstructionBudget } from './budget.js';
 import { FlatStateManager } from './state.js';
+import { checkRunStateShapes } from './internals.js';
 
 const ERR = EVMError.errorMessages;
 const MAX = (1n << 256n) - 1n;
@@ -424,6 +425,7 @@ async function patchPrototype(evm: EvmLike): Promise<void> {
     ...stop,
     opHandler: (rs, c) => {
       proto ??= Object.getPrototypeOf(rs.interpreter) as { run: InterpreterLike['run'] };
+      checkRunStateShapes(rs);
       return stop.opHandler(rs, c);
     },
   };
