@@ -391,6 +391,8 @@ function headerLength(b: Uint8Array): number {
 export interface FastCodec {
   /** false: these types are left to @dfinity/candid. */
   readonly fast: boolean;
+  /** The header (magic, type table, argument types) the fast path reads; absent when fast is false. */
+  readonly header?: Uint8Array;
   decode(bytes: Uint8Array): unknown[];
   encode(values: unknown[]): Uint8Array;
 }
@@ -416,6 +418,7 @@ export function fastCodec(IDL: CandidIdl, types: unknown[]): FastCodec {
   const n = types.length;
   return {
     fast: true,
+    header,
     decode(bytes) {
       if (bytes.length < headerLen) return slow.decode(bytes);
       for (let i = 0; i < headerLen; i++) if (bytes[i] !== header[i]) return slow.decode(bytes);
