@@ -15,6 +15,8 @@
 // method on @dfinity/candid altogether. tests/unit/candid_fast.test.ts checks both directions against
 // @dfinity/candid for every method of the service.
 
+import { startsWith } from './arg_check.js';
+
 /** The parts of @dfinity/candid's IDL namespace used here (azle re-exports it; tests pass the npm one). */
 export interface CandidIdl {
   encode(types: unknown[], values: unknown[]): Uint8Array;
@@ -391,6 +393,8 @@ function headerLength(b: Uint8Array): number {
 export interface FastCodec {
   /** false: these types are left to @dfinity/candid. */
   readonly fast: boolean;
+  /** The header (magic, type table, argument types) the fast path reads; absent when fast is false. */
+  readonly header?: Uint8Array;
   decode(bytes: Uint8Array): unknown[];
   encode(values: unknown[]): Uint8Array;
 }
@@ -416,9 +420,9 @@ export function fastCodec(IDL: CandidIdl, types: unknown[]): FastCodec {
   const n = types.length;
   return {
     fast: true,
+    header,
     decode(bytes) {
-      if (bytes.length < headerLen) return slow.decode(bytes);
-      for (let i = 0; i < headerLen; i++) if (bytes[i] !== header[i]) return slow.decode(bytes);
+      if (!startsWith(bytes, header)) return slow.decode(bytes);
       const c: Cursor = { b: bytes, p: headerLen };
       const out: unknown[] = [];
       try {

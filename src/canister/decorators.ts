@@ -6,7 +6,7 @@
 // gets a clean reject (`candid.*: ...`), never a trap and never an unbounded decode (issue 11, attack 1).
 import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, trap, update } from 'azle';
 
-import { argByteLimit, ArgCheckCode, checkArgBytes } from './arg_check.js';
+import { argByteLimit, ArgCheckCode, checkArgBytes, knownHeader } from './arg_check.js';
 import { fastCodec, type CandidIdl } from './candid_fast.js';
 
 type Method<This, A extends unknown[], R> = (this: This, ...a: A) => R;
@@ -33,10 +33,12 @@ function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
     // compiled once, at start-up (candid_fast.ts: byte-exact with @dfinity/candid, which stays the fallback)
     const argCodec = fastCodec(IDL as unknown as CandidIdl, args);
     const retCodec = fastCodec(IDL as unknown as CandidIdl, [ret]);
+    // the header the fast decoder expects is also the one the check need not read again
+    const known = argCodec.header === undefined ? undefined : knownHeader(argCodec.header, args.length);
     async function guarded(this: This): Promise<void> {
       if (mode === 'query' && inReplicatedExecution()) trap(`${name} is a query method: call it as a query, not as an update`);
       const bytes = msgArgData();
-      const check = checkArgBytes(bytes, args.length, limit);
+      const check = checkArgBytes(bytes, args.length, limit, known);
       if (!check.ok) return msgReject(`${check.code}: ${name}: ${check.message}`);
       let values: unknown[];
       try {

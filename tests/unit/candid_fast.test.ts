@@ -5,6 +5,7 @@
 import { IDL } from '@dfinity/candid';
 import { describe, expect, it } from 'vitest';
 import { fastCodec, type CandidIdl } from '../../src/canister/candid_fast.js';
+import { argByteLimit, checkArgBytes, knownHeader, startsWith } from '../../src/canister/arg_check.js';
 import { methodSignatures } from '../../src/canister/idl.js';
 
 const idl = IDL as unknown as CandidIdl;
@@ -113,5 +114,53 @@ describe('candid fast path', () => {
     const codec = fastCodec(idl, [IDL.Variant({ Ok: IDL.Nat, Err: IDL.Text })]);
     expect(outcome(() => codec.encode([{ Ok: -1n }]))).toEqual(outcome(() => IDL.encode([IDL.Variant({ Ok: IDL.Nat, Err: IDL.Text })], [{ Ok: -1n }])));
     expect(codec.encode([{ Ok: 5 }])).toEqual(IDL.encode([IDL.Variant({ Ok: IDL.Nat, Err: IDL.Text })], [{ Ok: 5 }]));
+  });
+  it('the argument check gives the same answer with the fast header known as without it (valid, mutated, truncated, extended bytes)', () => {
+    let shortcut = 0;
+    for (const [name, sig] of methods) {
+      const codec = fastCodec(idl, sig.args);
+      if (codec.header === undefined) continue;
+      const known = knownHeader(codec.header, sig.args.length);
+      expect(known, name).toBeDefined();
+      const limit = argByteLimit(name);
+      const rnd = rng(name.length * 977 + 5);
+      for (let k = 0; k < 4; k++) {
+        const bytes = new Uint8Array(IDL.encode(sig.args, sig.args.map((t) => randomValue(t, rnd))));
+        const variants = [bytes, bytes.subarray(0, bytes.length - 1), Uint8Array.from([...bytes, 0]), bytes.subarray(0, codec.header.length)];
+        for (let i = 0; i < bytes.length; i++) {
+          const m = bytes.slice();
+          m[i]! ^= i % 2 === 0 ? 0x01 : 0x80;
+          variants.push(m);
+        }
+        for (const v of variants) {
+          const plain = checkArgBytes(v, sig.args.length, limit);
+          expect(checkArgBytes(v, sig.args.length, limit, known), `${name} ${Buffer.from(v).toString('hex')}`).toEqual(plain);
+          if (plain.ok) shortcut++;
+        }
+      }
+    }
+    expect(shortcut).toBeGreaterThan(100);
+  });
+  it('startsWith: word and byte paths, aligned or not, agree with a byte comparison', () => {
+    const rnd = rng(7);
+    const base = Uint8Array.from({ length: 80 }, () => Math.floor(rnd() * 256));
+    for (const n of [0, 3, 16, 17, 35, 64]) {
+      for (const off of [0, 1, 4]) {
+        const prefix = base.slice(off, off + n);
+        const big = new Uint8Array(100);
+        big.set(base);
+        for (const boff of [0, 1, 2, 4]) {
+          const bytes = big.subarray(boff + off);
+          const same = bytes.length >= n && prefix.every((x, i) => bytes[i] === x);
+          expect(startsWith(bytes, prefix), `n=${n} off=${off} boff=${boff}`).toBe(same);
+        }
+        for (let i = 0; i < n; i++) {
+          const m = base.slice(off, off + 70);
+          m[i]! ^= 0x40;
+          expect(startsWith(m, prefix)).toBe(false);
+        }
+        expect(startsWith(prefix.subarray(0, Math.max(0, n - 1)), prefix)).toBe(n === 0);
+      }
+    }
   });
 });

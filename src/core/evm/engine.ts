@@ -448,19 +448,19 @@ export class EvmEngine implements ExecutionEngine {
   private buildTx(tx: ExecTx): TypedTransaction {
     const opts = { common: this.txCommon, freeze: false };
     const base = {
-      nonce: tx.nonce,
+      nonce: num(tx.nonce),
       gasLimit: tx.gasLimit,
       to: tx.to === undefined ? undefined : addressOf(tx.to),
-      value: tx.value,
+      value: num(tx.value),
       data: tx.data,
     };
     const accessList = tx.accessList.map(([a, slots]) => [a, [...slots]] as [Uint8Array, Uint8Array[]]);
     let ethTx: TypedTransaction;
-    if (tx.type === 0) ethTx = createLegacyTx({ ...base, gasPrice: tx.maxFeePerGas }, opts);
-    else if (tx.type === 1) ethTx = createAccessList2930Tx({ ...base, gasPrice: tx.maxFeePerGas, accessList }, opts);
+    if (tx.type === 0) ethTx = createLegacyTx({ ...base, gasPrice: num(tx.maxFeePerGas) }, opts);
+    else if (tx.type === 1) ethTx = createAccessList2930Tx({ ...base, gasPrice: num(tx.maxFeePerGas), accessList }, opts);
     else {
       ethTx = createFeeMarket1559Tx(
-        { ...base, maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas, accessList },
+        { ...base, maxFeePerGas: num(tx.maxFeePerGas), maxPriorityFeePerGas: num(tx.maxPriorityFeePerGas), accessList },
         opts,
       );
     }
@@ -505,6 +505,14 @@ function sharedTxCommon(common: Common): Common {
   }
   return c;
 }
+
+const NO_BYTES = new Uint8Array(0);
+/**
+ * A transaction field as EthereumJS's constructors take it. They turn every field into bytes and back
+ * (toBytes, bytesToBigInt); for 0 (an eth_call's nonce, value and fees) empty bytes skip the hex string, its
+ * padding and parse, and read back as 0n just the same.
+ */
+const num = (v: bigint): bigint | Uint8Array => (v === 0n ? NO_BYTES : v);
 
 function rejected(code: RejectedOutcome['code'], message: string): RejectedOutcome {
   return { kind: 'rejected', code, message };

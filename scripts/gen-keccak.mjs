@@ -1,0 +1,151 @@
+// Generates keccak-f[1600] for src/core/keccak.ts (see the comment at its top for why it is shaped so) and
+// writes it between the BEGIN/END GENERATED PERMUTE markers there. Usage: node scripts/gen-keccak.mjs
+import { readFileSync, writeFileSync } from 'node:fs';
+const RC64 = [
+  0x0000000000000001n, 0x0000000000008082n, 0x800000000000808an, 0x8000000080008000n, 0x000000000000808bn, 0x0000000080000001n,
+  0x8000000080008081n, 0x8000000000008009n, 0x000000000000008an, 0x0000000000000088n, 0x0000000080008009n, 0x000000008000000an,
+  0x000000008000808bn, 0x800000000000008bn, 0x8000000000008089n, 0x8000000000008003n, 0x8000000000008002n, 0x8000000000000080n,
+  0x000000000000800an, 0x800000008000000an, 0x8000000080008081n, 0x8000000000008080n, 0x0000000080000001n, 0x8000000080008008n,
+];
+const ROT = [0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14];
+const i32 = (v) => Number(BigInt.asIntN(32, v));
+
+export function generate({ complement = false } = {}) {
+  const X = ['a', 'e'];
+  // lane complementing (Bertoni et al., "Keccak implementation overview" 2.2): lanes 1,2,8,12,17,20 are kept
+  // complemented; chi per row uses the pattern below.
+  const P = new Set([1, 2, 8, 12, 17, 20]);
+  const lines = [];
+  const lit = (v) => {
+    if (v === -2147483648) return 'K31';
+    return v < 0 ? `(${v})` : String(v);
+  };
+  // prologue: c from loaded a
+  for (let w = 0; w < 10; w++) lines.push(`c${w} = a${w} ^ a${w + 10} ^ a${w + 20} ^ a${w + 30} ^ a${w + 40};`);
+  for (let r = 0; r < 24; r++) {
+    const src = X[r & 1], dst = X[(r + 1) & 1];
+    const last = r === 23;
+    const done = new Set();
+    const dExpr = (w) => {
+      const x = w >> 1, h = w & 1;
+      const cm = ((x + 4) % 5) * 2, cp = ((x + 1) % 5) * 2;
+      const c = (r & 1) === 0 ? 'c' : 'g';
+      return h === 0 ? `${c}${cm} ^ ((${c}${cp} << 1) | (${c}${cp + 1} >>> 31))` : `${c}${cm + 1} ^ ((${c}${cp + 1} << 1) | (${c}${cp} >>> 31))`;
+    };
+    const ref = (name, exprFn) => {
+      if (done.has(name)) return name;
+      done.add(name);
+      return `(${name} = ${exprFn()})`;
+    };
+    const d = (w) => ref(`d${w}`, () => dExpr(w));
+    // t for source word k: src k ^= d, in place
+    const tw = (k) => {
+      const lane = k >> 1, x = lane % 5;
+      const w = 2 * x + (k & 1);
+      const key = `${src}${k}`;
+      if (done.has('T' + key)) return key;
+      done.add('T' + key);
+      return `(${key} ^= ${d(w)})`;
+    };
+    // b at destination lane D, half h: source lane L = inverse pi
+    const inv = new Array(25);
+    for (let x = 0; x < 5; x++) for (let y = 0; y < 5; y++) inv[y + 5 * ((2 * x + 3 * y) % 5)] = x + 5 * y;
+    const bExpr = (D, h) => {
+      const L = inv[D];
+      const n = ROT[L];
+      const lo = 2 * L, hi = 2 * L + 1;
+      if (n === 0) {
+        const k = h === 0 ? lo : hi;
+        // no rotation: b is a ^ d itself (no in-place write needed)
+        const x = L % 5;
+        return `${src}${k} ^ ${d(2 * x + (k & 1))}`;
+      }
+      // order of evaluation: the expression references t(lo)/t(hi); first reference applies d
+      let A, B, m;
+      if (n < 32) { m = n; A = h === 0 ? lo : hi; B = h === 0 ? hi : lo; }
+      else if (n === 32) { return tw(h === 0 ? hi : lo); }
+      else { m = n - 32; A = h === 0 ? hi : lo; B = h === 0 ? lo : hi; }
+      return `(${tw(A)} << ${m}) | (${tw(B)} >>> ${32 - m})`;
+    };
+    const b = (D, h) => ref(`b${2 * D + h}`, () => bExpr(D, h));
+    const rcw = [i32(RC64[r] & 0xffffffffn), i32(RC64[r] >> 32n)];
+    const chi = (x, y, h) => {
+      const L = (i) => x + i < 5 ? x + i + 5 * y : x + i - 5 + 5 * y;
+      let e;
+      if (!complement) {
+        e = `${b(L(0), h)} ^ (~${b(L(1), h)} & ${b(L(2), h)})`;
+      } else e = chiComp(x, y, h, b, L);
+      if (x === 0 && y === 0 && rcw[h] !== 0) e = `${e} ^ ${lit(rcw[h])}`;
+      return e;
+    };
+    for (let w = 0; w < 10; w++) {
+      const x = w >> 1, h = w & 1;
+      const parts = [];
+      for (let y = 0; y < 5; y++) parts.push(`(${dst}${2 * (x + 5 * y) + h} = ${chi(x, y, h)})`);
+      if (last) lines.push(parts.map((p) => p.slice(1, -1) + ';').join(' '));
+      else lines.push(`${(r & 1) === 0 ? 'g' : 'c'}${w} = ${parts.join(' ^ ')};`);
+    }
+  }
+  return lines;
+}
+
+// chi with lane complementing, pattern "bebigokimisa" (XKCP KeccakP-1600-64.macros, UseBebigokimisa): the
+// formulas for row y given as [op, notB1, notB2, notResult...]; filled below.
+function chiComp(x, y, h, b, L) {
+  const f = COMP[y][x];
+  const B = (i) => b(L(i), h);
+  return f(B);
+}
+// rows: index y (b,g,k,m,s = y 0..4); each entry for x = a,e,i,o,u, using B(0)=B[x], B(1)=B[x+1], B(2)=B[x+2]
+const COMP = [
+  // row b (y=0): Eba = Bba ^ (Bbe | Bbi); Ebe = Bbe ^ (~Bbi | Bbo); Ebi = Bbi ^ (Bbo & Bbu); Ebo = Bbo ^ (Bbu | Bba); Ebu = Bbu ^ (Bba & Bbe)
+  [(B) => `${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (~${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`],
+  // row g: Ega = Bga ^ (Bge | Bgi); Ege = Bge ^ (Bgi & Bgo); Egi = Bgi ^ (Bgo | ~Bgu); Ego = Bgo ^ (Bgu | Bga); Egu = Bgu ^ (Bga & Bge)
+  [(B) => `${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} | ~${B(2)})`, (B) => `${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`],
+  // row k: Eka = Bka ^ (Bke | Bki); Eke = Bke ^ (Bki & Bko); Eki = Bki ^ (~Bko & Bku); Eko = ~Bko ^ (Bku | Bka); Eku = Bku ^ (Bka & Bke)
+  [(B) => `${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`, (B) => `${B(0)} ^ (~${B(1)} & ${B(2)})`, (B) => `~${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`],
+  // row m: Ema = Bma ^ (Bme & Bmi); Eme = Bme ^ (Bmi | Bmo); Emi = Bmi ^ (~Bmo | Bmu); Emo = ~Bmo ^ (Bmu & Bma); Emu = Bmu ^ (Bma | Bme)
+  [(B) => `${B(0)} ^ (${B(1)} & ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (~${B(1)} | ${B(2)})`, (B) => `~${B(0)} ^ (${B(1)} & ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} | ${B(2)})`],
+  // row s: Esa = Bsa ^ (~Bse & Bsi); Ese = ~Bse ^ (Bsi | Bso); Esi = Bsi ^ (Bso & Bsu); Eso = Bso ^ (Bsu | Bsa); Esu = Bsu ^ (Bsa & Bse)
+  [(B) => `${B(0)} ^ (~${B(1)} & ${B(2)})`, (B) => `~${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} | ${B(2)})`, (B) => `${B(0)} ^ (${B(1)} & ${B(2)})`],
+];
+
+export const COMPLEMENTED_LANES = [1, 2, 8, 12, 17, 20];
+
+export function permuteSource(name, opts = {}) {
+  const lines = generate(opts);
+  const decl = (p, n) => Array.from({ length: n }, (_, i) => `${p}${i}`).join(', ');
+  const load = Array.from({ length: 50 }, (_, i) => {
+    const lane = i >> 1;
+    const neg = opts.complement && COMPLEMENTED_LANES.includes(lane);
+    const v = i < 34 ? `s[${i}]! ^ w[o + ${i}]!` : `s[${i}]!`;
+    return `a${i} = ${neg ? `~(${v})` : v}`;
+  }).join(', ');
+  const store = Array.from({ length: 50 }, (_, i) => {
+    const lane = i >> 1;
+    const neg = opts.complement && COMPLEMENTED_LANES.includes(lane);
+    return `s[${i}] = ${neg ? '~' : ''}a${i};`;
+  }).join(' ');
+  return [
+    `function ${name}(s: Int32Array, w: Int32Array, o: number): void {`,
+    `  var ${load};`,
+    `  var ${decl('e', 50)}: number;`,
+    `  var ${decl('b', 50)}: number;`,
+    `  var ${decl('c', 10)}: number;`,
+    `  var ${decl('g', 10)}: number;`,
+    `  var ${decl('d', 10)}: number;`,
+    `  var K31 = 1 << 31; // an int; the literal -2147483648 would be a float in QuickJS`,
+    ...lines.map((l) => '  ' + l),
+    `  ${store}`,
+    `}`,
+  ].join('\n');
+}
+
+const FILE = new URL('../src/core/keccak.ts', import.meta.url);
+const text = readFileSync(FILE, 'utf8');
+const begin = '// BEGIN GENERATED PERMUTE\n';
+const end = '// END GENERATED PERMUTE';
+const i = text.indexOf(begin);
+const j = text.indexOf(end);
+if (i < 0 || j < i) throw new Error('gen-keccak: markers not found in src/core/keccak.ts');
+writeFileSync(FILE, text.slice(0, i + begin.length) + permuteSource('permute', { complement: true }) + '\n' + text.slice(j));
