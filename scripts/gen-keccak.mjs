@@ -1,6 +1,8 @@
 // Generates keccak-f[1600] for src/core/keccak.ts (see the comment at its top for why it is shaped so) and
-// writes it between the BEGIN/END GENERATED PERMUTE markers there. Usage: node scripts/gen-keccak.mjs
+// writes it between the BEGIN/END GENERATED PERMUTE markers there. Usage: node scripts/gen-keccak.mjs [--check]
+// (--check writes nothing and exits 1 when the committed permutation is not this generator's output).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 const RC64 = [
   0x0000000000000001n, 0x0000000000008082n, 0x800000000000808an, 0x8000000080008000n, 0x000000000000808bn, 0x0000000080000001n,
   0x8000000080008081n, 0x8000000000008009n, 0x000000000000008an, 0x0000000000000088n, 0x0000000080008009n, 0x000000008000000an,
@@ -142,10 +144,23 @@ export function permuteSource(name, opts = {}) {
 }
 
 const FILE = new URL('../src/core/keccak.ts', import.meta.url);
-const text = readFileSync(FILE, 'utf8');
-const begin = '// BEGIN GENERATED PERMUTE\n';
-const end = '// END GENERATED PERMUTE';
-const i = text.indexOf(begin);
-const j = text.indexOf(end);
-if (i < 0 || j < i) throw new Error('gen-keccak: markers not found in src/core/keccak.ts');
-writeFileSync(FILE, text.slice(0, i + begin.length) + permuteSource('permute', { complement: true }) + '\n' + text.slice(j));
+
+function regenerated(text) {
+  const begin = '// BEGIN GENERATED PERMUTE\n';
+  const end = '// END GENERATED PERMUTE';
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error('gen-keccak: markers not found in src/core/keccak.ts');
+  return text.slice(0, i + begin.length) + permuteSource('permute', { complement: true }) + '\n' + text.slice(j);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const text = readFileSync(FILE, 'utf8');
+  const next = regenerated(text);
+  if (process.argv.includes('--check')) {
+    if (next !== text) {
+      console.error('gen-keccak: src/core/keccak.ts differs from the generator output; run node scripts/gen-keccak.mjs');
+      process.exit(1);
+    }
+  } else writeFileSync(FILE, next);
+}

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import sha3 from 'js-sha3';
@@ -8,6 +9,11 @@ import { randomBytes as bytes } from '../support/random.js';
 
 
 describe('keccak256 (src/core/keccak.ts)', () => {
+  it('the committed permutation is the generator output (scripts/gen-keccak.mjs --check)', () => {
+    const r = spawnSync(process.execPath, ['scripts/gen-keccak.mjs', '--check'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
   it('known vectors', () => {
     expect(toHex(keccak256(new Uint8Array(0)))).toBe('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
     expect(toHex(keccak256(new TextEncoder().encode('abc')))).toBe('4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
