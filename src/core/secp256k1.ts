@@ -274,7 +274,10 @@ function madd(x2: bigint, y2: bigint): void {
   const v = AX * hh; // not reduced either (the Y3 sum is 768 bits wide anyway)
   const x3 = (r * r - hhh - (v << 1n)) % P;
   AY = (r * (v - x3) - AY * hhh) % P;
-  AZ = (z1 * h) % P;
+  // Z3 folded, not reduced (see dbl): a doubling reduces it next, or, for up to three more additions at
+  // the same digit position, it grows by ~33-66 bits each, which only widens their products a little.
+  const zh = z1 * h;
+  AZ = (zh & MASK256) + (zh >> 256n) * FOLD;
   AX = x3;
   LAST_H = h;
 }
@@ -377,6 +380,7 @@ function oddMultiplesIso(x: bigint, y: bigint, count: number): { t: OddTable; w:
   AZ = 1n;
   for (let i = 1; i < count; i++) {
     madd(dx, dy); // never a special case: (2i-1)R != ±2R since R has prime order n
+    AZ %= P; // madd leaves Z folded; reduced here, where madds follow each other without a doubling
     jx.push(AX);
     jy.push(AY);
     hs.push(LAST_H);
