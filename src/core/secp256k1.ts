@@ -218,6 +218,22 @@ export function sqrtModP(c: bigint): bigint | undefined {
 let AX = 0n;
 let AY = 0n;
 let AZ = 0n;
+/**
+ * Z's pending factor: doublings since the last flushZ multiply Z by 2 Y each; their Ys are collected here
+ * (ZK of them, at most 2) and applied to AZ with one `%` when Z is next read (flushZ), instead of one `%`
+ * a doubling: a run of 2 or 3 doublings between additions saves one or two reductions.
+ */
+let ZM = 1n;
+let ZK = 0;
+const ZSHIFT = [0n, 1n, 2n, 3n];
+
+/** Applies the pending doublings' factor to AZ. Every reader of AZ other than the loop's infinity test calls it first. */
+function flushZ(): void {
+  if (ZK !== 0) {
+    AZ = ((AZ * ZM) << ZSHIFT[ZK]!) % P;
+    ZK = 0;
+  }
+}
 
 /**
  * A <- 2A (a = 0 curve): 3 reductions and 2 folds. X^2 and Y^2 are folded once by 2^256 = FOLD (mod p)
@@ -237,8 +253,11 @@ function dbl(): void {
   const m = ((x2 & MASK256) + (x2 >> 256n) * FOLD) * 3n; // M = 3 X^2
   const x3 = (m * m - (s << 3n)) % P; // M^2 - 2S
   AY = (m * ((s << 2n) - x3) - ((yy * yy) << 3n)) % P; // M (S - X3) - 8 Y^4
-  AZ = ((y * AZ) << 1n) % P; // 2 Y Z
+  // Z3 = 2 Y Z, deferred (see ZM). Y is never 0 mod p (no point of order 2), so AZ stays nonzero.
+  if (ZK === 0) ZM = y;
+  else ZM *= y;
   AX = x3;
+  if (++ZK === 3) flushZ();
 }
 
 /**
@@ -246,6 +265,7 @@ function dbl(): void {
  * A = ±(x2, y2). x2 and y2 may be any integers representing the coordinates mod p (see addDigitMapped).
  */
 function madd(x2: bigint, y2: bigint): void {
+  flushZ();
   const z1 = AZ;
   if (z1 === 0n) {
     AX = x2;
@@ -314,7 +334,9 @@ function oddMultiples(x: bigint, y: bigint, count: number): OddTable {
   AX = x;
   AY = y;
   AZ = 1n;
+  ZK = 0;
   dbl();
+  flushZ();
   const dx = AX;
   const dy = AY;
   const dz = AZ;
@@ -367,7 +389,9 @@ function oddMultiplesIso(x: bigint, y: bigint, count: number): { t: OddTable; w:
   AX = x;
   AY = y;
   AZ = 1n;
+  ZK = 0;
   dbl();
+  flushZ();
   const dx = AX;
   const dy = AY;
   const zd = AZ;
@@ -378,6 +402,7 @@ function oddMultiplesIso(x: bigint, y: bigint, count: number): { t: OddTable; w:
   AX = jx[0]!;
   AY = jy[0]!;
   AZ = 1n;
+  ZK = 0;
   for (let i = 1; i < count; i++) {
     madd(dx, dy); // never a special case: (2i-1)R != ±2R since R has prime order n
     AZ %= P; // madd leaves Z folded; reduced here, where madds follow each other without a doubling
@@ -471,7 +496,9 @@ function baseTables(): { lo: OddTable; hi: OddTable } {
     AX = GX;
     AY = GY;
     AZ = 1n;
+    ZK = 0;
     for (let i = 0; i < 128; i++) dbl();
+    flushZ();
     const h = toAffine([AX], [AY], [AZ]);
     const hi = oddMultiples(h.xs[0]!, h.ys[0]!, count);
     gTables = { lo, hi };
@@ -603,6 +630,7 @@ export function recoverPointAt(msgHash: Uint8Array, point: RecoveryPoint, s: big
   AX = 0n;
   AY = 0n;
   AZ = 0n;
+  ZK = 0;
   for (let i = top; i >= 0; i--) {
     if (AZ !== 0n) dbl();
     const a = dLo[i]!;
@@ -614,6 +642,7 @@ export function recoverPointAt(msgHash: Uint8Array, point: RecoveryPoint, s: big
     const e = d2[i]!;
     if (e !== 0) addDigit(tRl, e);
   }
+  flushZ();
   if (AZ === 0n) return undefined; // Q is infinity
   const zi = invert(AZ * w, P); // back from the image curve: Z * W
   const zi2 = (zi * zi) % P;
