@@ -4,7 +4,7 @@
 // keccak256: ./keccak.ts, a keccak-f[1600] on int32 locals written for QuickJS. Inside the canister one
 // permutation (136-byte block) costs 1.88 M instructions, against 4.28 M for js-sha3 and about 13 M for
 // @noble/hashes (measured with the host's counter; scratch/blockprof).
-// Recovery: ./secp256k1.ts, written for the canister's cost model: about 61 M instructions inside the
+// Recovery: ./secp256k1.ts, written for the canister's cost model: about 47 M instructions inside the
 // canister against about 184 M for @noble/curves (whose precomputation saves < 8%), same results.
 
 import { publicKeyBytes, recoverPublicKey as recoverPublicKeySecp256k1, recoverPointAt, recoveryPoint, type RecoveryPoint } from './secp256k1.js';

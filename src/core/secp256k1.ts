@@ -2,9 +2,9 @@
 //
 // Why not @noble/curves: inside the canister (QuickJS interpreted in wasm, every instruction costs
 // cycles) noble's recovery measured 184-210 M instructions, most of a transaction's submit cost; this
-// module measures about 48 M (square root 5.7 M, the rest 42.4 M: main loop for ~127 doublings and ~65
-// additions, two inversions 1.9 M each, R's tables and scalar recoding; before the folds below 6.5 M and
-// 44.5 M).
+// module measures about 47 M (square root 5.7 M, the rest 41.6 M: main loop for ~127 doublings and ~62
+// additions, two inversions 1.9 M each, R's tables and scalar recoding; before the folds and the deferred
+// Z below 6.5 M and 44.5 M; docs/performance.md, "Signature recovery in a submit").
 // Measured in the canister (scratch micro-benchmarks, instructions per operation):
 //   BigInt * of 256-bit operands ~4.2 K, + / - ~4 K, shift ~2.2 K, 512-bit % p ~21 K, 768-bit % p ~26 K;
 //   a Number multiply-add on locals ~0.6 K, so a 10-26-bit-limb field multiply (100+ multiply-adds)
