@@ -4,10 +4,10 @@
 // keccak256: ./keccak.ts, a keccak-f[1600] on int32 locals written for QuickJS. Inside the canister one
 // permutation (136-byte block) costs 1.88 M instructions, against 4.28 M for js-sha3 and about 13 M for
 // @noble/hashes (measured with the host's counter; scratch/blockprof).
-// Recovery: ./secp256k1.ts, written for the canister's cost model: about 61 M instructions inside the
+// Recovery: ./secp256k1.ts, written for the canister's cost model: about 47 M instructions inside the
 // canister against about 184 M for @noble/curves (whose precomputation saves < 8%), same results.
 
-import { recoverPublicKey as recoverPublicKeySecp256k1, recoverPublicKeyAt, recoveryPoint, type RecoveryPoint } from './secp256k1.js';
+import { publicKeyBytes, recoverPublicKey as recoverPublicKeySecp256k1, recoverPointAt, recoveryPoint, type RecoveryPoint } from './secp256k1.js';
 import { keccak256 as keccak256Impl } from './keccak.js';
 
 /** keccak256 (Ethereum's), a fresh 32-byte array. */
@@ -32,8 +32,22 @@ export function recoverAddress(msgHash: Uint8Array, r: bigint, s: bigint, yParit
 
 export { recoveryPoint, type RecoveryPoint };
 
+/**
+ * Addresses of recently recovered keys, by the key's x (its y is compared): a sender's key is hashed once
+ * (one keccak block, ~1.75 M instructions) and not again on its next transactions. A memo of a pure
+ * function, so it changes no answer; cleared when full, so it stays small (~200 bytes an entry).
+ */
+const addressMemo = new Map<bigint, { y: bigint; address: Uint8Array }>();
+const ADDRESS_MEMO_ENTRIES = 1024;
+
 /** recoverAddress with the signature's point R already found by recoveryPoint (hash-free, done first). */
 export function recoverAddressAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): Uint8Array | undefined {
-  const pub = recoverPublicKeyAt(msgHash, point, s);
-  return pub === undefined ? undefined : publicKeyToAddress(pub);
+  const q = recoverPointAt(msgHash, point, s);
+  if (q === undefined) return undefined;
+  const known = addressMemo.get(q.x);
+  if (known !== undefined && known.y === q.y) return known.address.slice();
+  const address = publicKeyToAddress(publicKeyBytes(q));
+  if (addressMemo.size >= ADDRESS_MEMO_ENTRIES) addressMemo.clear();
+  addressMemo.set(q.x, { y: q.y, address: address.slice() });
+  return address;
 }

@@ -2,8 +2,9 @@
 //
 // Why not @noble/curves: inside the canister (QuickJS interpreted in wasm, every instruction costs
 // cycles) noble's recovery measured 184-210 M instructions, most of a transaction's submit cost; this
-// module measures about 52 M (phases: main loop ~37 M for 127 doublings at ~163 K and ~65 additions at
-// ~228 K, square root 6.5 M, two inversions 2 M each, R's tables and scalar recoding 3.8 M).
+// module measures about 47 M (square root 5.7 M, the rest 41.6 M: main loop for ~127 doublings and ~62
+// additions, two inversions 1.9 M each, R's tables and scalar recoding; before the folds and the deferred
+// Z below 6.5 M and 44.5 M; docs/performance.md, "Signature recovery in a submit").
 // Measured in the canister (scratch micro-benchmarks, instructions per operation):
 //   BigInt * of 256-bit operands ~4.2 K, + / - ~4 K, shift ~2.2 K, 512-bit % p ~21 K, 768-bit % p ~26 K;
 //   a Number multiply-add on locals ~0.6 K, so a 10-26-bit-limb field multiply (100+ multiply-adds)
@@ -13,6 +14,11 @@
 // BigInt operations and above all `%` reductions:
 //   - field elements are BigInts in (-p, p): every reduction is a plain `%` (JS keeps the sign of the
 //     dividend, which is harmless because only products and sums are taken until the final output);
+//   - a square that only feeds products reduced next (X^2, Y^2 in dbl; Z^2, H^2 in madd; every other
+//     squaring of the square root) is folded once by 2^256 = 2^32 + 977 (mod p) instead: mask, shift,
+//     small multiply, add, ~11 K against ~19 K for a 512-bit `%`, leaving < 2^290; the dividends after it
+//     grow by ~34 bits (a `%` costs ~10 K plus ~7.5 K per 256 dividend bits). Folding a value that feeds
+//     itself (Z in dbl) would grow it by ~33 bits a step, so those stay `%`;
 //   - lazy reduction: a product is reduced only when it feeds another product, and sums/differences of
 //     products are reduced once (e.g. Y3 = (R*(V - X3) - Y1*HHH) % p);
 //   - Jacobian coordinates; one field inversion at the end; inversions (that one and r^-1 mod n) by
@@ -62,6 +68,10 @@ function norm(a: bigint, m: bigint): bigint {
   const r = a % m;
   return r < 0n ? r + m : r;
 }
+
+/** 2^256 mod p: a 512-bit t is t mod 2^256 + (t >> 256) * FOLD (mod p). */
+const FOLD = 0x1000003d1n;
+const MASK256 = (1n << 256n) - 1n;
 
 /** Below this both remainders are exact Numbers (< 2^53), and Euclid finishes in Number arithmetic. */
 const SMALL = 1n << 50n;
@@ -158,10 +168,20 @@ export function invert(a: bigint, m: bigint): bigint {
   return inv < 0n ? inv + m : inv;
 }
 
-/** s^(2^k) mod p. (Pairing squarings under one 1024-bit % measured no cheaper.) */
+/**
+ * s^(2^k) mod p. Squarings go in pairs: the first is folded by 2^256 = FOLD (mod p) instead of reduced
+ * (see dbl), the second reduced by `%` (a 580-bit dividend): ~43 K instructions a pair against ~46 K.
+ * (Pairing squarings under one 1024-bit % measured no cheaper.) The result is a `%` output, in (-p, p).
+ */
 function sqrN(s: bigint, k: number): bigint {
   let t = s;
-  for (let i = 0; i < k; i++) t = (t * t) % P;
+  let i = 0;
+  for (; i + 1 < k; i += 2) {
+    const u = t * t;
+    const f = (u & MASK256) + (u >> 256n) * FOLD;
+    t = (f * f) % P;
+  }
+  if (i < k) t = (t * t) % P;
   return t;
 }
 
@@ -198,24 +218,54 @@ export function sqrtModP(c: bigint): bigint | undefined {
 let AX = 0n;
 let AY = 0n;
 let AZ = 0n;
+/**
+ * Z's pending factor: doublings since the last flushZ multiply Z by 2 Y each; their Ys are collected here
+ * (ZK of them, at most 2) and applied to AZ with one `%` when Z is next read (flushZ), instead of one `%`
+ * a doubling: a run of 2 or 3 doublings between additions saves one or two reductions.
+ */
+let ZM = 1n;
+let ZK = 0;
+const ZSHIFT = [0n, 1n, 2n, 3n];
 
-/** A <- 2A (a = 0 curve): 5 reductions. */
+/** Applies the pending doublings' factor to AZ. Every reader of AZ other than the loop's infinity test calls it first. */
+function flushZ(): void {
+  if (ZK !== 0) {
+    AZ = ((AZ * ZM) << ZSHIFT[ZK]!) % P;
+    ZK = 0;
+  }
+}
+
+/**
+ * A <- 2A (a = 0 curve): 3 reductions and 2 folds. X^2 and Y^2 are folded once by 2^256 = FOLD (mod p)
+ * (mask, shift, small multiply, add: ~11 K instructions measured, against ~19 K for a `% p`) instead of
+ * reduced: the result, below 2^290 in absolute value, only feeds products that are reduced by `%` next,
+ * which grow by ~34 bits (~+1.5 K each). Z is still reduced: it feeds itself every doubling.
+ */
 function dbl(): void {
   const x = AX;
   const y = AY;
-  const yy = (y * y) % P;
+  const y2 = y * y;
+  const yy = (y2 & MASK256) + (y2 >> 256n) * FOLD;
   // S / 4 with S = 4 X Y^2, not reduced: it is only used in sums and in one product below, where a
   // 512-bit factor costs ~1.6 K more than a 256-bit one and the (768-bit) % ~5 K more, against ~21 K for a %.
   const s = x * yy;
-  const m = ((x * x) % P) * 3n; // M = 3 X^2
+  const x2 = x * x;
+  const m = ((x2 & MASK256) + (x2 >> 256n) * FOLD) * 3n; // M = 3 X^2
   const x3 = (m * m - (s << 3n)) % P; // M^2 - 2S
   AY = (m * ((s << 2n) - x3) - ((yy * yy) << 3n)) % P; // M (S - X3) - 8 Y^4
-  AZ = ((y * AZ) << 1n) % P; // 2 Y Z
+  // Z3 = 2 Y Z, deferred (see ZM). Y is never 0 mod p (no point of order 2), so AZ stays nonzero.
+  if (ZK === 0) ZM = y;
+  else ZM *= y;
   AX = x3;
+  if (++ZK === 3) flushZ();
 }
 
-/** A <- A + (x2, y2) with (x2, y2) affine, not infinity: 7 reductions. Handles A = infinity, A = ±(x2, y2). */
+/**
+ * A <- A + (x2, y2) with (x2, y2) affine, not infinity: 5 reductions and 2 folds. Handles A = infinity,
+ * A = ±(x2, y2). x2 and y2 may be any integers representing the coordinates mod p (see addDigitMapped).
+ */
 function madd(x2: bigint, y2: bigint): void {
+  flushZ();
   const z1 = AZ;
   if (z1 === 0n) {
     AX = x2;
@@ -223,7 +273,8 @@ function madd(x2: bigint, y2: bigint): void {
     AZ = 1n;
     return;
   }
-  const z1z1 = (z1 * z1) % P;
+  const zz = z1 * z1;
+  const z1z1 = (zz & MASK256) + (zz >> 256n) * FOLD; // folded, not reduced (see dbl)
   const h = (x2 * z1z1 - AX) % P; // U2 - X1
   const r = (y2 * z1 * z1z1 - AY) % P; // S2 - Y1 (one reduction of a 768-bit value)
   if (h === 0n) {
@@ -237,12 +288,16 @@ function madd(x2: bigint, y2: bigint): void {
     }
     return;
   }
-  const hh = (h * h) % P;
+  const h2 = h * h;
+  const hh = (h2 & MASK256) + (h2 >> 256n) * FOLD; // folded, not reduced (see dbl)
   const hhh = h * hh; // not reduced: only used in the sums below
   const v = AX * hh; // not reduced either (the Y3 sum is 768 bits wide anyway)
   const x3 = (r * r - hhh - (v << 1n)) % P;
   AY = (r * (v - x3) - AY * hhh) % P;
-  AZ = (z1 * h) % P;
+  // Z3 folded, not reduced (see dbl): a doubling reduces it next, or, for up to three more additions at
+  // the same digit position, it grows by ~33-66 bits each, which only widens their products a little.
+  const zh = z1 * h;
+  AZ = (zh & MASK256) + (zh >> 256n) * FOLD;
   AX = x3;
   LAST_H = h;
 }
@@ -279,7 +334,9 @@ function oddMultiples(x: bigint, y: bigint, count: number): OddTable {
   AX = x;
   AY = y;
   AZ = 1n;
+  ZK = 0;
   dbl();
+  flushZ();
   const dx = AX;
   const dy = AY;
   const dz = AZ;
@@ -332,7 +389,9 @@ function oddMultiplesIso(x: bigint, y: bigint, count: number): { t: OddTable; w:
   AX = x;
   AY = y;
   AZ = 1n;
+  ZK = 0;
   dbl();
+  flushZ();
   const dx = AX;
   const dy = AY;
   const zd = AZ;
@@ -343,8 +402,10 @@ function oddMultiplesIso(x: bigint, y: bigint, count: number): { t: OddTable; w:
   AX = jx[0]!;
   AY = jy[0]!;
   AZ = 1n;
+  ZK = 0;
   for (let i = 1; i < count; i++) {
     madd(dx, dy); // never a special case: (2i-1)R != ±2R since R has prime order n
+    AZ %= P; // madd leaves Z folded; reduced here, where madds follow each other without a doubling
     jx.push(AX);
     jy.push(AY);
     hs.push(LAST_H);
@@ -435,7 +496,9 @@ function baseTables(): { lo: OddTable; hi: OddTable } {
     AX = GX;
     AY = GY;
     AZ = 1n;
+    ZK = 0;
     for (let i = 0; i < 128; i++) dbl();
+    flushZ();
     const h = toAffine([AX], [AY], [AZ]);
     const hi = oddMultiples(h.xs[0]!, h.ys[0]!, count);
     gTables = { lo, hi };
@@ -483,10 +546,14 @@ function addDigit(t: OddTable, d: number): void {
   else madd(t.xs[-d >> 1]!, -t.ys[-d >> 1]!);
 }
 
-/** The same for a table on the original curve while the accumulator runs on the image for W (w2 = W^2, w3 = W^3). */
+/**
+ * The same for a table on the original curve while the accumulator runs on the image for W (w2 = W^2,
+ * w3 = W^3). The mapped point is passed unreduced (512-bit coordinates): madd's products with it are
+ * reduced anyway, and the wider dividends cost less than two more `%`.
+ */
 function addDigitMapped(t: OddTable, d: number, w2: bigint, w3: bigint): void {
-  if (d > 0) madd((t.xs[d >> 1]! * w2) % P, (t.ys[d >> 1]! * w3) % P);
-  else madd((t.xs[-d >> 1]! * w2) % P, -((t.ys[-d >> 1]! * w3) % P));
+  if (d > 0) madd(t.xs[d >> 1]! * w2, t.ys[d >> 1]! * w3);
+  else madd(t.xs[-d >> 1]! * w2, -(t.ys[-d >> 1]! * w3));
 }
 
 /** The point R of a signature: its x from r and the recovery id, its y's parity from the recovery id. */
@@ -524,6 +591,12 @@ export function recoverPublicKey(msgHash: Uint8Array, r: bigint, s: bigint, reco
 
 /** recoverPublicKey with R already found by recoveryPoint (the same r and recovery id). */
 export function recoverPublicKeyAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): Uint8Array | undefined {
+  const q = recoverPointAt(msgHash, point, s);
+  return q === undefined ? undefined : publicKeyBytes(q);
+}
+
+/** The public key of recoverPublicKeyAt as its affine coordinates, both in [0, p). */
+export function recoverPointAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): { x: bigint; y: bigint } | undefined {
   if (s <= 0n || s >= N) return undefined;
   const { rx, ry } = point;
 
@@ -557,6 +630,7 @@ export function recoverPublicKeyAt(msgHash: Uint8Array, point: RecoveryPoint, s:
   AX = 0n;
   AY = 0n;
   AZ = 0n;
+  ZK = 0;
   for (let i = top; i >= 0; i--) {
     if (AZ !== 0n) dbl();
     const a = dLo[i]!;
@@ -568,13 +642,17 @@ export function recoverPublicKeyAt(msgHash: Uint8Array, point: RecoveryPoint, s:
     const e = d2[i]!;
     if (e !== 0) addDigit(tRl, e);
   }
+  flushZ();
   if (AZ === 0n) return undefined; // Q is infinity
   const zi = invert(AZ * w, P); // back from the image curve: Z * W
   const zi2 = (zi * zi) % P;
-  const qx = norm(AX * zi2, P);
-  const qy = norm(((AY * zi2) % P) * zi, P);
+  return { x: norm(AX * zi2, P), y: norm(((AY * zi2) % P) * zi, P) };
+}
+
+/** recoverPointAt's key as the 64 bytes x || y (no 0x04 prefix), as recoverPublicKey returns it. */
+export function publicKeyBytes(q: { x: bigint; y: bigint }): Uint8Array {
   const out = new Uint8Array(64);
-  writeBig32(qx, out, 0);
-  writeBig32(qy, out, 32);
+  writeBig32(q.x, out, 0);
+  writeBig32(q.y, out, 32);
   return out;
 }

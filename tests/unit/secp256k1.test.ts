@@ -14,13 +14,15 @@ import {
   P,
   invert,
   recoverPublicKey,
+  publicKeyBytes,
+  recoverPointAt,
   recoverPublicKeyAt,
   recoveryPoint,
   splitScalar,
   sqrtModP,
   warmUp,
 } from '../../src/core/secp256k1.js';
-import { keccak256, recoverAddress } from '../../src/core/crypto.js';
+import { keccak256, recoverAddress, recoverAddressAt } from '../../src/core/crypto.js';
 import { ecrecoverHook } from '../../src/core/evm/common.js';
 import { parseSignedTx } from '../../src/core/tx/decode.js';
 import { bigintToFixed, bytesToBigint, toHex } from '../../src/core/codec/bytes.js';
@@ -267,6 +269,79 @@ describe('secp256k1 recovery matches @noble/curves', () => {
     const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, key(4).priv, { prehash: false, format: 'recovered' }), 'recovered');
     expect(toHex(ecrecoverHook(h, 27n + BigInt(sig.recovery!), be32(sig.r), be32(sig.s)))).toBe(toHex(noble(h, sig.r, sig.s, sig.recovery!)!));
     expect(() => ecrecoverHook(h, 27n, be32(0n), be32(sig.s))).toThrow();
+  });
+});
+
+describe('recoverPointAt and the address memo', () => {
+  warmUp();
+  const addressOf = (pub: Uint8Array): string => toHex(keccak256(pub).subarray(12));
+
+  it('recoverPointAt gives the key as coordinates in [0, p) on the curve; publicKeyBytes writes them as recoverPublicKeyAt', () => {
+    const rand = rng(77);
+    for (let i = 0; i < 40; i++) {
+      const h = rand(32);
+      const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, rand(32), { prehash: false, format: 'recovered' }), 'recovered');
+      const point = recoveryPoint(sig.r, sig.recovery!)!;
+      const q = recoverPointAt(h, point, sig.s)!;
+      expect(q.x >= 0n && q.x < P && q.y >= 0n && q.y < P).toBe(true);
+      expect((q.y * q.y - (q.x ** 3n + 7n)) % P).toBe(0n);
+      expect(toHex(publicKeyBytes(q))).toBe(toHex(recoverPublicKeyAt(h, point, sig.s)!));
+    }
+    expect(recoverPointAt(new Uint8Array(32), recoveryPoint(G.x, 0)!, 0n)).toBeUndefined();
+  });
+
+  it('a repeated key answers from the memo with the same address (a fresh copy); Q and -Q (same x) get their own addresses', () => {
+    const rand = rng(31);
+    for (let i = 0; i < 20; i++) {
+      const h = rand(32);
+      const sk = rand(32);
+      const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, sk, { prehash: false, format: 'recovered' }), 'recovered');
+      const want = addressOf(secp256k1.getPublicKey(sk, false).subarray(1));
+      const point = recoveryPoint(sig.r, sig.recovery!)!;
+      const first = recoverAddressAt(h, point, sig.s)!;
+      const second = recoverAddressAt(h, point, sig.s)!;
+      expect(toHex(first)).toBe(want);
+      expect(toHex(second)).toBe(want);
+      second.fill(0); // a caller writing into its answer does not change the memo
+      expect(toHex(recoverAddressAt(h, point, sig.s)!)).toBe(want);
+      // -Q = r^-1 (s (-R) - (n - z) G): the other R and the hash n - z.
+      const z = bytesToBigint(h) % N;
+      const hNeg = be32((N - z) % N);
+      const negPoint = recoveryPoint(sig.r, sig.recovery! ^ 1)!;
+      const negKey = noble(hNeg, sig.r, sig.s, sig.recovery! ^ 1)!;
+      expect(toHex(negKey.subarray(0, 32))).toBe(toHex(secp256k1.getPublicKey(sk, false).subarray(1, 33)));
+      expect(toHex(negKey)).not.toBe(toHex(secp256k1.getPublicKey(sk, false).subarray(1)));
+      expect(toHex(recoverAddressAt(hNeg, negPoint, sig.s)!)).toBe(addressOf(negKey));
+      expect(toHex(recoverAddressAt(h, point, sig.s)!)).toBe(want);
+    }
+  });
+
+  it('more keys than the memo holds: every answer still right', () => {
+    const rand = rng(8);
+    const sigs = Array.from({ length: 8 }, () => {
+      const h = rand(32);
+      const sk = rand(32);
+      const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, sk, { prehash: false, format: 'recovered' }), 'recovered');
+      return { h, point: recoveryPoint(sig.r, sig.recovery!)!, s: sig.s, want: addressOf(secp256k1.getPublicKey(sk, false).subarray(1)) };
+    });
+    // 1120 distinct keys (over the memo's 1024 entries): the same R and s over random hashes, a new key each.
+    let checked = 0;
+    for (let round = 0; round < 2; round++) {
+      for (const x of sigs) {
+        expect(toHex(recoverAddressAt(x.h, x.point, x.s)!)).toBe(x.want);
+        checked++;
+      }
+      const rand2 = rng(100 + round);
+      for (let i = 0; i < 560; i++) {
+        const h = rand2(32);
+        const x = sigs[i % sigs.length]!;
+        const got = recoverAddressAt(h, x.point, x.s);
+        // recoverPublicKey is checked against noble above; here it is the reference for the memo
+        const want = recoverPublicKey(h, x.point.rx, x.s, Number(x.point.ry & 1n));
+        expect(got === undefined ? 'none' : toHex(got)).toBe(want === undefined ? 'none' : addressOf(want));
+      }
+    }
+    expect(checked).toBe(16);
   });
 });
 
