@@ -143,23 +143,28 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object): vo
   // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above).
   async function executeCall(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
     const gasLimit = message.gasLimit;
-    const account = sm.getAccountSync(message.caller.bytes) ?? new Account();
+    const to = message.to!;
     let errorMessage: EVMError | undefined;
     if (!message.delegatecall) {
-      // _reduceSenderBalance: the account is written back only when the balance suffices
-      account.balance -= message.value;
-      if (account.balance < 0n) errorMessage = new EVMError(ERR.INSUFFICIENT_BALANCE);
-      else putAccount(sm, message.caller, account);
-    }
-    const to = message.to!;
-    const toAccount = sm.getAccountSync(to.bytes) ?? new Account();
-    if (!message.delegatecall) {
-      // _addToBalance (run even after a failed reduction, as EthereumJS does; the frame's revert undoes it)
-      const newBalance = toAccount.balance + message.value;
-      if (newBalance > MAX_INTEGER) errorMessage = new EVMError(ERR.VALUE_OVERFLOW);
-      else {
-        toAccount.balance = newBalance;
-        putAccount(sm, to, toAccount);
+      if (message.value === 0n && sm.getAccountRecord(message.caller.bytes) !== undefined && sm.getAccountRecord(to.bytes) !== undefined) {
+        // No value and both accounts exist: EthereumJS's two write-backs store the records they read, so only
+        // their touches (EIP-161) have an effect; skipped writes leave the same state (flat state commits net changes).
+        evm.journal.touchAccount(addressHex(message.caller));
+        evm.journal.touchAccount(addressHex(to));
+      } else {
+        const account = sm.getAccountSync(message.caller.bytes) ?? new Account();
+        // _reduceSenderBalance: the account is written back only when the balance suffices
+        account.balance -= message.value;
+        if (account.balance < 0n) errorMessage = new EVMError(ERR.INSUFFICIENT_BALANCE);
+        else putAccount(sm, message.caller, account);
+        const toAccount = sm.getAccountSync(to.bytes) ?? new Account();
+        // _addToBalance (run even after a failed reduction, as EthereumJS does; the frame's revert undoes it)
+        const newBalance = toAccount.balance + message.value;
+        if (newBalance > MAX_INTEGER) errorMessage = new EVMError(ERR.VALUE_OVERFLOW);
+        else {
+          toAccount.balance = newBalance;
+          putAccount(sm, to, toAccount);
+        }
       }
     }
     loadCode(message, sm);

@@ -121,6 +121,8 @@ interface CommonInternals {
   _chainParams: unknown;
   isActivatedEIP(eip: number): boolean;
   gteHardfork(hardfork: string): boolean;
+  consensusType(): string;
+  HARDFORK_CHANGES: unknown;
 }
 
 const MEMOISED = Symbol('icp-evm.memoisedCommon');
@@ -143,7 +145,9 @@ export function memoizeCommonLookups(common: unknown): void {
   if (typeof c._hardfork !== 'string') fail('Common._hardfork is no longer a string');
   if (typeof c._chainParams !== 'object' || c._chainParams === null) fail('Common._chainParams is no longer an object');
   if (typeof c.isActivatedEIP !== 'function' || typeof c.gteHardfork !== 'function') fail('Common.isActivatedEIP / gteHardfork are not functions');
+  if (typeof c.consensusType !== 'function' || !Array.isArray(c.HARDFORK_CHANGES)) fail('Common.consensusType / HARDFORK_CHANGES changed');
   const origGte = c.gteHardfork;
+  const origConsensus = c.consensusType;
   const origIsActivated = c.isActivatedEIP;
   // The original method's answer for a known-active and a known-inactive EIP must match the array.
   const arr = c._activatedEIPsCache as unknown[];
@@ -154,6 +158,8 @@ export function memoizeCommonLookups(common: unknown): void {
   let hfOf: unknown = undefined;
   let chainOf: unknown = undefined;
   let gte = new Map<string, boolean>();
+  let consensusOf: unknown[] = [];
+  let consensus = '';
   Object.defineProperty(c, 'isActivatedEIP', {
     configurable: true,
     writable: true,
@@ -181,6 +187,18 @@ export function memoizeCommonLookups(common: unknown): void {
         gte.set(hardfork, v);
       }
       return v;
+    },
+  });
+  // Asked by every Interpreter construction (one per call frame): a walk of HARDFORK_CHANGES each time.
+  Object.defineProperty(c, 'consensusType', {
+    configurable: true,
+    writable: true,
+    value: function consensusType(this: CommonInternals): string {
+      if (consensusOf[0] !== this._hardfork || consensusOf[1] !== this._chainParams || consensusOf[2] !== this.HARDFORK_CHANGES) {
+        consensus = origConsensus.call(this);
+        consensusOf = [this._hardfork, this._chainParams, this.HARDFORK_CHANGES];
+      }
+      return consensus;
     },
   });
   Object.defineProperty(c, MEMOISED, { value: true, configurable: true });
