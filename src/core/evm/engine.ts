@@ -66,7 +66,7 @@ import { createChainCommon } from './common.js';
 import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
-import { installCallFrames } from './call_frame.js';
+import { installCallFrames, installCallGas } from './call_frame.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
 
@@ -151,7 +151,10 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
     instrumentTopLevel(vm, budget);
     // inner call frames set up by call_frame.ts (outermost runCall wrapper; relies on the fast loop's EIP checks)
-    if (fast && opts.stockFrames !== true) installCallFrames(vm.evm, interpreterPrototype()!);
+    if (fast && opts.stockFrames !== true) {
+      installCallFrames(vm.evm, interpreterPrototype()!);
+      installCallGas(vm.evm);
+    }
     const precompiles = new Set(precompileMap(vm.evm).keys());
     return { vm, sm, budget, precompiles };
   };
