@@ -10,6 +10,11 @@
 // - EVM.journal.journal / alwaysWarmJournal (Maps of hex address -> Set of hex slots): interpreter.ts.
 // - Common._activatedEIPsCache / _hardfork / _chainParams: memoizeCommonLookups (engine.ts, every Common it runs);
 // - EVM.journal.addAlwaysWarmAddress (replaced per instance) and alwaysWarmJournal / accessList: fastAlwaysWarmAddress.
+// - Common.consensusType / HARDFORK_CHANGES: memoizeCommonLookups.
+// - For call_frame.ts (checkCallFrameInternals): EVM.runCall (wrapped per instance), runPrecompile,
+//   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
+//   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint and commit
+//   replayed synchronously); the Interpreter constructor (from interpreter.ts's prototype).
 // Also outside this module, each with its own start-up check: the Interpreter prototype's run
 // (interpreter.ts patchPrototype) and the transaction constructors' Common (engine.ts sharedTxCommon).
 
