@@ -257,7 +257,6 @@ interface JournalFrameInternals {
 /** The EVM fields call_frame.ts reads or calls (EVM 10.1.3). */
 export interface CallFrameInternals {
   common: { isActivatedEIP(eip: number): boolean; hardfork(): string };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   runCall: (opts: { message?: any }) => Promise<unknown>;
   runPrecompile(code: unknown, data: Uint8Array, gasLimit: bigint): Promise<unknown> | unknown;
   _precompiles: Map<string, PrecompileFn>;
