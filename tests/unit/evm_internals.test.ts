@@ -1,7 +1,9 @@
 // The start-up check of the EthereumJS internals the engine relies on (src/core/evm/internals.ts).
 import { describe, expect, it } from 'vitest';
-import { EthereumJsShapeError, checkEvmInternals, checkRunStateShapes } from '../../src/core/evm/internals.js';
-import { newEngine } from './evm_fixtures.js';
+import { Address } from '@ethereumjs/util';
+import { EthereumJsShapeError, checkCallFrameInternals, checkEvmInternals, checkRunStateShapes } from '../../src/core/evm/internals.js';
+import { interpreterPrototype } from '../../src/core/evm/interpreter.js';
+import { env, newEngine } from './evm_fixtures.js';
 
 describe('EthereumJS internals check', () => {
   it('accepts the EVM of this EthereumJS version and names what changed when a shape breaks', async () => {
@@ -44,5 +46,60 @@ describe('EthereumJS internals check', () => {
     const wrongPush = Object.assign(Object.create(Object.getPrototypeOf(live!.stack)), live!.stack, { push(this: { _store: bigint[] }, v: bigint) { this._store.unshift(v); } });
     expect(() => checkRunStateShapes(withStack(wrongPush))).toThrow(/Stack.push/);
     expect(() => checkRunStateShapes({ ...live!, memory: { _store: [] } })).toThrow(/RunState.memory/);
+  });
+});
+
+describe('call frame internals check (call_frame.ts)', () => {
+  it('accepts this EthereumJS version and names what changed when a shape breaks', async () => {
+    const { engine } = await newEngine();
+    const evm = engine.vm.evm as unknown as Record<string, unknown> & { journal: object };
+    const proto = interpreterPrototype()!;
+    expect(proto).toBeDefined();
+    expect(() => checkCallFrameInternals(evm, proto)).not.toThrow();
+    const broken = (patch: Record<string, unknown>): unknown => Object.assign(Object.create(Object.getPrototypeOf(evm)), evm, patch);
+    expect(() => checkCallFrameInternals(broken({ transientStorage: { checkpoint() {} } }), proto)).toThrow(/transientStorage.checkpoint/);
+    expect(() => checkCallFrameInternals(broken({ _optsCached: undefined }), proto)).toThrow(/EVM._optsCached/);
+    expect(() => checkCallFrameInternals(evm, { constructor: function (a: unknown) { return a; } })).toThrow(/Interpreter constructor/);
+    const journal = evm.journal as Record<string, unknown>;
+    const badJournal = Object.assign(Object.create(Object.getPrototypeOf(journal)), journal, { journalDiff: undefined });
+    expect(() => checkCallFrameInternals(broken({ journal: badJournal }), proto)).toThrow(/journalDiff/);
+    // a journal whose checkpoint does more than the sync form (here: a second diff entry) is refused
+    const jProto = Object.create(Object.getPrototypeOf(journal)) as { checkpoint(this: { journalHeight: number; journalDiff: unknown[] }): Promise<void> };
+    jProto.checkpoint = async function () {
+      this.journalHeight++;
+      this.journalDiff.push([this.journalHeight, [new Set(), new Map(), new Set()]], [this.journalHeight, [new Set(), new Map(), new Set()]]);
+    };
+    const oddJournal = Object.assign(Object.create(jProto), journal);
+    expect(() => checkCallFrameInternals(broken({ journal: oddJournal }), proto)).toThrow(/Journal.checkpoint/);
+  });
+
+  it('runs inner calls on the own frame set-up, and on EthereumJS runCall while a message listener is attached', async () => {
+    const { engine } = await newEngine();
+    const evm = engine.vm.evm as unknown as { runCall(o: unknown): Promise<unknown>; events: { on(e: string, f: (m: unknown) => void): void; off(e: string, f: (m: unknown) => void): void }; _executeCall(m: unknown): Promise<unknown> };
+    let stockInner = 0;
+    const exec = evm._executeCall.bind(evm);
+    evm._executeCall = async (m: unknown) => {
+      if ((m as { depth: number }).depth > 0) stockInner++;
+      return exec(m);
+    };
+    // CALL(gas, 0x04 identity, 0, 0, 0, 0, 0); STOP
+    const code = Uint8Array.of(0x5f, 0x5f, 0x5f, 0x5f, 0x5f, 0x60, 0x04, 0x5a, 0xf1, 0x00);
+    const caller = new Address(Uint8Array.from({ length: 20 }, () => 0x11));
+    const contract = new Address(Uint8Array.from({ length: 20 }, () => 0x22));
+    engine.setGenesisBalance(caller.bytes, 10n ** 18n);
+    engine.beginBlock(env(1n));
+    await engine.vm.stateManager.putCode(contract, code);
+    await evm.runCall({ caller, to: contract, gasLimit: 100_000n });
+    expect(stockInner).toBe(0);
+    const seen: unknown[] = [];
+    const listener = (m: unknown): void => void seen.push(m);
+    evm.events.on('beforeMessage', listener);
+    try {
+      await evm.runCall({ caller, to: contract, gasLimit: 100_000n });
+    } finally {
+      evm.events.off('beforeMessage', listener);
+    }
+    expect(stockInner).toBe(1);
+    expect(seen.length).toBe(2);
   });
 });

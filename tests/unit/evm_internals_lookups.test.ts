@@ -12,6 +12,7 @@ const EIPS = Array.from({ length: 8300 }, (_, i) => i);
 function sameAnswers(memo: Common, plain: Common): void {
   for (const eip of EIPS) expect(memo.isActivatedEIP(eip)).toBe(plain.isActivatedEIP(eip));
   for (const hf of HARDFORKS) expect(memo.gteHardfork(hf)).toBe(plain.gteHardfork(hf));
+  expect(memo.consensusType()).toBe(plain.consensusType());
 }
 
 describe('memoizeCommonLookups', () => {
@@ -20,7 +21,8 @@ describe('memoizeCommonLookups', () => {
     const plain = createChainCommon();
     memoizeCommonLookups(memo);
     sameAnswers(memo, plain);
-    for (const hf of [Hardfork.Cancun, Hardfork.Berlin, Hardfork.Prague]) {
+    // London -> Paris -> London: the consensus type changes (pow, pos) and the memo must follow
+    for (const hf of [Hardfork.Cancun, Hardfork.Berlin, Hardfork.London, Hardfork.Paris, Hardfork.London, Hardfork.Prague]) {
       memo.setHardfork(hf);
       plain.setHardfork(hf);
       sameAnswers(memo, plain);
@@ -31,6 +33,7 @@ describe('memoizeCommonLookups', () => {
     const plainLondon = plain.copy();
     plainLondon.setHardfork(Hardfork.London);
     sameAnswers(copy, plainLondon);
+    expect(copy.consensusType()).toBe('pow');
     sameAnswers(memo, plain);
   });
 

@@ -65,7 +65,8 @@ import {
 import { createChainCommon } from './common.js';
 import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
-import { analyseCode, installFastInterpreter } from './interpreter.js';
+import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
+import { installCallFrames, installCallGas } from './call_frame.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
 
@@ -79,6 +80,8 @@ export interface EvmEngineOptions {
   readonly checkInterval?: number;
   /** EthereumJS's own run loop instead of ./interpreter.ts (default false; tests compare the two). */
   readonly stockInterpreter?: boolean;
+  /** EthereumJS's own runCall for inner call frames instead of ./call_frame.ts (default false; tests compare the two). */
+  readonly stockFrames?: boolean;
   /**
    * Refuse table-building precompiles (BN254 pairing, KZG, BLS12 pairing) inside transactions and calls until
    * their warm-up step ran (warmup.ts), with exec.halt.precompile_not_ready, instead of building the tables
@@ -144,9 +147,14 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     checkEvmInternals(vm.evm);
     fastAlwaysWarmAddress(vm.evm);
     instrumentOpcodes(vm.evm, budget);
-    if (opts.stockInterpreter !== true) await installFastInterpreter(vm.evm, budget);
+    const fast = opts.stockInterpreter !== true && (await installFastInterpreter(vm.evm, budget));
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
     instrumentTopLevel(vm, budget);
+    // inner call frames set up by call_frame.ts (outermost runCall wrapper; relies on the fast loop's EIP checks)
+    if (fast && opts.stockFrames !== true) {
+      installCallFrames(vm.evm, interpreterPrototype()!);
+      installCallGas(vm.evm);
+    }
     const precompiles = new Set(precompileMap(vm.evm).keys());
     return { vm, sm, budget, precompiles };
   };

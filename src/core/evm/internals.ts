@@ -10,6 +10,11 @@
 // - EVM.journal.journal / alwaysWarmJournal (Maps of hex address -> Set of hex slots): interpreter.ts.
 // - Common._activatedEIPsCache / _hardfork / _chainParams: memoizeCommonLookups (engine.ts, every Common it runs);
 // - EVM.journal.addAlwaysWarmAddress (replaced per instance) and alwaysWarmJournal / accessList: fastAlwaysWarmAddress.
+// - Common.consensusType / HARDFORK_CHANGES: memoizeCommonLookups.
+// - For call_frame.ts (checkCallFrameInternals): EVM.runCall (wrapped per instance), runPrecompile,
+//   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
+//   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint and commit
+//   replayed synchronously); the Interpreter constructor (from interpreter.ts's prototype).
 // Also outside this module, each with its own start-up check: the Interpreter prototype's run
 // (interpreter.ts patchPrototype) and the transaction constructors' Common (engine.ts sharedTxCommon).
 
@@ -121,6 +126,8 @@ interface CommonInternals {
   _chainParams: unknown;
   isActivatedEIP(eip: number): boolean;
   gteHardfork(hardfork: string): boolean;
+  consensusType(): string;
+  HARDFORK_CHANGES: unknown;
 }
 
 const MEMOISED = Symbol('icp-evm.memoisedCommon');
@@ -143,7 +150,9 @@ export function memoizeCommonLookups(common: unknown): void {
   if (typeof c._hardfork !== 'string') fail('Common._hardfork is no longer a string');
   if (typeof c._chainParams !== 'object' || c._chainParams === null) fail('Common._chainParams is no longer an object');
   if (typeof c.isActivatedEIP !== 'function' || typeof c.gteHardfork !== 'function') fail('Common.isActivatedEIP / gteHardfork are not functions');
+  if (typeof c.consensusType !== 'function' || !Array.isArray(c.HARDFORK_CHANGES)) fail('Common.consensusType / HARDFORK_CHANGES changed');
   const origGte = c.gteHardfork;
+  const origConsensus = c.consensusType;
   const origIsActivated = c.isActivatedEIP;
   // The original method's answer for a known-active and a known-inactive EIP must match the array.
   const arr = c._activatedEIPsCache as unknown[];
@@ -154,6 +163,8 @@ export function memoizeCommonLookups(common: unknown): void {
   let hfOf: unknown = undefined;
   let chainOf: unknown = undefined;
   let gte = new Map<string, boolean>();
+  let consensusOf: unknown[] = [];
+  let consensus = '';
   Object.defineProperty(c, 'isActivatedEIP', {
     configurable: true,
     writable: true,
@@ -181,6 +192,18 @@ export function memoizeCommonLookups(common: unknown): void {
         gte.set(hardfork, v);
       }
       return v;
+    },
+  });
+  // Asked by every Interpreter construction (one per call frame): a walk of HARDFORK_CHANGES each time.
+  Object.defineProperty(c, 'consensusType', {
+    configurable: true,
+    writable: true,
+    value: function consensusType(this: CommonInternals): string {
+      if (consensusOf[0] !== this._hardfork || consensusOf[1] !== this._chainParams || consensusOf[2] !== this.HARDFORK_CHANGES) {
+        consensus = origConsensus.call(this);
+        consensusOf = [this._hardfork, this._chainParams, this.HARDFORK_CHANGES];
+      }
+      return consensus;
     },
   });
   Object.defineProperty(c, MEMOISED, { value: true, configurable: true });
@@ -217,4 +240,96 @@ export function fastAlwaysWarmAddress(evm: unknown): void {
       }
     },
   });
+}
+
+// ---- inner call frames (call_frame.ts) ----
+
+interface JournalFrameInternals {
+  journalHeight: number;
+  journalDiff: [number, [Set<string>, Map<string, Set<string>>, Set<string>]][];
+  touched: Set<string>;
+  touchAccount(addressHex: string): void;
+  checkpoint(): Promise<void>;
+  commit(): Promise<void>;
+  revert(): Promise<void>;
+}
+
+/** The EVM fields call_frame.ts reads or calls (EVM 10.1.3). */
+export interface CallFrameInternals {
+  common: { isActivatedEIP(eip: number): boolean; hardfork(): string };
+  runCall: (opts: { message?: any }) => Promise<unknown>;
+  runPrecompile(code: unknown, data: Uint8Array, gasLimit: bigint): Promise<unknown> | unknown;
+  _precompiles: Map<string, PrecompileFn>;
+  journal: JournalFrameInternals;
+  transientStorage: { checkpoint(): void; commit(): void; revert(): void };
+  stateManager: unknown;
+  blockchain: unknown;
+  performanceLogger: unknown;
+  _optsCached: { profiler?: { enabled?: boolean } };
+  _tx: { gasPrice: bigint; origin?: unknown };
+  _block: unknown;
+  DEBUG: boolean;
+  events: { listenerCount(name: string): number };
+}
+
+/**
+ * Checks what call_frame.ts relies on: the EVM's fields and methods above, Interpreter's constructor
+ * arity and its `_result`, and that Journal.checkpoint / commit change journalHeight and journalDiff as
+ * journalCheckpointSync / journalCommitSync do (run on a scratch journal built from the live one's prototype).
+ */
+export function checkCallFrameInternals(evm: unknown, interpreterProto: object): void {
+  const fail = (what: string): never => {
+    throw new EthereumJsShapeError(what);
+  };
+  const e = evm as Partial<CallFrameInternals>;
+  for (const k of ['runCall', 'runPrecompile'] as const) if (typeof e[k] !== 'function') fail(`EVM.${k} is not a function`);
+  if (!(e._precompiles instanceof Map)) fail('EVM._precompiles is no longer a Map');
+  if (typeof e._optsCached !== 'object' || e._optsCached === null) fail('EVM._optsCached is no longer an object');
+  if (typeof e.DEBUG !== 'boolean' || typeof e.events?.listenerCount !== 'function') fail('EVM.DEBUG / EVM.events.listenerCount changed');
+  if (!('blockchain' in e) || !('performanceLogger' in e)) fail('EVM.blockchain / performanceLogger missing');
+  const ts = e.transientStorage;
+  if (ts === undefined || typeof ts.checkpoint !== 'function' || typeof ts.commit !== 'function' || typeof ts.revert !== 'function') {
+    fail('EVM.transientStorage.checkpoint / commit / revert are not functions');
+  }
+  const ctor = (interpreterProto as { constructor?: unknown }).constructor;
+  if (typeof ctor !== 'function' || ctor.length !== 8) fail('Interpreter constructor no longer takes (evm, stateManager, blockchain, env, gasLeft, journal, performanceLogs, profilerOpts)');
+  const j = e.journal as Partial<JournalFrameInternals> | undefined;
+  if (j === undefined || typeof j.touchAccount !== 'function' || typeof j.revert !== 'function') fail('Journal.touchAccount / revert are not functions');
+  if (typeof j!.journalHeight !== 'number' || !Array.isArray(j!.journalDiff) || !(j!.touched instanceof Set)) {
+    fail('Journal.journalHeight / journalDiff / touched changed type');
+  }
+  // Journal.checkpoint and commit, run on a scratch journal: the same height and diff entries as the sync forms.
+  const calls: string[] = [];
+  const stubSm = { checkpoint: async () => void calls.push('c'), commit: async () => void calls.push('m') };
+  const mk = (): JournalFrameInternals => {
+    const s = Object.create(Object.getPrototypeOf(j)) as JournalFrameInternals & { stateManager: unknown };
+    s.journalHeight = 3;
+    s.journalDiff = [[3, [new Set(), new Map(), new Set()]]];
+    s.touched = new Set();
+    s.stateManager = stubSm;
+    return s;
+  };
+  const stock = mk();
+  const ours = mk();
+  void stock.checkpoint();
+  journalCheckpointSync(ours, stubSm as never, false);
+  void stock.commit();
+  journalCommitSync(ours, stubSm as never, false);
+  const shape = (s: JournalFrameInternals): string =>
+    JSON.stringify([s.journalHeight, s.journalDiff.map(([h, d]) => [h, d.length, d[0] instanceof Set, d[1] instanceof Map, d[2] instanceof Set, d[0].size + d[1].size + d[2].size])]);
+  if (shape(stock) !== shape(ours) || calls.join('') !== 'cm') fail('Journal.checkpoint / commit no longer only step journalHeight and push a journalDiff entry');
+}
+
+/** Journal.checkpoint without its await: height up, a fresh diff entry, the state manager's checkpoint. */
+export function journalCheckpointSync(j: JournalFrameInternals, sm: { checkpointSync(): void }, callSm = true): void {
+  j.journalHeight++;
+  j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
+  if (callSm) sm.checkpointSync();
+}
+
+/** Journal.commit without its await. */
+export function journalCommitSync(j: JournalFrameInternals, sm: { commitSync(): void }, callSm = true): void {
+  j.journalHeight--;
+  j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
+  if (callSm) sm.commitSync();
 }

@@ -169,6 +169,12 @@ interface CodeInfo {
 const configs = new WeakMap<object, FastConfig>();
 const codeInfos = new WeakMap<Uint8Array, CodeInfo>();
 let stockRun: InterpreterLike['run'] | undefined;
+let interpreterProto: object | undefined;
+
+/** EthereumJS's Interpreter.prototype (not exported by @ethereumjs/evm), once an EVM was installed. */
+export function interpreterPrototype(): object | undefined {
+  return interpreterProto;
+}
 
 const evmError = (msg: string): EVMError => new EVMError(msg as never);
 
@@ -436,6 +442,7 @@ async function patchPrototype(evm: EvmLike): Promise<void> {
   }
   if (proto === undefined) throw new Error('fast interpreter: Interpreter prototype not found');
   if (stockRun !== undefined) return;
+  interpreterProto = proto;
   const original = proto.run;
   stockRun = original;
   proto.run = function (this: InterpreterLike, code: Uint8Array, opts: { pc?: number } = {}): Promise<RunResult> {

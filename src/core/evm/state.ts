@@ -92,6 +92,9 @@ export interface StateMark {
  * is looked up about 18 times a transaction). Code units 0-255 sort like the bytes, so the keys sort in
  * address order, as the hex keys did (commitToMaps relies on that order).
  */
+/** Code by the identity of a record's code-hash array (see codeByHash). */
+const codeOfHashArray = new WeakMap<Uint8Array, Uint8Array>();
+
 const accountKey = (address: Uint8Array): string => String.fromCharCode.apply(null, address as unknown as number[]);
 
 export class FlatStateManager {
@@ -231,6 +234,16 @@ export class FlatStateManager {
   // ---- code ----
 
   private codeByHash(hash: Uint8Array): Uint8Array {
+    // Records keep their hash array for life, and code is content-addressed: the array found for a hash
+    // object stays right, and skips the 32-byte hex key (a JavaScript loop, ~0.15 M; ~2 reads a call frame).
+    const known = codeOfHashArray.get(hash);
+    if (known !== undefined) return known;
+    const code = this.codeByHashKey(hash);
+    if (code.length > 0) codeOfHashArray.set(hash, code);
+    return code;
+  }
+
+  private codeByHashKey(hash: Uint8Array): Uint8Array {
     const k = toHex(hash);
     const fresh = this.newCode.get(k) ?? this.codeCache.get(k);
     if (fresh !== undefined) return fresh;
@@ -374,14 +387,27 @@ export class FlatStateManager {
   // ---- checkpoints ----
 
   async checkpoint(): Promise<void> {
-    this.marks.push(this.journal.length);
+    this.checkpointSync();
   }
 
   async commit(): Promise<void> {
-    this.marks.pop();
+    this.commitSync();
   }
 
   async revert(): Promise<void> {
+    this.revertSync();
+  }
+
+  // Synchronous forms, for the engine's own call frames (call_frame.ts), which avoid a promise per step.
+  checkpointSync(): void {
+    this.marks.push(this.journal.length);
+  }
+
+  commitSync(): void {
+    this.marks.pop();
+  }
+
+  revertSync(): void {
     const m = this.marks.pop();
     this.undoTo(m ?? 0);
   }

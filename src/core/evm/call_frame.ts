@@ -1,0 +1,381 @@
+// The engine's own set-up of an inner call frame (CALL, CALLCODE, STATICCALL, DELEGATECALL from running
+// code), in place of EthereumJS's EVM.runCall -> _executeCall -> runInterpreter for such messages.
+//
+// EthereumJS spends about 2 M instructions a frame in QuickJS around the frame's opcodes: five async
+// methods and their promises, two Account reads and write-backs through async wrappers (even for a value of
+// 0), two event emissions with no listener, journal and state checkpoints through two more awaits each, and
+// the spreads of the message and of the result (runInterpreter copies the run state, the result and the
+// environment into one object nobody reads for an inner call). This module runs the same steps in the same
+// order, synchronously over FlatStateManager, and hands EthereumJS's Interpreter (whose `run` is the fast
+// loop, interpreter.ts) the same environment. What it leaves to EthereumJS: the CALL opcodes' gas and
+// handlers, `Interpreter._baseCall` (depth and balance checks, return data, logs, selfdestruct and
+// created-address sets), precompiles (through EVM.runPrecompile, so the budget wrappers apply), creates,
+// and the top-level frame.
+//
+// Messages fall back to the stock path when anything observes the steps skipped here: `beforeMessage` /
+// `afterMessage` listeners, DEBUG, the profiler, an access witness, or a state manager that is not ours.
+// Only installed next to the fast interpreter, whose install refuses the EIPs whose per-frame hooks are
+// left out here (EIP-7928 block access lists, EIP-8037 state gas, EIP-7708 transfer logs, EIP-6800/7864
+// witnesses, EOF); EIP-2780's frame charges apply at depth 0 only, which stays stock.
+
+import { EVMError } from '@ethereumjs/evm';
+import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
+import { type CallFrameInternals, checkCallFrameInternals, journalCheckpointSync, journalCommitSync } from './internals.js';
+import { FlatStateManager } from './state.js';
+
+const ERR = EVMError.errorMessages;
+const EMPTY = new Uint8Array(0);
+
+interface MessageLike {
+  to: Address | undefined;
+  value: bigint;
+  caller: Address;
+  gasLimit: bigint;
+  data: Uint8Array;
+  depth: number;
+  code: Uint8Array | ((...a: unknown[]) => unknown) | undefined;
+  codeAddress: Address;
+  isStatic: boolean;
+  isCompiled: boolean;
+  isCreate?: boolean;
+  selfdestruct?: Map<string, unknown>;
+  createdAddresses?: Set<string>;
+  delegatecall: boolean;
+  gasRefund: bigint;
+  blobVersionedHashes?: Uint8Array[];
+  accessWitness?: unknown;
+  chargeCodeAccesses?: boolean;
+}
+
+interface ExecResult {
+  exceptionError?: EVMError;
+  executionGasUsed: bigint;
+  returnValue: Uint8Array;
+  gasRefund?: bigint;
+  logs?: unknown[];
+  selfdestruct?: Map<string, unknown>;
+  createdAddresses?: Set<string>;
+  gas?: bigint;
+  stateGasSpilled?: bigint;
+}
+
+interface InterpreterLike {
+  _result: { logs: unknown[]; returnValue?: Uint8Array; selfdestruct: Map<string, unknown>; createdAddresses?: Set<string> };
+  run(code: Uint8Array, opts: object): Promise<{ runState: { gasLeft: bigint; gasRefund: bigint; stateGasSpilled?: bigint }; exceptionError?: EVMError }>;
+}
+type InterpreterCtor = new (...args: unknown[]) => InterpreterLike;
+
+/** Unprefixed hex of an Address, once per Address object (the journal's key for touched accounts). */
+const hexOf = new WeakMap<Address, string>();
+function addressHex(a: Address): string {
+  let h = hexOf.get(a);
+  if (h === undefined) {
+    h = a.toString().slice(2);
+    hexOf.set(a, h);
+  }
+  return h;
+}
+
+/**
+ * Routes `evm`'s inner call messages through the own frame set-up. `interpreterProto` is EthereumJS's
+ * Interpreter.prototype (found by the fast interpreter). Throws EthereumJsShapeError when an internal
+ * it relies on moved.
+ */
+export function installCallFrames(evmObj: unknown, interpreterProto: object): void {
+  const evm = evmObj as CallFrameInternals;
+  checkCallFrameInternals(evm, interpreterProto);
+  const Interpreter = (interpreterProto as { constructor: InterpreterCtor }).constructor;
+  const common = evm.common;
+  const transient = common.isActivatedEIP(1153);
+  const eip7702 = common.isActivatedEIP(7702);
+  const precompiles = evm._precompiles;
+  const stock = evm.runCall;
+  const events = evm.events;
+  evm.runCall = function runCall(this: unknown, opts: { message?: MessageLike }): Promise<unknown> {
+    const m = opts.message;
+    if (
+      m === undefined ||
+      m.to === undefined ||
+      m.depth === 0 ||
+      m.accessWitness !== undefined ||
+      evm._tx === undefined ||
+      evm._block === undefined ||
+      evm.DEBUG ||
+      evm._optsCached.profiler?.enabled === true ||
+      !(evm.stateManager instanceof FlatStateManager) ||
+      events.listenerCount('beforeMessage') > 0 ||
+      events.listenerCount('afterMessage') > 0
+    ) {
+      return stock.call(this, opts);
+    }
+    return frame(m, evm.stateManager);
+  };
+
+  // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps.
+  async function frame(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
+    const journal = evm.journal;
+    journalCheckpointSync(journal, sm);
+    if (transient) evm.transientStorage.checkpoint();
+    const result = await executeCall(message, sm);
+    const err = result.execResult.exceptionError;
+    if (err !== undefined && err.error !== ERR.CODESTORE_OUT_OF_GAS) {
+      result.execResult.selfdestruct = new Map();
+      result.execResult.createdAddresses = new Set();
+      result.execResult.gasRefund = 0n;
+    }
+    if (err !== undefined && !(common.hardfork() === 'chainstart' && err.error === ERR.CODESTORE_OUT_OF_GAS)) {
+      result.execResult.logs = [];
+      await journal.revert();
+      if (transient) evm.transientStorage.revert();
+    } else {
+      journalCommitSync(journal, sm);
+      if (transient) evm.transientStorage.commit();
+    }
+    return result;
+  }
+
+  // Journal.putAccount: touch, then write (EthereumJS writes even an unchanged account back).
+  function putAccount(sm: FlatStateManager, address: Address, account: Account): void {
+    evm.journal.touchAccount(addressHex(address));
+    sm.putAccountSync(address.bytes, account.nonce, account.balance, account.codeHash);
+  }
+
+  // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above).
+  async function executeCall(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
+    const gasLimit = message.gasLimit;
+    const to = message.to!;
+    let errorMessage: EVMError | undefined;
+    if (!message.delegatecall) {
+      if (message.value === 0n && sm.getAccountRecord(message.caller.bytes) !== undefined && sm.getAccountRecord(to.bytes) !== undefined) {
+        // No value and both accounts exist: EthereumJS's two write-backs store the records they read, so only
+        // their touches (EIP-161) have an effect; skipped writes leave the same state (flat state commits net changes).
+        evm.journal.touchAccount(addressHex(message.caller));
+        evm.journal.touchAccount(addressHex(to));
+      } else {
+        const account = sm.getAccountSync(message.caller.bytes) ?? new Account();
+        // _reduceSenderBalance: the account is written back only when the balance suffices
+        account.balance -= message.value;
+        if (account.balance < 0n) errorMessage = new EVMError(ERR.INSUFFICIENT_BALANCE);
+        else putAccount(sm, message.caller, account);
+        const toAccount = sm.getAccountSync(to.bytes) ?? new Account();
+        // _addToBalance (run even after a failed reduction, as EthereumJS does; the frame's revert undoes it)
+        const newBalance = toAccount.balance + message.value;
+        if (newBalance > MAX_INTEGER) errorMessage = new EVMError(ERR.VALUE_OVERFLOW);
+        else {
+          toAccount.balance = newBalance;
+          putAccount(sm, to, toAccount);
+        }
+      }
+    }
+    loadCode(message, sm);
+    const code = message.code;
+    if (code === undefined || (typeof code !== 'function' && code.length === 0) || errorMessage !== undefined) {
+      return {
+        execResult: { gasRefund: message.gasRefund, executionGasUsed: 0n, exceptionError: errorMessage, returnValue: new Uint8Array(0), logs: undefined },
+      };
+    }
+    let result: ExecResult;
+    if (message.isCompiled) {
+      result = (await evm.runPrecompile(code, message.data, gasLimit)) as ExecResult;
+      result.gasRefund = message.gasRefund;
+    } else {
+      result = await runInterpreter(message, code as Uint8Array, gasLimit, sm);
+    }
+    return { execResult: result };
+  }
+
+  // EVM._loadCode: a precompile, else the account's code, following an EIP-7702 delegation one step.
+  function loadCode(message: MessageLike, sm: FlatStateManager): void {
+    if (message.code) return;
+    const codeAddress = message.codeAddress;
+    const precompile = precompiles.get(addressHex(codeAddress));
+    if (precompile !== undefined) {
+      message.code = precompile as MessageLike['code'];
+      message.isCompiled = true;
+      return;
+    }
+    let code = sm.getCodeSync(codeAddress.bytes);
+    if (eip7702 && code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
+      // the designator's 20 bytes (a shorter designator reads as EthereumJS's Address constructor decides)
+      code = sm.getCodeSync(new Address(code.slice(3, 24)).bytes);
+    }
+    message.code = code;
+    message.isCompiled = false;
+    message.chargeCodeAccesses = true;
+  }
+
+  // EVM.runInterpreter for an inner call: the same environment and Interpreter; the result without the
+  // merged run-state copy (read only by afterMessage listeners, which send messages down the stock path).
+  async function runInterpreter(message: MessageLike, code: Uint8Array, gasLimit: bigint, sm: FlatStateManager): Promise<ExecResult> {
+    const contract = sm.getAccountSync(message.to!.bytes) ?? new Account();
+    const tx = evm._tx;
+    const env = {
+      address: message.to,
+      caller: message.caller,
+      callData: message.data ?? Uint8Array.from([0]),
+      callValue: message.value ?? 0n,
+      code,
+      isStatic: message.isStatic ?? false,
+      isCreate: message.isCreate ?? false,
+      depth: message.depth ?? 0,
+      gasPrice: tx.gasPrice,
+      origin: tx.origin ?? message.caller,
+      block: evm._block,
+      contract,
+      codeAddress: message.codeAddress,
+      gasRefund: message.gasRefund,
+      chargeCodeAccesses: message.chargeCodeAccesses,
+      blobVersionedHashes: message.blobVersionedHashes ?? [],
+      accessWitness: message.accessWitness,
+      createdAddresses: message.createdAddresses,
+      initialLogs: undefined,
+    };
+    const interpreter = new Interpreter(evm, sm, evm.blockchain, env, gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
+    if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
+    const res = await interpreter.run(code, {});
+    let result = interpreter._result;
+    let gasUsed = gasLimit - res.runState.gasLeft;
+    const ex = res.exceptionError;
+    if (ex !== undefined) {
+      if (ex.error !== ERR.REVERT && ex.error !== ERR.INVALID_EOF_FORMAT) gasUsed = gasLimit;
+      result = { ...result, logs: [], selfdestruct: new Map(), createdAddresses: new Set() };
+    }
+    return {
+      logs: result.logs,
+      selfdestruct: result.selfdestruct,
+      createdAddresses: result.createdAddresses,
+      exceptionError: ex,
+      gas: res.runState.gasLeft,
+      executionGasUsed: gasUsed,
+      gasRefund: res.runState.gasRefund,
+      stateGasSpilled: res.runState.stateGasSpilled,
+      returnValue: result.returnValue ?? EMPTY,
+    };
+  }
+}
+
+// ---- the CALL family's dynamic gas ----
+
+interface CallGasRunState {
+  stack: { peek(n: number): bigint[] };
+  memoryWordCount: bigint;
+  highestMemCost: bigint;
+  gasLeft: bigint;
+  messageGasLimit?: bigint;
+  lastCallNewAccountStateGas?: bigint;
+  interpreter: {
+    isStatic(): boolean;
+    journal: { isWarmedAddress(a: Uint8Array): boolean; addWarmedAddress(a: Uint8Array): void };
+  };
+  stateManager: unknown;
+}
+
+const MASK_160 = (1n << 160n) - 1n;
+
+/** The 20 bytes of the low 160 bits of a stack word (createAddressFromStackBigInt without its hex round trip). */
+function addressBytes(v: bigint): Uint8Array {
+  const out = new Uint8Array(20);
+  let x = v & MASK_160;
+  for (let i = 19; i >= 0 && x !== 0n; i -= 4) {
+    const n = Number(x & 0xffffffffn);
+    out[i] = n & 0xff;
+    out[i - 1] = (n >>> 8) & 0xff;
+    out[i - 2] = (n >>> 16) & 0xff;
+    out[i - 3] = n >>> 24;
+    x >>= 32n;
+  }
+  return out;
+}
+
+/**
+ * Replaces the dynamic gas handlers of CALL, CALLCODE, DELEGATECALL and STATICCALL with synchronous ones
+ * computing what EthereumJS's callFamilyGas computes (opcodes/gas.js, EIP7928.js) when EIP-6800/7864/7928/
+ * 8037 are inactive (which the fast interpreter's install guarantees): memory expansion for input then
+ * output, EIP-2929 access of the target (then warmed), the value-transfer charge, the new-account charge
+ * (CALL with value to an empty account), the EIP-7702 delegation's access (then warmed), and the EIP-150
+ * cap, with the same traps in the same order. EthereumJS's runs three nested async functions and turns
+ * the target word into an Address through a hex string, about 0.8 M instructions a call.
+ */
+export function installCallGas(evmObj: unknown): void {
+  const evm = evmObj as {
+    _opcodeMap: { opcodeInfo: { code: number; isInvalid: boolean }; opHandler: unknown; gasHandler: unknown }[];
+    common: CallFrameInternals['common'] & { param(n: string): bigint; gteHardfork(h: string): boolean };
+    stateManager: unknown;
+  };
+  const common = evm.common;
+  if (!(evm.stateManager instanceof FlatStateManager)) return;
+  if (!common.isActivatedEIP(2929) || !common.gteHardfork('spuriousDragon') || !common.gteHardfork('tangerineWhistle')) return;
+  const eip7702 = common.isActivatedEIP(7702);
+  for (const eip of [6800, 7864, 7928, 8037]) if (common.isActivatedEIP(eip)) return;
+  const memoryGas = common.param('memoryGas');
+  const quad = common.param('quadCoefficientDivGas');
+  const cold = common.param('coldaccountaccessGas');
+  const warm = common.param('warmstoragereadGas');
+  const valueGas = common.param('callValueTransferGas');
+  const newAccountGas = common.param('callNewAccountGas');
+  const outOfGas = (): never => {
+    throw new EVMError(ERR.OUT_OF_GAS);
+  };
+  const mem = (rs: CallGasRunState, offset: bigint, length: bigint): bigint => {
+    if (length === 0n) return 0n;
+    const words = (offset + length + 31n) / 32n;
+    if (words <= rs.memoryWordCount) return 0n;
+    let cost = words * memoryGas + (words * words) / quad;
+    if (cost > rs.highestMemCost) {
+      const prev = rs.highestMemCost;
+      rs.highestMemCost = cost;
+      cost -= prev;
+    }
+    rs.memoryWordCount = words;
+    return cost;
+  };
+  const make = (withValue: boolean, newAccountCheck: boolean, checkStatic: boolean) =>
+    function callGas(rs: CallGasRunState, gas: bigint): bigint {
+      const p = rs.stack.peek(withValue ? 7 : 6);
+      const currentGasLimit = p[0]!;
+      const value = withValue ? p[2]! : 0n;
+      const at = withValue ? 3 : 2;
+      if (checkStatic && value !== 0n && rs.interpreter.isStatic()) throw new EVMError(ERR.STATIC_STATE_CHANGE);
+      const to = addressBytes(p[1]!);
+      gas += mem(rs, p[at]!, p[at + 1]!);
+      gas += mem(rs, p[at + 2]!, p[at + 3]!);
+      const journal = rs.interpreter.journal;
+      gas += journal.isWarmedAddress(to) ? warm : cold;
+      if (!journal.isWarmedAddress(to)) journal.addWarmedAddress(to);
+      if (value !== 0n) gas += valueGas;
+      const sm = rs.stateManager as FlatStateManager;
+      if (newAccountCheck && value !== 0n) {
+        const account = sm.getAccountSync(to);
+        if (account === undefined || account.isEmpty()) gas += newAccountGas;
+      }
+      if (eip7702) {
+        const code = sm.getCodeSync(to);
+        if (code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
+          const delegation = code.slice(3, 24);
+          gas += journal.isWarmedAddress(delegation) ? warm : cold;
+          if (!journal.isWarmedAddress(delegation)) journal.addWarmedAddress(delegation);
+        }
+      }
+      const left = rs.gasLeft - gas;
+      const allowed = left - left / 64n;
+      const gasLimit = currentGasLimit > allowed ? allowed : currentGasLimit;
+      if (gasLimit > left) outOfGas();
+      if (gas > rs.gasLeft) outOfGas();
+      rs.lastCallNewAccountStateGas = 0n;
+      rs.messageGasLimit = gasLimit;
+      return gas;
+    };
+  const map = evm._opcodeMap;
+  const handlers: [number, ReturnType<typeof make>][] = [
+    [0xf1, make(true, true, true)],
+    [0xf2, make(true, false, false)],
+    [0xf4, make(false, false, false)],
+    [0xfa, make(false, false, false)],
+  ];
+  for (const [op, fn] of handlers) {
+    const e = map[op]!;
+    if (e.opcodeInfo.code !== op || e.opcodeInfo.isInvalid || typeof e.gasHandler !== 'function') continue;
+    map[op] = { ...e, gasHandler: fn };
+  }
+}

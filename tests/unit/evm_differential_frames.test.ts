@@ -1,0 +1,206 @@
+// Differential check of the engine's own inner call frames (src/core/evm/call_frame.ts): the same transactions
+// through (a) our engine with its own frames, (b) our engine with EthereumJS's runCall for every frame, and
+// (c) stock EthereumJS must agree on status, gas, return data and logs ((a) and (b) also on the failure
+// message, the state root and every watched slot, balance and nonce). The programs exercise what the frame
+// set-up does: nested calls and return data, reverts inside calls, value transfers (to code, to a missing
+// account, to an existing empty account, to a precompile, more than the balance), CALLCODE and DELEGATECALL
+// storage context, static-call violations, the depth limit, precompiles, and an EIP-7702-delegated account.
+import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereumjs/util';
+import { createVM, runTx } from '@ethereumjs/vm';
+import { describe, expect, it } from 'vitest';
+import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
+import { asm, deployCode, hex, word } from '../support/asm.js';
+import { ALICE, ETH, env, included, newEngine, tx } from './evm_fixtures.js';
+
+const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
+const push20 = (a: Uint8Array): Uint8Array => op(0x73, ...a);
+const concat = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(parts.flatMap((p) => [...p]));
+const contract = (nonce: bigint): Uint8Array => generateAddress(ALICE, bigIntToBytes(nonce));
+const addrWord = (a: Uint8Array): Uint8Array => word(BigInt(`0x${hex(a)}`));
+const pc = (id: number): Uint8Array => {
+  const a = new Uint8Array(20);
+  a[19] = id;
+  return a;
+};
+
+const CALL_KINDS = { CALL: 0xf1, CALLCODE: 0xf2, DELEGATECALL: 0xf4, STATICCALL: 0xfa } as const;
+type Kind = keyof typeof CALL_KINDS;
+
+/**
+ * Proxy: calldata = target (word 0), value (word 1), gas (word 2), then the input it forwards. Makes one call
+ * of its kind, stores success (slot 100), RETURNDATASIZE (101), the first return word (102) and SELFBALANCE
+ * (103), and returns the callee's return data.
+ */
+function proxy(kind: Kind): Uint8Array {
+  const withValue = kind === 'CALL' || kind === 'CALLCODE';
+  return asm(
+    96, 'CALLDATASIZE', 'SUB', 96, 0, 'CALLDATACOPY',
+    32, 0, 96, 'CALLDATASIZE', 'SUB', 0, ...(withValue ? [32, 'CALLDATALOAD'] : []), 0, 'CALLDATALOAD', 64, 'CALLDATALOAD',
+    op(CALL_KINDS[kind]),
+    100, 'SSTORE', 'RETURNDATASIZE', 101, 'SSTORE', 0, 'MLOAD', 102, 'SSTORE', 'SELFBALANCE', 103, 'SSTORE',
+    'RETURNDATASIZE', 0, 0, 'RETURNDATACOPY', 'RETURNDATASIZE', 0, 'RETURN',
+  );
+}
+const callData = (target: Uint8Array, value: bigint, gas: bigint, input: Uint8Array = new Uint8Array(0)): Uint8Array =>
+  concat(addrWord(target), word(value), word(gas), input);
+
+// Echo: stores calldata[0] + 1, CALLER, CALLVALUE and ADDRESS in slots 1-4, logs, returns calldata[0] * 2.
+const ECHO = asm(
+  1, 0, 'CALLDATALOAD', 'ADD', 1, 'SSTORE', 'CALLER', 2, 'SSTORE', 'CALLVALUE', 3, 'SSTORE', 'ADDRESS', 4, 'SSTORE',
+  0xec40, 0, 0, 'LOG1',
+  2, 0, 'CALLDATALOAD', 'MUL', 0, 'MSTORE', 32, 0, 'RETURN',
+);
+// Writes, logs, then reverts with data: its writes and log must vanish, its return data must reach the caller.
+const REVERTER = asm(0x42, 7, 'SSTORE', 0, 0, 'LOG0', 0xbadn << 240n, 0, 'MSTORE', 2, 0, 'REVERT');
+// Recursion: calls itself with depth + 1 (calldata[0]) forwarding all gas; stores the deepest depth reached.
+const RECURSE = asm(0, 'CALLDATALOAD', 'DUP1', 0, 'SSTORE', 1, 'ADD', 0, 'MSTORE', 0, 0, 32, 0, 0, 'ADDRESS', 'GAS', 'CALL', 'POP', 'STOP');
+// Forwards everything to ECHO with a STATICCALL, then writes (allowed: it is not itself static).
+const statically = (target: Uint8Array): Uint8Array =>
+  asm(32, 0, 'CALLDATASIZE', 0, 0, 'CALLDATACOPY', 'CALLDATASIZE', 0, push20(target), 'GAS', 'STATICCALL', 9, 'SSTORE', 'STOP');
+
+interface Case {
+  to: Uint8Array | undefined;
+  data: Uint8Array;
+  gasLimit?: bigint;
+  value?: bigint;
+}
+
+describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS', () => {
+  it('agrees on every outcome, failure message, state root and resulting state', async () => {
+    let n = 0n;
+    const deploys: Case[] = [];
+    const dep = (runtime: Uint8Array, value = 0n): Uint8Array => {
+      deploys.push({ to: undefined, data: deployCode(runtime), value, gasLimit: 1_000_000n });
+      return contract(n++);
+    };
+    const pCall = dep(proxy('CALL'), 1000n);
+    const pCode = dep(proxy('CALLCODE'), 1000n);
+    const pDel = dep(proxy('DELEGATECALL'));
+    const pStat = dep(proxy('STATICCALL'));
+    const echo = dep(ECHO);
+    const rev = dep(REVERTER);
+    const rec = dep(RECURSE);
+    const pCall2 = dep(proxy('CALL'), 10n);
+    const statEcho = dep(statically(echo));
+    const delegated = Uint8Array.from({ length: 20 }, (_, i) => 0x70 + i); // an EOA delegating to ECHO (EIP-7702)
+    const emptyExisting = Uint8Array.from({ length: 20 }, (_, i) => 0x30 + i); // exists, empty: deleted when touched
+    const missing = Uint8Array.from({ length: 20 }, (_, i) => 0x50 + i);
+    const call = (to: Uint8Array, data: Uint8Array, gasLimit?: bigint, value?: bigint): Case => ({ to, data, gasLimit, value });
+    const G = 500_000n;
+    const txs: Case[] = [
+      ...deploys,
+      call(pCall, callData(echo, 0n, G, word(5n))),
+      call(pCall, callData(echo, 7n, G, word(6n))), // value to code
+      call(pCall, callData(echo, 5000n, G, word(6n))), // more than the proxy holds: fails before the frame
+      call(pCall, callData(missing, 0n, G)), // missing account, no value: touched, not created
+      call(pCall, callData(emptyExisting, 0n, G)), // existing empty account: touched, then deleted
+      call(pCall, callData(missing, 3n, G)), // value to a missing account: created
+      call(pCall, callData(pc(4), 2n, G, word(0x1234n))), // IDENTITY with value
+      call(pCall, callData(pc(2), 0n, G, word(0x1234n))), // SHA256
+      call(pCall, callData(pc(1), 0n, G, new Uint8Array(128))), // ECRECOVER of zeros
+      call(pCall, callData(pc(5), 0n, 100n, new Uint8Array(96))), // MODEXP out of gas
+      call(pCall, callData(rev, 1n, G)), // revert inside: value, writes and log undone, data returned
+      call(pCall, callData(rev, 0n, 21_000n)), // out of gas inside
+      call(pCode, callData(echo, 4n, G, word(9n))), // CALLCODE: ECHO's writes land in the proxy
+      call(pDel, callData(echo, 0n, G, word(11n)), undefined, 77n), // DELEGATECALL: caller and value kept
+      call(pStat, callData(echo, 0n, G, word(1n))), // SSTORE under STATICCALL
+      call(pStat, callData(pCall2, 0n, G, callData(echo, 1n, G))), // a value CALL under STATICCALL
+      call(pStat, callData(pCall2, 0n, G, callData(echo, 0n, G))), // a zero-value CALL under STATICCALL: then SSTORE fails
+      call(pCall, callData(pCall2, 0n, G, callData(pDel, 0n, G, callData(echo, 0n, G, word(3n))))), // three deep
+      call(pCall, callData(pCall2, 5n, G, callData(rev, 0n, G))), // nested revert below a value call
+      call(statEcho, word(21n)),
+      call(pCall, callData(delegated, 0n, G, word(13n))), // EIP-7702: ECHO's code in the delegating account
+      call(pCall, callData(delegated, 9n, G, word(14n))),
+      call(pDel, callData(delegated, 0n, G, word(15n))),
+      call(pStat, callData(delegated, 0n, G, word(16n))),
+      call(rec, word(0n), 600_000n),
+      call(rec, word(0n), 30_000_000n), // deep: until the 63/64 rule starves it
+    ];
+    const watch = [ALICE, delegated, emptyExisting, missing, pc(1), pc(2), pc(4), ...Array.from({ length: Number(n) }, (_, i) => contract(BigInt(i)))];
+    const designator = concat(op(0xef, 0x01, 0x00), echo);
+    const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n });
+    const e = env(1n, { gasLimit: 500_000_000n });
+
+    const runOurs = async (stockFrames: boolean) => {
+      const { engine } = await newEngine(undefined, { stockFrames });
+      engine.setGenesisBalance(ALICE, 100n * ETH);
+      engine.setGenesisBalance(emptyExisting, 0n);
+      engine.beginBlock(e);
+      const sm = engine.vm.stateManager;
+      await sm.putCode(new Address(delegated), designator);
+      await sm.putAccount(new Address(emptyExisting), createAccount({}));
+      const outs: IncludedOutcome[] = [];
+      for (let i = 0; i < txs.length; i++) outs.push(included(await engine.runTx(toExec(txs[i]!, BigInt(i)))));
+      const { stateRoot } = await engine.commitBlock();
+      return { engine, outs, stateRoot };
+    };
+    const own = await runOurs(false);
+    const stock = await runOurs(true);
+
+    const common = createCustomCommon({ chainId: 4801360 }, Mainnet, { hardfork: Hardfork.Prague });
+    const vm = await createVM({ common });
+    await vm.stateManager.putAccount(new Address(ALICE), createAccount({ balance: 100n * ETH }));
+    await vm.stateManager.putCode(new Address(delegated), designator);
+    await vm.stateManager.putAccount(new Address(emptyExisting), createAccount({}));
+    const block = {
+      common,
+      header: {
+        number: e.number, timestamp: e.timestamp, gasLimit: e.gasLimit, gasUsed: 0n, baseFeePerGas: e.baseFeePerGas,
+        coinbase: new Address(e.coinbase), prevRandao: e.prevRandao, difficulty: 0n, getBlobGasPrice: () => 1n,
+      },
+    } as never;
+    let blockGas = 0n;
+    for (let i = 0; i < txs.length; i++) {
+      const t = toExec(txs[i]!, BigInt(i));
+      const stx = createFeeMarket1559Tx(
+        { nonce: t.nonce, gasLimit: t.gasLimit, to: t.to && new Address(t.to), value: t.value, data: t.data,
+          maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas },
+        { common, freeze: false },
+      );
+      Object.defineProperty(stx, 'getSenderAddress', { value: () => new Address(ALICE) });
+      const r = await runTx(vm, { tx: stx, block, skipHardForkValidation: true, blockGasUsed: blockGas });
+      blockGas += r.totalGasSpent;
+      const a = own.outs[i]!;
+      const ctx = `tx ${i}`;
+      expect(a.status, ctx).toBe(r.execResult.exceptionError === undefined ? 1 : 0);
+      expect(a.gasUsed, ctx).toBe(r.totalGasSpent);
+      expect(hex(a.returnData), ctx).toBe(hex(r.execResult.returnValue));
+      expect(a.logs.map((l) => [hex(l.address), l.topics.map(hex), hex(l.data)]), ctx).toEqual(
+        (r.execResult.logs ?? []).map(([ad, tp, d]) => [hex(ad), tp.map(hex), hex(d)]),
+      );
+      expect({ ...a, instructions: 0n }, ctx).toEqual({ ...stock.outs[i]!, instructions: 0n });
+    }
+    expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
+
+    for (const a of watch) {
+      const acc = await vm.stateManager.getAccount(new Address(a));
+      expect(own.engine.getBalance(a), `balance ${hex(a)}`).toBe(acc?.balance ?? 0n);
+      expect(own.engine.getNonce(a), `nonce ${hex(a)}`).toBe(acc?.nonce ?? 0n);
+      expect(hex(own.engine.getCode(a)), `code ${hex(a)}`).toBe(hex(await vm.stateManager.getCode(new Address(a))));
+      for (const s of [0n, 1n, 2n, 3n, 4n, 7n, 9n, 100n, 101n, 102n, 103n]) {
+        const v = await vm.stateManager.getStorage(new Address(a), word(s));
+        const padded = new Uint8Array(32);
+        padded.set(v, 32 - v.length);
+        expect(hex(own.engine.getStorage(a, word(s))), `storage ${hex(a)}[${s}]`).toBe(hex(padded));
+      }
+    }
+    // the existing empty account was touched by a zero-value call and removed (EIP-161), as EthereumJS does
+    expect(await vm.stateManager.getAccount(new Address(emptyExisting))).toBeUndefined();
+
+    // Sanity: the cases reach the paths they are meant to.
+    const base = deploys.length;
+    const o = own.outs;
+    expect(o.slice(0, base).every((x) => x.status === 1)).toBe(true);
+    const slot = (a: Uint8Array, s: bigint): bigint => BigInt(`0x${hex(own.engine.getStorage(a, word(s)))}`);
+    expect(o[base + 10]!.status).toBe(1);
+    expect(hex(o[base + 10]!.returnData)).toBe('0bad');
+    expect(own.engine.getBalance(missing)).toBe(3n);
+    expect(slot(delegated, 1n)).toBe(15n); // the last call into it that wrote (the STATICCALL failed)
+    expect(slot(pDel, 1n)).toBe(16n); // the delegated account's code ran in the proxy's storage
+    expect(slot(pDel, 2n)).toBe(BigInt(`0x${hex(ALICE)}`)); // DELEGATECALL kept CALLER
+    expect(slot(pStat, 100n)).toBe(0n); // the last STATICCALL into the delegated account could not write
+    expect(slot(rec, 0n)).toBeGreaterThan(10n);
+  });
+});
