@@ -14,11 +14,11 @@ const addrHex = (a: Uint8Array): `0x${string}` => `0x${Buffer.from(a).toString('
  * Loop of cheap opcodes, iterations from calldata word 0:
  * PUSH1 0 CALLDATALOAD; loop: JUMPDEST PUSH1 1 SWAP1 SUB DUP1 PUSH1 3 JUMPI; STOP — 7 steps, 26 gas an iteration.
  */
-const CHEAP_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, 0x60, 0x01, 0x90, 0x03, 0x80, 0x60, 0x03, 0x57, 0x00]);
-const CHEAP_LOOP_STEPS = 7n;
+export const CHEAP_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, 0x60, 0x01, 0x90, 0x03, 0x80, 0x60, 0x03, 0x57, 0x00]);
+export const CHEAP_LOOP_STEPS = 7n;
 /** Same loop with 32 extra JUMPDESTs (1 gas each): the interpreter's worst instructions-per-gas case. */
-const JUMPDEST_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, ...new Array(32).fill(0x5b), 0x60, 0x01, 0x90, 0x03, 0x80, 0x60, 0x03, 0x57, 0x00]);
-const JUMPDEST_LOOP_GAS_PER_ITERATION = 26n + 32n;
+export const JUMPDEST_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, ...new Array(32).fill(0x5b), 0x60, 0x01, 0x90, 0x03, 0x80, 0x60, 0x03, 0x57, 0x00]);
+export const JUMPDEST_LOOP_GAS_PER_ITERATION = 26n + 32n;
 
 export async function benchEvm(report: Report): Promise<void> {
   const senders: Account[] = Array.from({ length: 9 }, (_, i) => account(i));

@@ -54,6 +54,8 @@ export class BenchChain {
     blockGasLimit?: bigint;
     controllers?: Uint8Array[];
     debugPrint?: (line: string) => void;
+    /** Run the profiling build (host.profiler attributes instructions to wasm functions; scripts/profile.ts). */
+    profile?: boolean;
   }): Promise<BenchChain> {
     if (isStale()) build({ quiet: true });
     const messages: MessageStats[] = [];
@@ -61,6 +63,7 @@ export class BenchChain {
       wasm: WASM_PATH,
       debugPrint: opts.debugPrint ?? (() => {}),
       onMessage: (m) => messages.push(m),
+      ...(opts.profile === true ? { profile: true } : {}),
       ...(opts.controllers === undefined ? {} : { controllers: opts.controllers }),
     });
     await host.install(

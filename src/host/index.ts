@@ -9,7 +9,8 @@ import { CallRejectedError, CanisterInstallError, HostStateError, RejectCode, Tr
 import { HeapSnapshot } from './heap.js';
 import { QueryReplica, type ReplicaQuery, type ReplicaQueryResult, type ReplicaReset, type ReplicaSync } from './replica.js';
 import { StableFile, StableMemory, WASM_PAGE } from './stable.js';
-import { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, TABLE_EXPORT, sha256Hex } from './wasm_names.js';
+import { WasmProfiler } from './profile.js';
+import { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, PROFILE_IMPORT_NAME, TABLE_EXPORT, sha256Hex } from './wasm_names.js';
 
 export { CallRejectedError, CanisterInstallError, HostError, HostSetupError, HostStateError, RejectCode } from './errors.js';
 
@@ -57,6 +58,12 @@ export interface IcHostOptions {
   wasm: Uint8Array | string;
   /** Run the ic-wasm instrumented copy (instruction counts and IC limits). Default true. */
   instrument?: boolean;
+  /**
+   * Profiling build (needs `instrument`, off by default): the counter's instructions are attributed to wasm
+   * functions in `IcHost.profiler` (profile.ts). Counts are the same as without it; messages run slower.
+   * Queries run in the query replica are not profiled.
+   */
+  profile?: boolean;
   canisterId?: PrincipalLike;
   controllers?: PrincipalLike[];
   cycleBalance?: bigint;
@@ -245,11 +252,14 @@ export class IcHost {
   private closed = false;
   /** Statistics of the last message executed (for benchmarks and reports). */
   lastMessage: MessageStats | undefined;
+  /** Per-function instruction attribution, when created with `profile: true`. */
+  readonly profiler: WasmProfiler | undefined;
   /** True when a stable-memory file with metadata existed at creation: call resume(), not install(). */
   readonly hasPersistedState: boolean;
 
-  private constructor(opts: IcHostOptions, module: WebAssembly.Module, wasmHash: string) {
+  private constructor(opts: IcHostOptions, module: WebAssembly.Module, wasmHash: string, functionNames?: string[]) {
     this.opts = opts;
+    this.profiler = functionNames === undefined ? undefined : new WasmProfiler(functionNames);
     this.instrumented = opts.instrument ?? true;
     this.clockMode = opts.clock ?? 'manual';
     this.timeNs = opts.startTimeNs ?? 1_700_000_000_000_000_000n;
@@ -287,8 +297,8 @@ export class IcHost {
   /** Loads and prepares the wasm. Nothing runs until install() / resume(). */
   static async create(opts: IcHostOptions): Promise<IcHost> {
     const plain = typeof opts.wasm === 'string' ? readFileSync(opts.wasm) : opts.wasm;
-    const prepared = await prepare(plain, opts.instrument ?? true, opts.cacheDir);
-    return new IcHost(opts, prepared.module, prepared.wasmHash);
+    const prepared = await prepare(plain, opts.instrument ?? true, opts.cacheDir, opts.profile === true);
+    return new IcHost(opts, prepared.module, prepared.wasmHash, prepared.functionNames);
   }
 
   /**
@@ -387,7 +397,7 @@ export class IcHost {
     let wasmHash = this.wasmHash;
     if (opts.wasm !== undefined) {
       const plain = typeof opts.wasm === 'string' ? readFileSync(opts.wasm) : opts.wasm;
-      ({ module, wasmHash } = await prepare(plain, this.instrumented, this.opts.cacheDir));
+      ({ module, wasmHash } = await prepare(plain, this.instrumented, this.opts.cacheDir, this.opts.profile === true));
     }
     this.stable.begin();
     if (WebAssembly.Module.exports(old.module).some((e) => e.name === 'canister_pre_upgrade')) {
@@ -1005,6 +1015,7 @@ export class IcHost {
           : this.updateLimit;
     if (live.counter !== undefined) live.counter.value = 0n;
     if (live.limit !== undefined) live.limit.value = limit;
+    this.profiler?.begin(kind);
     if (!lifecycle) this.stable.begin();
     this.current = msg;
     let trap: Trap | undefined;
@@ -1024,6 +1035,7 @@ export class IcHost {
     }
     const t1 = performance.now();
     const instructions = live.counter !== undefined ? (live.counter.value as bigint) : undefined;
+    this.profiler?.end(Number(instructions ?? 0n));
     if (ctx !== undefined && instructions !== undefined) ctx.instructions += instructions;
     const discard = trap !== undefined || kind === 'query' || kind === 'replicated_query' || kind === 'inspect' || kind === 'pre_upgrade';
     let heapPages = 0;
@@ -1154,7 +1166,9 @@ export class IcHost {
       const lim = live?.limit?.value as bigint | undefined;
       throw new Trap(`Canister exceeded the limit of ${lim ?? '?'} instructions for single message execution.`, 'limit');
     };
-    return { ic0, [LIMIT_IMPORT_MODULE]: { [LIMIT_IMPORT_NAME]: limitExceeded } };
+    // A profiling build's trace hook; a host without a profiler (the query replica) ignores it.
+    const profile = this.profiler?.event ?? ((): void => {});
+    return { ic0, [LIMIT_IMPORT_MODULE]: { [LIMIT_IMPORT_NAME]: limitExceeded, [PROFILE_IMPORT_NAME]: profile } };
   }
 
   private systemApi(): Record<string, (...a: never[]) => unknown> {
@@ -1377,10 +1391,15 @@ const replyKey = (method: string, caller: Uint8Array, arg: Uint8Array): string =
   `${method}\0${Buffer.from(caller).toString('base64')}\0${Buffer.from(arg).toString('base64')}`;
 
 /** Prepares a wasm (binaryen, loaded only here: the query replica's worker never needs it). */
-async function prepare(plain: Uint8Array, instrument: boolean, cacheDir: string | undefined): Promise<{ module: WebAssembly.Module; wasmHash: string }> {
+async function prepare(
+  plain: Uint8Array,
+  instrument: boolean,
+  cacheDir: string | undefined,
+  profile: boolean,
+): Promise<{ module: WebAssembly.Module; wasmHash: string; functionNames?: string[] }> {
   const { prepareWasm } = await import('./prepare.js');
-  const p = prepareWasm(plain, { instrument, cacheDir });
-  return { module: new WebAssembly.Module(p.wasm), wasmHash: p.wasmHash };
+  const p = prepareWasm(plain, { instrument, cacheDir, profile });
+  return { module: new WebAssembly.Module(p.wasm), wasmHash: p.wasmHash, ...(p.functionNames === undefined ? {} : { functionNames: p.functionNames }) };
 }
 
 function stableCall(f: () => void): void {

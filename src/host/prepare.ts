@@ -8,9 +8,19 @@ import { dirname, join } from 'node:path';
 import binaryen from 'binaryen';
 import { HostSetupError } from './errors.js';
 import { CACHE_DIR } from './paths.js';
-import { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, TABLE_EXPORT, sha256Hex } from './wasm_names.js';
+import { functionNames } from './profile_names.js';
+import {
+  COUNTER_EXPORT,
+  GLOBAL_EXPORT_PREFIX,
+  LIMIT_EXPORT,
+  LIMIT_IMPORT_MODULE,
+  LIMIT_IMPORT_NAME,
+  PROFILE_IMPORT_NAME,
+  TABLE_EXPORT,
+  sha256Hex,
+} from './wasm_names.js';
 
-export { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, TABLE_EXPORT, sha256Hex };
+export { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, PROFILE_IMPORT_NAME, TABLE_EXPORT, sha256Hex };
 
 // Bump when the rewrite changes, so stale cache entries are not reused.
 const PREPARE_VERSION = 3;
@@ -21,6 +31,8 @@ export interface PreparedWasm {
   /** sha256 of the original (plain) wasm, hex. */
   wasmHash: string;
   instrumented: boolean;
+  /** Profiling build only: the plain wasm's function names by function index (ic-wasm's trace ids). */
+  functionNames?: string[];
 }
 
 export interface PrepareOptions {
@@ -29,6 +41,12 @@ export interface PrepareOptions {
   cacheDir?: string;
   /** Path of the ic-wasm binary; default the one from @icp-sdk/ic-wasm-linux-x64. */
   icWasmPath?: string;
+  /**
+   * Profiling build (needs `instrument`): ic-wasm's trace calls at every function entry and exit reach the
+   * host (`ic0_host.profile(id, counter)`) instead of a no-op. Counts are the same as without it (the trace
+   * path is not metered); cached under its own key.
+   */
+  profile?: boolean;
 }
 
 function defaultIcWasmPath(): string {
@@ -41,10 +59,14 @@ export function prepareWasm(plain: Uint8Array, opts: PrepareOptions): PreparedWa
   const wasmHash = sha256Hex(plain);
   const cacheDir = opts.cacheDir ?? join(CACHE_DIR, 'prepared');
   mkdirSync(cacheDir, { recursive: true });
-  const key = `${wasmHash.slice(0, 32)}-${opts.instrument ? 'instr' : 'plain'}-v${PREPARE_VERSION}.wasm`;
+  const profile = opts.profile === true;
+  if (profile && !opts.instrument) throw new HostSetupError('profiling needs the instrumented wasm');
+  const key = `${wasmHash.slice(0, 32)}-${opts.instrument ? (profile ? 'prof' : 'instr') : 'plain'}-v${PREPARE_VERSION}.wasm`;
   const cached = join(cacheDir, key);
-  if (existsSync(cached)) {
-    return { wasm: readFileSync(cached), wasmHash, instrumented: opts.instrument };
+  const namesFile = `${cached}.names.json`;
+  if (existsSync(cached) && (!profile || existsSync(namesFile))) {
+    const names = profile ? { functionNames: JSON.parse(readFileSync(namesFile, 'utf8')) as string[] } : {};
+    return { wasm: readFileSync(cached), wasmHash, instrumented: opts.instrument, ...names };
   }
   let input = plain;
   if (opts.instrument) {
@@ -58,14 +80,20 @@ export function prepareWasm(plain: Uint8Array, opts: PrepareOptions): PreparedWa
     }
     input = readFileSync(dst);
   }
-  const out = rewrite(input, opts.instrument);
+  const out = rewrite(input, opts.instrument, profile);
+  let names: string[] | undefined;
+  if (profile) {
+    names = functionNames(plain);
+    writeFileSync(`${namesFile}.${process.pid}.tmp`, JSON.stringify(names));
+    renameSync(`${namesFile}.${process.pid}.tmp`, namesFile);
+  }
   const tmp = `${cached}.${process.pid}.tmp`;
   writeFileSync(tmp, out);
   renameSync(tmp, cached); // atomic, so concurrent test workers never read a half-written file
-  return { wasm: out, wasmHash, instrumented: opts.instrument };
+  return { wasm: out, wasmHash, instrumented: opts.instrument, ...(names === undefined ? {} : { functionNames: names }) };
 }
 
-function rewrite(bytes: Uint8Array, instrumented: boolean): Uint8Array {
+function rewrite(bytes: Uint8Array, instrumented: boolean, profile: boolean): Uint8Array {
   const m = binaryen.readBinary(bytes);
   try {
     // Keep the feature set the module was read with: enabling everything emits encodings V8 rejects.
@@ -82,7 +110,7 @@ function rewrite(bytes: Uint8Array, instrumented: boolean): Uint8Array {
         throw new HostSetupError('unexpected ic-wasm instrument output: counter global not found');
       }
       counterName = c.name;
-      neutraliseTracing(m);
+      neutraliseTracing(m, profile ? counterName : undefined);
     }
     // Export every mutable global (e.g. __stack_pointer) so a trap's half-finished state can be restored.
     globals.forEach((g, i) => {
@@ -107,8 +135,10 @@ function rewrite(bytes: Uint8Array, instrumented: boolean): Uint8Array {
 // ic-wasm's profiler logs every function entry/exit into stable memory after canister_init and keeps its
 // own metadata at stable offset 0..24 across upgrades. That would overwrite the canister's stable memory
 // (Azle's memory manager lives at offset 0), so: the trace printer becomes a no-op (it is not metered, so
-// counts do not change), and the metadata save/load in pre/post_upgrade is removed.
-function neutraliseTracing(m: binaryen.Module): void {
+// counts do not change), and the metadata save/load in pre/post_upgrade is removed. In a profiling build
+// the printer instead hands the host its argument (the function's id at entry, minus it at exit: ic-wasm
+// turns every `return` into a branch to the exit call) and the counter as an f64 (exact below 2^53).
+function neutraliseTracing(m: binaryen.Module, profileCounter: string | undefined): void {
   // Every instrumented function starts with `i32.const <id>; call $printer`; find it via a known export.
   const probe = binaryen.getExportInfo(m.getExport('canister_query __get_cycles')).value;
   let printer: string | undefined;
@@ -126,7 +156,13 @@ function neutraliseTracing(m: binaryen.Module): void {
   if (printer === undefined) throw new HostSetupError('unexpected ic-wasm instrument output: trace printer not found');
   const pf = binaryen.getFunctionInfo(m.getFunction(printer));
   m.removeFunction(printer);
-  m.addFunction(printer, pf.params, pf.results, [], m.nop());
+  if (profileCounter === undefined) m.addFunction(printer, pf.params, pf.results, [], m.nop());
+  else {
+    const hook = '__host_profile';
+    m.addFunctionImport(hook, LIMIT_IMPORT_MODULE, PROFILE_IMPORT_NAME, binaryen.createType([binaryen.i32, binaryen.f64]), binaryen.none);
+    const counter = m.f64.convert_u.i64(m.global.get(profileCounter, binaryen.i64));
+    m.addFunction(printer, pf.params, pf.results, [], m.call(hook, [m.local.get(0, binaryen.i32), counter], binaryen.none));
+  }
 
   for (const exp of ['canister_pre_upgrade', 'canister_post_upgrade']) {
     if (m.getExport(exp) === 0) continue;

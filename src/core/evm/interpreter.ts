@@ -152,6 +152,8 @@ interface FastConfig {
   readonly budget: InstructionBudget;
   readonly kind: Uint8Array;
   readonly fees: number[];
+  /** The static fee of a plain inline opcode (K_INLINE), -1 for every other: one lookup for most steps. */
+  readonly inlineFee: number[];
   readonly feeBig: bigint[];
   readonly syncGas: (SyncGas | undefined)[];
   /** Stack items the stock dynamic gas handler peeks (its underflow comes before any gas is charged). */
@@ -369,7 +371,7 @@ function makeStorageGas(evm: EvmLike): StorageGas | undefined {
   return {
     warmRead: p('warmstoragereadGas'),
     coldSload: p('coldsloadGas'),
-    sentry: Number(p('sstoreSentryEIP2200Gas')),
+    sentry: small(Number(p('sstoreSentryEIP2200Gas'))),
     noop: p('sstoreNoopEIP2200Gas'),
     init: p('sstoreInitEIP2200Gas'),
     clean: p('sstoreCleanEIP2200Gas'),
@@ -480,14 +482,15 @@ function classify(
   map: OpEntry[],
   syncGas: (SyncGas | undefined)[],
   storage: boolean,
-): { kind: Uint8Array; fees: number[]; feeBig: bigint[] } {
+): { kind: Uint8Array; fees: number[]; feeBig: bigint[]; inlineFee: number[] } {
   const kind = new Uint8Array(256);
   const fees: number[] = [];
+  const inlineFee: number[] = [];
   const feeBig: bigint[] = [];
   const inline = new Set(INLINE_OPS);
   for (let op = 0; op < 256; op++) {
     const info = map[op]!.opcodeInfo;
-    fees[op] = Number(info.feeBigInt);
+    fees[op] = small(Number(info.feeBigInt));
     feeBig[op] = info.feeBigInt;
     if (info.isInvalid) kind[op] = K_INVALID;
     else if (inline.has(op)) kind[op] = info.dynamicGas ? K_INLINE_MEM : K_INLINE;
@@ -498,7 +501,8 @@ function classify(
     kind[0x54] = K_SLOAD;
     kind[0x55] = K_SSTORE;
   }
-  return { kind, fees, feeBig };
+  for (let op = 0; op < 256; op++) inlineFee[op] = kind[op] === K_INLINE ? fees[op]! : -1;
+  return { kind, fees, feeBig, inlineFee };
 }
 
 // `var`, not `let`/`const`, for the locals the step loop reads: QuickJS checks a lexical binding for its
@@ -511,7 +515,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
   var common = it.common;
   var map = it._evm._opcodeMap;
-  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas } = cfg;
+  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee } = cfg;
   var store: FrameStorage | null | undefined;
   var info = analyse(code);
   var jumps = info.jumps;
@@ -536,23 +540,26 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var inStock = false;
   var err: EVMError | undefined;
   try {
-    steps: while (pc < codeLen) {
+    // Past the end of the code (an implicit STOP) `code[pc]` is undefined, whose inlineFee is undefined too:
+    // the end is tested on the other path only, not on every step.
+    steps: for (;;) {
       var op = code[pc]!;
-      var k = kind[op]!;
-      var cost = fees[op]!;
-      // Plain inline operations (most steps) take the shortest path: one class test, the static charge.
-      if (k === K_INLINE) {
-        if (cost > gas) {
+      var cost = inlineFee[op]!;
+      // Plain inline operations (most steps) take the shortest path: one lookup, the static charge.
+      if (cost >= 0) {
+        if ((gas -= cost) < 0) {
+          gas += cost;
           if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
             gas = 0;
             throw evmError(ERR.OUT_OF_GAS);
           }
           reserve = splitReserve;
-          cost = 0;
         }
-        gas -= cost;
         pc++;
       } else {
+        if (pc >= codeLen) break steps;
+        var k = kind[op]!;
+        cost = fees[op]!;
         if (k >= K_SLOAD) {
           if (store === undefined) store = frameStorage(it);
           k = K_STOCK_ASYNC;
@@ -569,7 +576,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 warmSlot(journal, address, addrHex, slotHex);
                 c += g.coldSload;
               }
-              cost = Number(c);
+              cost = small(Number(c));
               if (cost > gas) {
                 if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
                   gas = 0;
@@ -622,7 +629,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 warmSlot(journal, address, addrHex, slotHex);
                 c += g.coldSload;
               }
-              cost = Number(feeBig[op]! + c);
+              cost = small(Number(feeBig[op]! + c));
               if (cost > gas) {
                 if (reserve === 0n || (gas = takeGas(gas, reserve, feeBig[op]! + c)) < 0) {
                   gas = 0;
@@ -658,6 +665,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             reserve = splitReserve;
             sp = stack._len;
             cost = Number(total);
+            if (cost <= 0x7fffffff) cost |= 0;
             if (reserve !== 0n && cost > gas) {
               if ((gas = takeGas(gas, reserve, total)) < 0) {
                 gas = 0;
@@ -670,6 +678,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
             const total = syncGas[op]!(rs, feeBig[op]!);
             cost = Number(total);
+            if (cost <= 0x7fffffff) cost |= 0;
             if (reserve !== 0n && cost > gas) {
               if ((gas = takeGas(gas, reserve, total)) < 0) {
                 gas = 0;
@@ -787,8 +796,9 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           // JUMP
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
           var dest = s[--sp]!;
-          if (dest >= codeLenBig || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
-          pc = Number(dest);
+          var to = 0;
+          if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
+          pc = to;
           continue;
         }
         case 0x57: {
@@ -798,8 +808,9 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           var cond = s[sp - 2]!;
           sp -= 2;
           if (cond !== 0n) {
-            if (dest >= codeLenBig || jumps[Number(dest)] !== 1) throw invalidJump(rs, pc - 1);
-            pc = Number(dest);
+            var to = 0;
+            if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
+            pc = to;
           }
           continue;
         }
@@ -830,6 +841,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         case 0x51: {
           // MLOAD (memory gas charged above; the gas step checked the stack)
           var at = Number(s[sp - 1]!);
+          if (at <= 0x7fffffff) at |= 0;
           rs.memory.extend(at, 32);
           s[sp - 1] = readWord(rs.memory._store, at, 32);
           continue;
@@ -838,6 +850,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           // MSTORE
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
           var at = Number(s[sp - 1]!);
+          if (at <= 0x7fffffff) at |= 0;
           const v = s[sp - 2]!;
           sp -= 2;
           rs.memory.extend(at, 32);
@@ -958,7 +971,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
           var data = rs.env.callData;
           var pos = s[sp - 1]!;
-          s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos), 32);
+          s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos) | 0, 32);
           continue;
         }
         default:
@@ -981,6 +994,16 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   return { runState: rs, exceptionError: err };
 }
 
+/**
+ * `n` as QuickJS's int32 tag when it fits. `Number(bigint)` always yields a float64-tagged value, and QuickJS's
+ * fast paths (typed-array and array indexing, `<`, `+`, `++`) take int32 operands only: a float index is
+ * turned into a string property key (dtoa, atom lookup, about 850 instructions a read), a float compare or
+ * increment goes through the slow generic path. So the loop's pc, gas, fees and offsets are kept int32.
+ */
+function small(n: number): number {
+  return n <= 0x7fffffff ? n | 0 : n;
+}
+
 /** The Number part of a frame's gas; at most GAS_WINDOW, the rest is left in splitReserve. */
 const GAS_WINDOW = 2 ** 52;
 const GAS_WINDOW_BIG = BigInt(GAS_WINDOW);
@@ -988,7 +1011,7 @@ let splitReserve = 0n;
 function splitGas(g: bigint): number {
   if (g <= GAS_WINDOW_BIG) {
     splitReserve = 0n;
-    return Number(g);
+    return small(Number(g));
   }
   splitReserve = g - GAS_WINDOW_BIG;
   return GAS_WINDOW;

@@ -1,0 +1,80 @@
+// The per-function attribution of the instruction counter (src/host/profile.ts), on synthetic trace events.
+import { describe, expect, it } from 'vitest';
+import { demangle, diffProfiles, WasmProfiler, type Profile } from '../../src/host/profile.js';
+
+const names = ['imp', 'main', 'f', 'g', 'rec'];
+const byName = (p: Profile, n: string) => p.functions.find((f) => f.name === n);
+
+describe('WasmProfiler', () => {
+  it('splits the counter into self and inclusive instructions along the call tree', () => {
+    const p = new WasmProfiler(names);
+    p.begin('update');
+    p.event(1, 5); // main enters after 5 outside
+    p.event(2, 10); // f
+    p.event(3, 12); // g
+    p.event(-3, 20);
+    p.event(-2, 30);
+    p.event(3, 40); // g again, from main
+    p.event(-3, 41);
+    p.event(-1, 50);
+    p.end(53);
+    const r = p.profile();
+    expect(r.total).toBe(53);
+    expect(r.outside).toBe(5 + 3);
+    expect(byName(r, 'main')).toMatchObject({ calls: 1, self: 5 + 10 + 9, inclusive: 45 });
+    expect(byName(r, 'f')).toMatchObject({ calls: 1, self: 2 + 10, inclusive: 20 });
+    expect(byName(r, 'g')).toMatchObject({ calls: 2, self: 9, inclusive: 9 });
+    expect(r.functions.reduce((s, f) => s + f.self, 0) + r.outside).toBe(r.total);
+    expect(r.functions[0]!.name).toBe('main');
+  });
+
+  it('counts a recursive function inclusive once, and closes the frames a trap left open', () => {
+    const p = new WasmProfiler(names);
+    p.begin('update');
+    p.event(4, 0);
+    p.event(4, 10);
+    p.event(-4, 15);
+    p.event(-4, 20);
+    p.end(20);
+    p.begin('update');
+    p.event(1, 0);
+    p.event(2, 4); // traps inside f
+    p.end(10);
+    const r = p.profile();
+    expect(byName(r, 'rec')).toMatchObject({ calls: 2, self: 20, inclusive: 20 });
+    expect(byName(r, 'main')).toMatchObject({ self: 4, inclusive: 10 });
+    expect(byName(r, 'f')).toMatchObject({ self: 6, inclusive: 6 });
+    expect(r).toMatchObject({ messages: 2, total: 30, outside: 0 });
+  });
+
+  it('profiles only the message kinds asked for, and subtracts profiles', () => {
+    const p = new WasmProfiler(names);
+    p.only = new Set(['timer']);
+    p.begin('query');
+    p.event(1, 0);
+    p.event(-1, 7);
+    p.end(7);
+    expect(p.profile().messages).toBe(0);
+    p.begin('timer');
+    p.event(1, 0);
+    p.event(-1, 7);
+    p.end(7);
+    const a = p.profile();
+    p.begin('timer');
+    p.event(1, 0);
+    p.event(2, 1);
+    p.event(-2, 3);
+    p.event(-1, 9);
+    p.end(9);
+    const d = diffProfiles(p.profile(), a);
+    expect(d.total).toBe(9);
+    expect(byName(d, 'main')).toMatchObject({ calls: 1, self: 7, inclusive: 9 });
+    expect(byName(d, 'f')).toMatchObject({ calls: 1, self: 2 });
+  });
+
+  it('demangles Rust legacy symbols and leaves C names alone', () => {
+    expect(demangle('_ZN3ic03sys12call_perform17h8ded59b85a9c0c96E')).toBe('ic0::sys::call_perform');
+    expect(demangle('_ZN5alloc2rc15Rc$LT$T$C$A$GT$9drop_slow17h5bf909fd57b07baeE')).toBe('alloc::rc::Rc<T,A>::drop_slow');
+    expect(demangle('JS_CallInternal')).toBe('JS_CallInternal');
+  });
+});
