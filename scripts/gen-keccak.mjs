@@ -12,7 +12,11 @@ const RC64 = [
 const ROT = [0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14];
 const i32 = (v) => Number(BigInt.asIntN(32, v));
 
-export function generate({ complement = false } = {}) {
+// first: the state before this block is all zero (the first block of a hash), so lanes 17..24 start as
+// constants (0, or -1 when kept complemented) and are neither loaded nor XOR-ed into the first parities.
+// digest: only the 256-bit digest is needed after this block (the last block of a hash), so the last round
+// computes only lanes 0..3 (and only what they read) and only s[0..7] is stored.
+export function generate({ complement = false, first = false, digest = false } = {}) {
   const X = ['a', 'e'];
   // lane complementing (Bertoni et al., "Keccak implementation overview" 2.2): lanes 1,2,8,12,17,20 are kept
   // complemented; chi per row uses the pattern below.
@@ -22,8 +26,16 @@ export function generate({ complement = false } = {}) {
     if (v === -2147483648) return 'K31';
     return v < 0 ? `(${v})` : String(v);
   };
-  // prologue: c from loaded a
-  for (let w = 0; w < 10; w++) lines.push(`c${w} = a${w} ^ a${w + 10} ^ a${w + 20} ^ a${w + 30} ^ a${w + 40};`);
+  // prologue: c from loaded a (with `first`, the words from 34 on are constants: dropped when 0, a NOT when -1)
+  const constWord = (k) => (first && k >= 34 ? (complement && P.has(k >> 1) ? -1 : 0) : undefined);
+  for (let w = 0; w < 10; w++) {
+    const ks = [w, w + 10, w + 20, w + 30, w + 40];
+    const vars = ks.filter((k) => constWord(k) === undefined).map((k) => `a${k}`);
+    const nots = ks.filter((k) => constWord(k) === -1).length;
+    let e = vars.join(' ^ ');
+    if (nots & 1) e = `~(${e})`;
+    lines.push(`c${w} = ${e};`);
+  }
   for (let r = 0; r < 24; r++) {
     const src = X[r & 1], dst = X[(r + 1) & 1];
     const last = r === 23;
@@ -47,6 +59,9 @@ export function generate({ complement = false } = {}) {
       const key = `${src}${k}`;
       if (done.has('T' + key)) return key;
       done.add('T' + key);
+      const cw = r === 0 ? constWord(k) : undefined;
+      if (cw === 0) return `(${key} = ${d(w)})`;
+      if (cw === -1) return `(${key} = ~${d(w)})`;
       return `(${key} ^= ${d(w)})`;
     };
     // b at destination lane D, half h: source lane L = inverse pi
@@ -82,8 +97,9 @@ export function generate({ complement = false } = {}) {
     };
     for (let w = 0; w < 10; w++) {
       const x = w >> 1, h = w & 1;
+      if (last && digest && x >= 4) continue;
       const parts = [];
-      for (let y = 0; y < 5; y++) parts.push(`(${dst}${2 * (x + 5 * y) + h} = ${chi(x, y, h)})`);
+      for (let y = 0; y < (last && digest ? 1 : 5); y++) parts.push(`(${dst}${2 * (x + 5 * y) + h} = ${chi(x, y, h)})`);
       if (last) lines.push(parts.map((p) => p.slice(1, -1) + ';').join(' '));
       else lines.push(`${(r & 1) === 0 ? 'g' : 'c'}${w} = ${parts.join(' ^ ')};`);
     }
@@ -117,13 +133,13 @@ export const COMPLEMENTED_LANES = [1, 2, 8, 12, 17, 20];
 export function permuteSource(name, opts = {}) {
   const lines = generate(opts);
   const decl = (p, n) => Array.from({ length: n }, (_, i) => `${p}${i}`).join(', ');
-  const load = Array.from({ length: 50 }, (_, i) => {
+  const load = Array.from({ length: opts.first ? 34 : 50 }, (_, i) => {
     const lane = i >> 1;
     const neg = opts.complement && COMPLEMENTED_LANES.includes(lane);
-    const v = i < 34 ? `s[${i}]! ^ w[o + ${i}]!` : `s[${i}]!`;
-    return `a${i} = ${neg ? `~(${v})` : v}`;
+    const v = opts.first ? `w[o + ${i}]!` : i < 34 ? `s[${i}]! ^ w[o + ${i}]!` : `s[${i}]!`;
+    return `a${i} = ${neg ? `~${opts.first ? v : `(${v})`}` : v}`;
   }).join(', ');
-  const store = Array.from({ length: 50 }, (_, i) => {
+  const store = Array.from({ length: opts.digest ? 8 : 50 }, (_, i) => {
     const lane = i >> 1;
     const neg = opts.complement && COMPLEMENTED_LANES.includes(lane);
     return `s[${i}] = ${neg ? '~' : ''}a${i};`;
@@ -131,6 +147,7 @@ export function permuteSource(name, opts = {}) {
   return [
     `function ${name}(s: Int32Array, w: Int32Array, o: number): void {`,
     `  var ${load};`,
+    ...(opts.first ? [`  var ${Array.from({ length: 16 }, (_, i) => `a${i + 34}`).join(', ')}: number;`] : []),
     `  var ${decl('e', 50)}: number;`,
     `  var ${decl('b', 50)}: number;`,
     `  var ${decl('c', 10)}: number;`,
@@ -151,7 +168,13 @@ function regenerated(text) {
   const i = text.indexOf(begin);
   const j = text.indexOf(end);
   if (i < 0 || j < i) throw new Error('gen-keccak: markers not found in src/core/keccak.ts');
-  return text.slice(0, i + begin.length) + permuteSource('permute', { complement: true }) + '\n' + text.slice(j);
+  const gen = (name, o) => permuteSource(name, { complement: true, ...o }) + '\n';
+  const body =
+    gen('permute', {}) +
+    '/** permute for the first block of a hash (s all zero on entry). */\n' + gen('permuteFirst', { first: true }) +
+    '/** permute for the last block of a hash: only s[0..7] (the digest) is written. */\n' + gen('permuteLast', { digest: true }) +
+    '/** permute for a one-block hash: both of the above. */\n' + gen('permuteOnly', { first: true, digest: true });
+  return text.slice(0, i + begin.length) + body + text.slice(j);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
