@@ -144,8 +144,20 @@ export function permuteSource(name, opts = {}) {
     const neg = opts.complement && COMPLEMENTED_LANES.includes(lane);
     return `s[${i}] = ${neg ? '~' : ''}a${i};`;
   }).join(' ');
+  // loop: the blocks from word o up to word `end` in one call, the lanes staying in locals between blocks
+  // (no store and reload of the 50 words; a block after the first only XORs its 34 words in).
+  const body = opts.loop
+    ? [
+        `for (;;) {`,
+        ...lines.map((l) => '  ' + l),
+        `  o += 34;`,
+        `  if (o >= end) break;`,
+        '  ' + Array.from({ length: 34 }, (_, i) => `a${i} ^= w[o + ${i}]!;`).join(' '),
+        `}`,
+      ]
+    : lines;
   return [
-    `function ${name}(s: Int32Array, w: Int32Array, o: number): void {`,
+    `function ${name}(s: Int32Array, w: Int32Array, o: number${opts.loop ? ', end: number' : ''}): void {`,
     `  var ${load};`,
     ...(opts.first ? [`  var ${Array.from({ length: 16 }, (_, i) => `a${i + 34}`).join(', ')}: number;`] : []),
     `  var ${decl('e', 50)}: number;`,
@@ -154,7 +166,7 @@ export function permuteSource(name, opts = {}) {
     `  var ${decl('g', 10)}: number;`,
     `  var ${decl('d', 10)}: number;`,
     `  var K31 = 1 << 31; // an int; the literal -2147483648 would be a float in QuickJS`,
-    ...lines.map((l) => '  ' + l),
+    ...body.map((l) => '  ' + l),
     `  ${store}`,
     `}`,
   ].join('\n');
@@ -170,7 +182,8 @@ function regenerated(text) {
   if (i < 0 || j < i) throw new Error('gen-keccak: markers not found in src/core/keccak.ts');
   const gen = (name, o) => permuteSource(name, { complement: true, ...o }) + '\n';
   const body =
-    gen('permute', {}) +
+    '/** permute over the blocks from word o to word end (at least one), the state read once and stored once. */\n' +
+    gen('permute', { loop: true }) +
     '/** permute for the first block of a hash (s all zero on entry). */\n' + gen('permuteFirst', { first: true }) +
     '/** permute for the last block of a hash: only s[0..7] (the digest) is written. */\n' + gen('permuteLast', { digest: true }) +
     '/** permute for a one-block hash: both of the above. */\n' + gen('permuteOnly', { first: true, digest: true });
