@@ -142,7 +142,7 @@ export function permuteSource(name, opts = {}) {
   const store = Array.from({ length: opts.digest ? 8 : 50 }, (_, i) => {
     const lane = i >> 1;
     const neg = opts.complement && COMPLEMENTED_LANES.includes(lane);
-    return `s[${i}] = ${neg ? '~' : ''}a${i};`;
+    return `${opts.digest ? 'out' : 's'}[${i}] = ${neg ? '~' : ''}a${i};`;
   }).join(' ');
   // loop: the blocks from word o up to word `end` in one call, the lanes staying in locals between blocks
   // (no store and reload of the 50 words; a block after the first only XORs its 34 words in).
@@ -157,7 +157,7 @@ export function permuteSource(name, opts = {}) {
       ]
     : lines;
   return [
-    `function ${name}(s: Int32Array, w: Int32Array, o: number${opts.loop ? ', end: number' : ''}): void {`,
+    `function ${name}(${opts.first && opts.digest ? '' : 's: Int32Array, '}w: Int32Array, o: number${opts.loop ? ', end: number' : ''}${opts.digest ? ', out: Int32Array' : ''}): void {`,
     `  var ${load};`,
     ...(opts.first ? [`  var ${Array.from({ length: 16 }, (_, i) => `a${i + 34}`).join(', ')}: number;`] : []),
     `  var ${decl('e', 50)}: number;`,
@@ -185,8 +185,8 @@ function regenerated(text) {
     '/** permute over the blocks from word o to word end (at least one), the state read once and stored once. */\n' +
     gen('permute', { loop: true }) +
     '/** permute for the first block of a hash (s all zero on entry). */\n' + gen('permuteFirst', { first: true }) +
-    '/** permute for the last block of a hash: only s[0..7] (the digest) is written. */\n' + gen('permuteLast', { digest: true }) +
-    '/** permute for a one-block hash: both of the above. */\n' + gen('permuteOnly', { first: true, digest: true });
+    '/** permute for the last block of a hash: only the digest is written, to out[0..7]. */\n' + gen('permuteLast', { digest: true }) +
+    '/** permute for a one-block hash: both of the above (no state). */\n' + gen('permuteOnly', { first: true, digest: true });
   return text.slice(0, i + begin.length) + body + text.slice(j);
 }
 

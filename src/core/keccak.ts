@@ -550,8 +550,8 @@ function permuteFirst(s: Int32Array, w: Int32Array, o: number): void {
   a9 = b9 ^ (b1 & b3); a19 = b19 ^ (b11 & b13); a29 = b29 ^ (b21 & b23); a39 = b39 ^ (b31 | b33); a49 = b49 ^ (b41 & b43);
   s[0] = a0; s[1] = a1; s[2] = ~a2; s[3] = ~a3; s[4] = ~a4; s[5] = ~a5; s[6] = a6; s[7] = a7; s[8] = a8; s[9] = a9; s[10] = a10; s[11] = a11; s[12] = a12; s[13] = a13; s[14] = a14; s[15] = a15; s[16] = ~a16; s[17] = ~a17; s[18] = a18; s[19] = a19; s[20] = a20; s[21] = a21; s[22] = a22; s[23] = a23; s[24] = ~a24; s[25] = ~a25; s[26] = a26; s[27] = a27; s[28] = a28; s[29] = a29; s[30] = a30; s[31] = a31; s[32] = a32; s[33] = a33; s[34] = ~a34; s[35] = ~a35; s[36] = a36; s[37] = a37; s[38] = a38; s[39] = a39; s[40] = ~a40; s[41] = ~a41; s[42] = a42; s[43] = a43; s[44] = a44; s[45] = a45; s[46] = a46; s[47] = a47; s[48] = a48; s[49] = a49;
 }
-/** permute for the last block of a hash: only s[0..7] (the digest) is written. */
-function permuteLast(s: Int32Array, w: Int32Array, o: number): void {
+/** permute for the last block of a hash: only the digest is written, to out[0..7]. */
+function permuteLast(s: Int32Array, w: Int32Array, o: number, out: Int32Array): void {
   var a0 = s[0]! ^ w[o + 0]!, a1 = s[1]! ^ w[o + 1]!, a2 = ~(s[2]! ^ w[o + 2]!), a3 = ~(s[3]! ^ w[o + 3]!), a4 = ~(s[4]! ^ w[o + 4]!), a5 = ~(s[5]! ^ w[o + 5]!), a6 = s[6]! ^ w[o + 6]!, a7 = s[7]! ^ w[o + 7]!, a8 = s[8]! ^ w[o + 8]!, a9 = s[9]! ^ w[o + 9]!, a10 = s[10]! ^ w[o + 10]!, a11 = s[11]! ^ w[o + 11]!, a12 = s[12]! ^ w[o + 12]!, a13 = s[13]! ^ w[o + 13]!, a14 = s[14]! ^ w[o + 14]!, a15 = s[15]! ^ w[o + 15]!, a16 = ~(s[16]! ^ w[o + 16]!), a17 = ~(s[17]! ^ w[o + 17]!), a18 = s[18]! ^ w[o + 18]!, a19 = s[19]! ^ w[o + 19]!, a20 = s[20]! ^ w[o + 20]!, a21 = s[21]! ^ w[o + 21]!, a22 = s[22]! ^ w[o + 22]!, a23 = s[23]! ^ w[o + 23]!, a24 = ~(s[24]! ^ w[o + 24]!), a25 = ~(s[25]! ^ w[o + 25]!), a26 = s[26]! ^ w[o + 26]!, a27 = s[27]! ^ w[o + 27]!, a28 = s[28]! ^ w[o + 28]!, a29 = s[29]! ^ w[o + 29]!, a30 = s[30]! ^ w[o + 30]!, a31 = s[31]! ^ w[o + 31]!, a32 = s[32]! ^ w[o + 32]!, a33 = s[33]! ^ w[o + 33]!, a34 = ~(s[34]!), a35 = ~(s[35]!), a36 = s[36]!, a37 = s[37]!, a38 = s[38]!, a39 = s[39]!, a40 = ~(s[40]!), a41 = ~(s[41]!), a42 = s[42]!, a43 = s[43]!, a44 = s[44]!, a45 = s[45]!, a46 = s[46]!, a47 = s[47]!, a48 = s[48]!, a49 = s[49]!;
   var e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25, e26, e27, e28, e29, e30, e31, e32, e33, e34, e35, e36, e37, e38, e39, e40, e41, e42, e43, e44, e45, e46, e47, e48, e49: number;
   var b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17, b18, b19, b20, b21, b22, b23, b24, b25, b26, b27, b28, b29, b30, b31, b32, b33, b34, b35, b36, b37, b38, b39, b40, b41, b42, b43, b44, b45, b46, b47, b48, b49: number;
@@ -807,10 +807,10 @@ function permuteLast(s: Int32Array, w: Int32Array, o: number): void {
   a5 = b5 ^ (b7 & (b9 = (e49 << 14) | (e48 >>> 18)));
   a6 = b6 ^ (b8 | b0);
   a7 = b7 ^ (b9 | b1);
-  s[0] = a0; s[1] = a1; s[2] = ~a2; s[3] = ~a3; s[4] = ~a4; s[5] = ~a5; s[6] = a6; s[7] = a7;
+  out[0] = a0; out[1] = a1; out[2] = ~a2; out[3] = ~a3; out[4] = ~a4; out[5] = ~a5; out[6] = a6; out[7] = a7;
 }
-/** permute for a one-block hash: both of the above. */
-function permuteOnly(s: Int32Array, w: Int32Array, o: number): void {
+/** permute for a one-block hash: both of the above (no state). */
+function permuteOnly(w: Int32Array, o: number, out: Int32Array): void {
   var a0 = w[o + 0]!, a1 = w[o + 1]!, a2 = ~w[o + 2]!, a3 = ~w[o + 3]!, a4 = ~w[o + 4]!, a5 = ~w[o + 5]!, a6 = w[o + 6]!, a7 = w[o + 7]!, a8 = w[o + 8]!, a9 = w[o + 9]!, a10 = w[o + 10]!, a11 = w[o + 11]!, a12 = w[o + 12]!, a13 = w[o + 13]!, a14 = w[o + 14]!, a15 = w[o + 15]!, a16 = ~w[o + 16]!, a17 = ~w[o + 17]!, a18 = w[o + 18]!, a19 = w[o + 19]!, a20 = w[o + 20]!, a21 = w[o + 21]!, a22 = w[o + 22]!, a23 = w[o + 23]!, a24 = ~w[o + 24]!, a25 = ~w[o + 25]!, a26 = w[o + 26]!, a27 = w[o + 27]!, a28 = w[o + 28]!, a29 = w[o + 29]!, a30 = w[o + 30]!, a31 = w[o + 31]!, a32 = w[o + 32]!, a33 = w[o + 33]!;
   var a34, a35, a36, a37, a38, a39, a40, a41, a42, a43, a44, a45, a46, a47, a48, a49: number;
   var e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15, e16, e17, e18, e19, e20, e21, e22, e23, e24, e25, e26, e27, e28, e29, e30, e31, e32, e33, e34, e35, e36, e37, e38, e39, e40, e41, e42, e43, e44, e45, e46, e47, e48, e49: number;
@@ -1067,7 +1067,7 @@ function permuteOnly(s: Int32Array, w: Int32Array, o: number): void {
   a5 = b5 ^ (b7 & (b9 = (e49 << 14) | (e48 >>> 18)));
   a6 = b6 ^ (b8 | b0);
   a7 = b7 ^ (b9 | b1);
-  s[0] = a0; s[1] = a1; s[2] = ~a2; s[3] = ~a3; s[4] = ~a4; s[5] = ~a5; s[6] = a6; s[7] = a7;
+  out[0] = a0; out[1] = a1; out[2] = ~a2; out[3] = ~a3; out[4] = ~a4; out[5] = ~a5; out[6] = a6; out[7] = a7;
 }
 // END GENERATED PERMUTE
 
@@ -1114,18 +1114,18 @@ export function keccak256(data: Uint8Array): Uint8Array {
   t[135]! ^= 0x80;
   if (!LITTLE_ENDIAN) loadBlock(t, 0);
   const tw = LITTLE_ENDIAN ? tailWords : blockWords;
-  if (off === 0) permuteOnly(s, tw, 0);
-  else permuteLast(s, tw, 0);
+  // The digest is written by the permutation straight into the returned bytes' words.
+  const out32 = new Int32Array(8);
+  if (off === 0) permuteOnly(tw, 0, out32);
+  else permuteLast(s, tw, 0, out32);
+  if (LITTLE_ENDIAN) return new Uint8Array(out32.buffer);
   const out = new Uint8Array(32);
-  if (LITTLE_ENDIAN) new Int32Array(out.buffer).set(s.subarray(0, 8));
-  else {
-    for (let w = 0, o = 0; w < 8; w++, o += 4) {
-      const v = s[w]!;
-      out[o] = v;
-      out[o + 1] = v >> 8;
-      out[o + 2] = v >> 16;
-      out[o + 3] = v >> 24;
-    }
+  for (let w = 0, o = 0; w < 8; w++, o += 4) {
+    const v = out32[w]!;
+    out[o] = v;
+    out[o + 1] = v >> 8;
+    out[o + 2] = v >> 16;
+    out[o + 3] = v >> 24;
   }
   return out;
 }
