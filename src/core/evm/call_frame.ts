@@ -22,6 +22,7 @@ import { EVMError } from '@ethereumjs/evm';
 import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
 import { type CallFrameInternals, checkCallFrameInternals, journalCheckpointSync, journalCommitSync } from './internals.js';
 import { FlatStateManager } from './state.js';
+import { makeMemGas } from './interpreter.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
@@ -308,8 +309,6 @@ export function installCallGas(evmObj: unknown): void {
   if (!common.isActivatedEIP(2929) || !common.gteHardfork('spuriousDragon') || !common.gteHardfork('tangerineWhistle')) return;
   const eip7702 = common.isActivatedEIP(7702);
   for (const eip of [6800, 7864, 7928, 8037]) if (common.isActivatedEIP(eip)) return;
-  const memoryGas = common.param('memoryGas');
-  const quad = common.param('quadCoefficientDivGas');
   const cold = common.param('coldaccountaccessGas');
   const warm = common.param('warmstoragereadGas');
   const valueGas = common.param('callValueTransferGas');
@@ -317,19 +316,7 @@ export function installCallGas(evmObj: unknown): void {
   const outOfGas = (): never => {
     throw new EVMError(ERR.OUT_OF_GAS);
   };
-  const mem = (rs: CallGasRunState, offset: bigint, length: bigint): bigint => {
-    if (length === 0n) return 0n;
-    const words = (offset + length + 31n) / 32n;
-    if (words <= rs.memoryWordCount) return 0n;
-    let cost = words * memoryGas + (words * words) / quad;
-    if (cost > rs.highestMemCost) {
-      const prev = rs.highestMemCost;
-      rs.highestMemCost = cost;
-      cost -= prev;
-    }
-    rs.memoryWordCount = words;
-    return cost;
-  };
+  const mem = makeMemGas(common);
   const make = (withValue: boolean, newAccountCheck: boolean, checkStatic: boolean) =>
     function callGas(rs: CallGasRunState, gas: bigint): bigint {
       const p = rs.stack.peek(withValue ? 7 : 6);

@@ -253,8 +253,14 @@ function writeWord(dst: Uint8Array, at: number, v: bigint): void {
   }
 }
 
-/** Memory expansion gas, with the same bookkeeping as EthereumJS's subMemUsage (words counted in bigint). */
-function makeMemGas(common: CommonLike): (rs: RunState, offset: bigint, length: bigint) => bigint {
+/** The run-state fields memory expansion gas reads and updates. */
+interface MemGasState {
+  memoryWordCount: bigint;
+  highestMemCost: bigint;
+}
+
+/** Memory expansion gas, with the same bookkeeping as EthereumJS's subMemUsage (words counted in bigint); also call_frame.ts's. */
+export function makeMemGas(common: { param(name: string): bigint }): (rs: MemGasState, offset: bigint, length: bigint) => bigint {
   const fee = common.param('memoryGas');
   const quad = common.param('quadCoefficientDivGas');
   return (rs, offset, length) => {
