@@ -5,14 +5,11 @@
 // set-up does: nested calls and return data, reverts inside calls, value transfers (to code, to a missing
 // account, to an existing empty account, to a precompile, more than the balance), CALLCODE and DELEGATECALL
 // storage context, static-call violations, the depth limit, precompiles, and an EIP-7702-delegated account.
-import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereumjs/util';
-import { createVM, runTx } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
 import { asm, deployCode, hex, word } from '../support/asm.js';
-import { ALICE, ETH, env, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from './evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const push20 = (a: Uint8Array): Uint8Array => op(0x73, ...a);
@@ -139,53 +136,14 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     const own = await runOurs(false);
     const stock = await runOurs(true);
 
-    const common = createCustomCommon({ chainId: 4801360 }, Mainnet, { hardfork: Hardfork.Prague });
-    const vm = await createVM({ common });
-    await vm.stateManager.putAccount(new Address(ALICE), createAccount({ balance: 100n * ETH }));
-    await vm.stateManager.putCode(new Address(delegated), designator);
-    await vm.stateManager.putAccount(new Address(emptyExisting), createAccount({}));
-    const block = {
-      common,
-      header: {
-        number: e.number, timestamp: e.timestamp, gasLimit: e.gasLimit, gasUsed: 0n, baseFeePerGas: e.baseFeePerGas,
-        coinbase: new Address(e.coinbase), prevRandao: e.prevRandao, difficulty: 0n, getBlobGasPrice: () => 1n,
-      },
-    } as never;
-    let blockGas = 0n;
-    for (let i = 0; i < txs.length; i++) {
-      const t = toExec(txs[i]!, BigInt(i));
-      const stx = createFeeMarket1559Tx(
-        { nonce: t.nonce, gasLimit: t.gasLimit, to: t.to && new Address(t.to), value: t.value, data: t.data,
-          maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas },
-        { common, freeze: false },
-      );
-      Object.defineProperty(stx, 'getSenderAddress', { value: () => new Address(ALICE) });
-      const r = await runTx(vm, { tx: stx, block, skipHardForkValidation: true, blockGasUsed: blockGas });
-      blockGas += r.totalGasSpent;
-      const a = own.outs[i]!;
-      const ctx = `tx ${i}`;
-      expect(a.status, ctx).toBe(r.execResult.exceptionError === undefined ? 1 : 0);
-      expect(a.gasUsed, ctx).toBe(r.totalGasSpent);
-      expect(hex(a.returnData), ctx).toBe(hex(r.execResult.returnValue));
-      expect(a.logs.map((l) => [hex(l.address), l.topics.map(hex), hex(l.data)]), ctx).toEqual(
-        (r.execResult.logs ?? []).map(([ad, tp, d]) => [hex(ad), tp.map(hex), hex(d)]),
-      );
-      expect({ ...a, instructions: 0n }, ctx).toEqual({ ...stock.outs[i]!, instructions: 0n });
-    }
+    const vm = await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), own.outs, async (stockVm) => {
+      await stockVm.stateManager.putCode(new Address(delegated), designator);
+      await stockVm.stateManager.putAccount(new Address(emptyExisting), createAccount({}));
+    });
+    for (let i = 0; i < txs.length; i++) expect({ ...own.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...stock.outs[i]!, instructions: 0n });
     expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
 
-    for (const a of watch) {
-      const acc = await vm.stateManager.getAccount(new Address(a));
-      expect(own.engine.getBalance(a), `balance ${hex(a)}`).toBe(acc?.balance ?? 0n);
-      expect(own.engine.getNonce(a), `nonce ${hex(a)}`).toBe(acc?.nonce ?? 0n);
-      expect(hex(own.engine.getCode(a)), `code ${hex(a)}`).toBe(hex(await vm.stateManager.getCode(new Address(a))));
-      for (const s of [0n, 1n, 2n, 3n, 4n, 7n, 9n, 100n, 101n, 102n, 103n]) {
-        const v = await vm.stateManager.getStorage(new Address(a), word(s));
-        const padded = new Uint8Array(32);
-        padded.set(v, 32 - v.length);
-        expect(hex(own.engine.getStorage(a, word(s))), `storage ${hex(a)}[${s}]`).toBe(hex(padded));
-      }
-    }
+    await expectStateMatchesStock(vm, [own.engine], watch, [0n, 1n, 2n, 3n, 4n, 7n, 9n, 100n, 101n, 102n, 103n]);
     // the existing empty account was touched by a zero-value call and removed (EIP-161), as EthereumJS does
     expect(await vm.stateManager.getAccount(new Address(emptyExisting))).toBeUndefined();
 

@@ -5,17 +5,14 @@
 // stack and arithmetic edge cases, memory expansion, jumps (into push data, past the code), out of gas
 // mid-loop, nested reverts, return data bounds, static-call violations, precompiles, deep calls, CREATE2,
 // SELFDESTRUCT, and a solc-compiled ERC-20.
-import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereumjs/util';
-import { createVM, runTx } from '@ethereumjs/vm';
+import { bigIntToBytes, generateAddress } from '@ethereumjs/util';
 import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
 import { usesFastInterpreter } from '../../src/core/evm/interpreter.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
-import { ALICE, ETH, env, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from './evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const h = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'hex'));
@@ -290,52 +287,10 @@ describe('differential: fast run loop vs EthereumJS run loop vs stock EthereumJS
     expect(usesFastInterpreter(fast.engine.vm.evm)).toBe(true);
     expect(usesFastInterpreter(slow.engine.vm.evm)).toBe(false);
 
-    const common = createCustomCommon({ chainId: 4801360 }, Mainnet, { hardfork: Hardfork.Prague });
-    const vm = await createVM({ common });
-    await vm.stateManager.putAccount(new Address(ALICE), createAccount({ balance: 100n * ETH }));
-    const block = {
-      common,
-      header: {
-        number: e.number, timestamp: e.timestamp, gasLimit: e.gasLimit, gasUsed: 0n, baseFeePerGas: e.baseFeePerGas,
-        coinbase: new Address(e.coinbase), prevRandao: e.prevRandao, difficulty: 0n, getBlobGasPrice: () => 1n,
-      },
-    } as never;
-    let blockGas = 0n;
-    for (let i = 0; i < txs.length; i++) {
-      const t = toExec(txs[i]!, BigInt(i));
-      const stx = createFeeMarket1559Tx(
-        { nonce: t.nonce, gasLimit: t.gasLimit, to: t.to && new Address(t.to), value: t.value, data: t.data,
-          maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas },
-        { common, freeze: false },
-      );
-      Object.defineProperty(stx, 'getSenderAddress', { value: () => new Address(ALICE) });
-      const r = await runTx(vm, { tx: stx, block, skipHardForkValidation: true, blockGasUsed: blockGas });
-      blockGas += r.totalGasSpent;
-      const a = fast.outs[i]!;
-      const b = slow.outs[i]!;
-      const ctx = `tx ${i}`;
-      expect(a.status, ctx).toBe(r.execResult.exceptionError === undefined ? 1 : 0);
-      expect(a.gasUsed, ctx).toBe(r.totalGasSpent);
-      expect(hex(a.returnData), ctx).toBe(hex(r.execResult.returnValue));
-      expect(a.logs.map((l) => [hex(l.address), l.topics.map(hex), hex(l.data)]), ctx).toEqual(
-        (r.execResult.logs ?? []).map(([ad, tp, d]) => [hex(ad), tp.map(hex), hex(d)]),
-      );
-      expect({ ...a, instructions: 0n }, ctx).toEqual({ ...b, instructions: 0n });
-    }
+    const vm = await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), fast.outs);
+    for (let i = 0; i < txs.length; i++) expect({ ...fast.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...slow.outs[i]!, instructions: 0n });
 
-    for (const a of watch) {
-      const acc = await vm.stateManager.getAccount(new Address(a));
-      expect(fast.engine.getBalance(a), `balance ${hex(a)}`).toBe(acc?.balance ?? 0n);
-      expect(fast.engine.getNonce(a), `nonce ${hex(a)}`).toBe(acc?.nonce ?? 0n);
-      expect(hex(fast.engine.getCode(a)), `code ${hex(a)}`).toBe(hex(await vm.stateManager.getCode(new Address(a))));
-      for (let s = 0n; s < 40n; s++) {
-        const v = await vm.stateManager.getStorage(new Address(a), word(s));
-        const padded = new Uint8Array(32);
-        padded.set(v, 32 - v.length);
-        expect(hex(fast.engine.getStorage(a, word(s))), `storage ${hex(a)}[${s}]`).toBe(hex(padded));
-        expect(hex(slow.engine.getStorage(a, word(s))), `storage ${hex(a)}[${s}]`).toBe(hex(padded));
-      }
-    }
+    await expectStateMatchesStock(vm, [fast.engine, slow.engine], watch, Array.from({ length: 40 }, (_, i) => BigInt(i)));
 
     // Sanity: the programs reach the paths they are meant to.
     const o = fast.outs;
