@@ -20,6 +20,17 @@ export const CHEAP_LOOP_STEPS = 7n;
 export const JUMPDEST_LOOP = Uint8Array.from([0x60, 0x00, 0x35, 0x5b, ...new Array(32).fill(0x5b), 0x60, 0x01, 0x90, 0x03, 0x80, 0x60, 0x03, 0x57, 0x00]);
 export const JUMPDEST_LOOP_GAS_PER_ITERATION = 26n + 32n;
 
+/** Deploys a loop program (CHEAP_LOOP, JUMPDEST_LOOP) from `from` in a block of its own; returns its address. */
+export async function deployLoop(chain: BenchChain, from: Account, runtime: Uint8Array): Promise<Uint8Array> {
+  const deploy = signTx(from, { data: deployCode(runtime), gasLimit: 200_000n });
+  await chain.submit(deploy);
+  await chain.mine();
+  return chain.receipt(keccak_256(deploy)).contract_address[0]!;
+}
+
+/** The transaction that runs a deployed loop program `n` times. */
+export const loopTx = (from: Account, at: Uint8Array, n: bigint): Uint8Array => signTx(from, { to: at, data: u256(n), gasLimit: 2_900_000n });
+
 export async function benchEvm(report: Report): Promise<void> {
   const senders: Account[] = Array.from({ length: 9 }, (_, i) => account(i));
   const chain = await BenchChain.start({ accounts: senders });
@@ -133,13 +144,10 @@ export async function benchEvm(report: Report): Promise<void> {
     // every fixed cost (message, tx, receipt) cancels out.
     const loopCost = async (runtime: Uint8Array, iterations: bigint[]): Promise<bigint[]> => {
       const from = senders[0]!;
-      const deploy = signTx(from, { data: deployCode(runtime), gasLimit: 200_000n });
-      await chain.submit(deploy);
-      await chain.mine();
-      const at = chain.receipt(keccak_256(deploy)).contract_address[0]!;
+      const at = await deployLoop(chain, from, runtime);
       const out: bigint[] = [];
       for (const n of iterations) {
-        const raw = signTx(from, { to: at, data: u256(n), gasLimit: 2_900_000n });
+        const raw = loopTx(from, at, n);
         await chain.submit(raw);
         const m = await chain.mine();
         if (chain.receipt(keccak_256(raw)).status !== 1) throw new Error('loop transaction failed');

@@ -2,9 +2,8 @@
 // wasm (src/host/prepare.ts, `profile`) and prints the wasm functions that spent its instructions, by self
 // instructions (Markdown table). For the interpreter loops the figure is the difference of a long and a short
 // run divided by the steps (or gas) between them, so every fixed cost cancels out, as in bench/evm.ts.
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { CHEAP_LOOP, CHEAP_LOOP_STEPS, JUMPDEST_LOOP, JUMPDEST_LOOP_GAS_PER_ITERATION } from '../bench/evm.js';
-import { account, BenchChain, deployCode, signTx, u256 } from '../bench/support.js';
+import { CHEAP_LOOP, CHEAP_LOOP_STEPS, deployLoop, JUMPDEST_LOOP, JUMPDEST_LOOP_GAS_PER_ITERATION, loopTx } from '../bench/evm.js';
+import { account, BenchChain, signTx } from '../bench/support.js';
 import { diffProfiles, formatProfile, type Profile } from '../src/host/profile.js';
 
 interface Scenario {
@@ -28,13 +27,10 @@ async function mineProfiled(chain: BenchChain): Promise<Profile> {
 const loop = (runtime: Uint8Array, short: bigint, long: bigint, per: number, unit: string): Scenario['run'] =>
   async (chain) => {
     const from = senders[0]!;
-    const deploy = signTx(from, { data: deployCode(runtime), gasLimit: 200_000n });
-    await chain.submit(deploy);
-    await chain.mine();
-    const at = chain.receipt(keccak_256(deploy)).contract_address[0]!;
+    const at = await deployLoop(chain, from, runtime);
     const profiles: Profile[] = [];
     for (const n of [short, long]) {
-      await chain.submit(signTx(from, { to: at, data: u256(n), gasLimit: 2_900_000n }));
+      await chain.submit(loopTx(from, at, n));
       profiles.push(await mineProfiled(chain));
     }
     return { profile: diffProfiles(profiles[1]!, profiles[0]!), per, unit };
