@@ -61,7 +61,7 @@ describe('instruction budget', () => {
       logs: [],
       failure: { code: 'exec.halt.instruction_budget' },
     });
-    // Stopped at the first counter read past the budget: reads are 16 steps apart, 1 M apart here.
+    // Stopped at the first counter read past the budget: reads are 64 code bytes (16 loop rounds) apart, 1 M apart here.
     expect(o.instructions).toBeGreaterThan(500_000_000n);
     expect(o.instructions).toBeLessThan(503_000_000n);
     // The block goes on: the next transaction of the same sender sees the bumped nonce.
@@ -91,6 +91,29 @@ describe('instruction budget', () => {
     expect(outcomes[0]).toEqual(outcomes[1]);
   });
 
+  it('counts straight-line code: a run longer than the fast loop counts between jumps takes the stock loop', async () => {
+    const host = new SteppingHost(1_000_000n);
+    const { engine } = await setup(host, 100_000_000n);
+    const pairs = (n: number) => Array.from({ length: n }, () => ['PUSH0', 'POP']).flat();
+    // 4,000 bytes with no jump (longer than MAX_UNCOUNTED_RUN_BYTES): 4,000 steps, a read every 16 on this
+    // host is 250 M, past the 100 M budget.
+    const straight = asm(...pairs(2000), 'STOP');
+    // The same steps cut into 1,000-byte runs by jumps: the fast loop counts each run's bytes at its jump, and a
+    // count past 64 bytes reads the counter: one read a jump.
+    const cut = asm(...[0, 1, 2, 3].flatMap((i) => [...pairs(499), ref(`r${i}`), 'JUMP', label(`r${i}`)]), 'STOP');
+    engine.beginBlock(env(2n));
+    const deployed = [];
+    for (const [i, code] of [straight, cut].entries()) {
+      deployed.push(included(await engine.runTx(tx({ nonce: BigInt(2 + i), to: undefined, data: deployCode(code), gasLimit: 2_000_000n }))).contractAddress!);
+    }
+    const long = included(await engine.runTx(tx({ from: BOB, nonce: 0n, to: deployed[0]!, gasLimit: 100_000n })));
+    expect(long.failure?.code).toBe('exec.halt.instruction_budget');
+    const short = included(await engine.runTx(tx({ from: BOB, nonce: 1n, to: deployed[1]!, gasLimit: 100_000n })));
+    expect(short.status).toBe(1);
+    expect(short.instructions).toBeGreaterThanOrEqual(4_000_000n);
+    expect(short.instructions).toBeLessThan(10_000_000n);
+  });
+
   it('an ordinary transaction under the same budget is unaffected, and counter reads are spaced out', async () => {
     const host = new SteppingHost(1_000_000n);
     const { engine, logger } = await setup(host, 500_000_000n);
@@ -105,11 +128,12 @@ describe('instruction budget', () => {
   it('eth_call applies the same budget; a larger call budget lets the loop run out of gas instead', async () => {
     const host = new SteppingHost(1_000_000n);
     const { engine, spin } = await setup(host, 500_000_000n);
-    const call = tx({ from: BOB, nonce: 0n, to: spin, gasLimit: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n });
+    // 300,000 gas of the 4-byte loop is 100 K code bytes: about 1,560 counter reads (64 bytes apart), 1.56 B on this host.
+    const call = tx({ from: BOB, nonce: 0n, to: spin, gasLimit: 300_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n });
     const r = await engine.call(call, env(2n));
-    expect(r).toMatchObject({ status: 0, gasUsed: 100_000n, failure: { code: 'exec.halt.instruction_budget' } });
+    expect(r).toMatchObject({ status: 0, gasUsed: 300_000n, failure: { code: 'exec.halt.instruction_budget' } });
     const r2 = await engine.call(call, env(2n), { instructionBudget: 10n ** 12n });
-    expect(r2).toMatchObject({ status: 0, gasUsed: 100_000n, failure: { code: 'exec.halt', message: 'out of gas' } });
+    expect(r2).toMatchObject({ status: 0, gasUsed: 300_000n, failure: { code: 'exec.halt', message: 'out of gas' } });
   });
 
   it('checks a precompile before it starts, from the gas it will charge', async () => {

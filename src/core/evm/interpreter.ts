@@ -18,7 +18,9 @@
 //   slots stay in its journal, so reverts and calls see them as before;
 // - caches the JUMPDEST bitmap and PUSH values per code array (code arrays are never mutated);
 // - keeps EthereumJS's order inside a step: stack peeks of the gas handler, gas (static + dynamic),
-//   out-of-gas, program counter, budget tick, then the operation — so errors and gas are identical.
+//   out-of-gas, program counter, budget tick, then the operation — so errors and gas are identical
+//   (the inline opcodes' budget count is made at the next JUMP or JUMPI, in code bytes; code with straight
+//   runs longer than MAX_UNCOUNTED_RUN_BYTES takes the stock loop).
 // It only installs when the EIPs whose per-step hooks it leaves out are all inactive (EOF, Verkle and
 // binary-tree witnesses, EIP-7928 block access lists, EIP-8037/8038 state gas, EIP-8024), and each frame
 // falls back to the stock loop when a `step` listener, DEBUG or the profiler is on, or the frame carries
@@ -27,7 +29,7 @@
 import { EVMError } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { toHex } from './encoding.js';
-import type { InstructionBudget } from './budget.js';
+import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
 import { checkRunStateShapes } from './internals.js';
 
@@ -162,10 +164,15 @@ interface FastConfig {
   readonly storageGas: StorageGas | undefined;
 }
 
-/** Per code array: JUMPDEST bitmap and PUSH immediates decoded on first use. */
+/** Per code array: JUMPDEST bitmap, PUSH immediates decoded on first use, longest straight-line span. */
 interface CodeInfo {
   readonly jumps: Uint8Array;
   readonly pushes: (bigint | undefined)[];
+  /**
+   * Bytes of the longest run of code that execution can cross without a JUMP, JUMPI or a halting opcode
+   * (STOP, RETURN, REVERT, INVALID, SELFDESTRUCT): the most code the fast loop runs between two budget counts.
+   */
+  readonly longestRun: number;
 }
 
 const configs = new WeakMap<object, FastConfig>();
@@ -190,13 +197,24 @@ function analyse(code: Uint8Array): CodeInfo {
   // about 2 K instructions a byte in the canister (4 M for a 2 KB token): see analyseCode
   var n = code.length;
   var jumps = new Uint8Array(n);
+  var runStart = 0;
+  var longestRun = 0;
   for (var i = 0; i < n; i++) {
     var op = code[i]!;
     if (op >= 0x60) {
       if (op <= 0x7f) i += op - 0x5f;
+      else if (op >= 0xfd || op === 0xf3) {
+        if (i + 1 - runStart > longestRun) longestRun = i + 1 - runStart;
+        runStart = i + 1;
+      }
     } else if (op === 0x5b) jumps[i] = 1;
+    else if (op === 0x56 || op === 0x57 || op === 0x00) {
+      if (i + 1 - runStart > longestRun) longestRun = i + 1 - runStart;
+      runStart = i + 1;
+    }
   }
-  info = { jumps, pushes: [] };
+  if (n - runStart > longestRun) longestRun = n - runStart;
+  info = { jumps, pushes: [], longestRun };
   codeInfos.set(code, info);
   return info;
 }
@@ -521,9 +539,11 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
   var common = it.common;
   var map = it._evm._opcodeMap;
+  var info = analyse(code);
+  // Budget counts happen at jumps (below): code with a longer straight run takes the stock loop, which counts every step.
+  if (info.longestRun > MAX_UNCOUNTED_RUN_BYTES) return stockRun!.call(it, code, opts);
   var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee } = cfg;
   var store: FrameStorage | null | undefined;
-  var info = analyse(code);
   var jumps = info.jumps;
   var pushes = info.pushes;
   rs.validJumps = jumps;
@@ -540,8 +560,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var gas = splitGas(rs.gasLeft);
   var reserve = splitReserve;
   var sp = stack._len;
-  var interval = budget.interval;
+  // The budget countdown is in code bytes, counted at each JUMP and JUMPI from `mark` (where the current
+  // straight run began): no work on the other steps. A byte is at most one step, so this counts no fewer
+  // steps than there were; what runs uncounted after the last jump is at most `longestRun` bytes.
+  var interval = budget.interval * CODE_BYTES_PER_BUDGET_STEP;
   var tick = interval;
+  var mark = pc;
   var codeLenBig = BigInt(codeLen);
   var inStock = false;
   var err: EVMError | undefined;
@@ -709,7 +733,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           // CALLDATACOPY (gas, memory expansion and the stack check done above by the synchronous gas step):
           // EthereumJS pads the slice with setLength, which spreads it through a JS array (seconds for a
           // large copy past the end of the call data); copy and zero-fill in place instead.
-          if (--tick === 0) {
+          if (--tick <= 0) {
             tick = interval;
             budget.require(0n);
           }
@@ -746,18 +770,13 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           continue;
         }
       }
-      // Inline operations: the budget tick instrumentOpcodes' wrapper would have done, then the operation.
-      // (a per-frame countdown in a local: a counter read at least every `interval` steps of any frame)
-      if (--tick === 0) {
-        tick = interval;
-        budget.require(0n);
-      }
+      // Inline operations (their budget count is the code bytes counted at the next JUMP or JUMPI).
       if (op >= 0x60) {
         if (op <= 0x7f) {
           // PUSH1..PUSH32 (PUSH1 from a dense table: a sparse array is a slow object in QuickJS)
           if (op === 0x60) {
             if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-            s[sp++] = BYTE_WORDS[pc < codeLen ? code[pc]! : 0]!;
+            s[sp++] = BYTE_WORDS[code[pc]! | 0]!; // past the end: undefined | 0 is 0
             pc++;
             continue;
           }
@@ -790,7 +809,143 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         s[h - d] = t;
         continue;
       }
-      // Cases in rough order of frequency in compiled Solidity: QuickJS tests a switch's cases one by one.
+      // Two switches by opcode range, each in rough order of frequency in compiled Solidity: QuickJS tests a
+      // switch's cases one by one, so one range test first halves the cases a step goes through.
+      if (op < 0x20) {
+        switch (op) {
+          case 0x01: {
+            // ADD
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            var r = a + b;
+            if (r > MAX) r -= TWO256;
+            s[sp - 2] = r;
+            sp--;
+            continue;
+          }
+          case 0x16: {
+            // AND
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a & b;
+            sp--;
+            continue;
+          }
+          case 0x15: // ISZERO
+            if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+            s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
+            continue;
+          case 0x03: {
+            // SUB
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a >= b ? a - b : a - b + TWO256;
+            sp--;
+            continue;
+          }
+          case 0x14: {
+            // EQ
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a === b ? 1n : 0n;
+            sp--;
+            continue;
+          }
+          case 0x10: {
+            // LT
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a < b ? 1n : 0n;
+            sp--;
+            continue;
+          }
+          case 0x11: {
+            // GT
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a > b ? 1n : 0n;
+            sp--;
+            continue;
+          }
+          case 0x1c: {
+            // SHR
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a > 256n ? 0n : b >> a;
+            sp--;
+            continue;
+          }
+          case 0x1b: {
+            // SHL
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a > 256n ? 0n : (b << a) & MAX;
+            sp--;
+            continue;
+          }
+          case 0x02: {
+            // MUL
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = (a * b) & MAX;
+            sp--;
+            continue;
+          }
+          case 0x17: {
+            // OR
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a | b;
+            sp--;
+            continue;
+          }
+          case 0x18: {
+            // XOR
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = a ^ b;
+            sp--;
+            continue;
+          }
+          case 0x19: // NOT
+            if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+            s[sp - 1] = MAX ^ s[sp - 1]!;
+            continue;
+          case 0x12: {
+            // SLT
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+            sp--;
+            continue;
+          }
+          case 0x13: {
+            // SGT
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+            sp--;
+            continue;
+          }
+          case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
+            break steps;
+          default:
+            throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
+        }
+      }
       switch (op) {
         case 0x5b: // JUMPDEST
           continue;
@@ -800,15 +955,23 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           continue;
         case 0x56: {
           // JUMP
+          if ((tick -= pc - mark) <= 0) {
+            tick = interval;
+            budget.require(0n);
+          }
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
           var dest = s[--sp]!;
           var to = 0;
           if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
-          pc = to;
+          pc = mark = to;
           continue;
         }
         case 0x57: {
           // JUMPI
+          if ((tick -= pc - mark) <= 0) {
+            tick = interval;
+            budget.require(0n);
+          }
           if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
           var dest = s[sp - 1]!;
           var cond = s[sp - 2]!;
@@ -818,32 +981,9 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
             pc = to;
           }
+          mark = pc;
           continue;
         }
-        case 0x01: {
-          // ADD
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          var r = a + b;
-          if (r > MAX) r -= TWO256;
-          s[sp - 2] = r;
-          sp--;
-          continue;
-        }
-        case 0x16: {
-          // AND
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a & b;
-          sp--;
-          continue;
-        }
-        case 0x15: // ISZERO
-          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
-          continue;
         case 0x51: {
           // MLOAD (memory gas charged above; the gas step checked the stack)
           var at = Number(s[sp - 1]!);
@@ -863,115 +1003,10 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           writeWord(rs.memory._store, at, v);
           continue;
         }
-        case 0x03: {
-          // SUB
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a >= b ? a - b : a - b + TWO256;
-          sp--;
-          continue;
-        }
-        case 0x14: {
-          // EQ
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a === b ? 1n : 0n;
-          sp--;
-          continue;
-        }
-        case 0x10: {
-          // LT
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a < b ? 1n : 0n;
-          sp--;
-          continue;
-        }
-        case 0x11: {
-          // GT
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a > b ? 1n : 0n;
-          sp--;
-          continue;
-        }
-        case 0x1c: {
-          // SHR
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a > 256n ? 0n : b >> a;
-          sp--;
-          continue;
-        }
-        case 0x1b: {
-          // SHL
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a > 256n ? 0n : (b << a) & MAX;
-          sp--;
-          continue;
-        }
-        case 0x02: {
-          // MUL
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = (a * b) & MAX;
-          sp--;
-          continue;
-        }
-        case 0x17: {
-          // OR
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a | b;
-          sp--;
-          continue;
-        }
-        case 0x18: {
-          // XOR
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = a ^ b;
-          sp--;
-          continue;
-        }
-        case 0x19: // NOT
-          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          s[sp - 1] = MAX ^ s[sp - 1]!;
-          continue;
-        case 0x12: {
-          // SLT
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
-          sp--;
-          continue;
-        }
-        case 0x13: {
-          // SGT
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var a = s[sp - 1]!;
-          var b = s[sp - 2]!;
-          s[sp - 2] = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
-          sp--;
-          continue;
-        }
         case 0x5f: // PUSH0
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp++] = 0n;
           continue;
-        case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
-          break steps;
         case 0x35: {
           // CALLDATALOAD
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
