@@ -50,6 +50,7 @@ export class MetaStore {
   // Heap copies: Meta is read on every submit; the map stays the source of truth across upgrades.
   private config: ChainConfig | undefined;
   private head: Head | undefined | null = null;
+  private nextBaseFee: bigint | undefined;
 
   constructor(private readonly map: KvMap) {}
 
@@ -99,12 +100,14 @@ export class MetaStore {
   }
 
   getNextBaseFee(): bigint {
+    if (this.nextBaseFee !== undefined) return this.nextBaseFee;
     const b = this.map.get(K_BASEFEE);
-    return b === undefined ? DEFAULT_BASE_FEE : new ByteReader(b).big();
+    return (this.nextBaseFee = b === undefined ? DEFAULT_BASE_FEE : new ByteReader(b).big());
   }
 
   setNextBaseFee(v: bigint): void {
     this.map.insert(K_BASEFEE, new ByteWriter(33).big(v).finish());
+    this.nextBaseFee = v;
   }
 
   /** The next sequence number, without taking it (every tx_id so far is below it). */

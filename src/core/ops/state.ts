@@ -120,6 +120,8 @@ export class OpsStore {
 
   /** The facade's WriteGuard: undefined allows the write, an ops.write.* error refuses it. */
   guard(op: WriteOp): CoreError | undefined {
+    // Every submit and block asks: the Normal answer reads the mode once and builds no reason text.
+    if (this.mode() === 'Normal') return undefined;
     const mode = this.mode();
     const reason = this.status().reason;
     const why = reason === undefined ? '' : ` (${reason})`;
