@@ -143,7 +143,9 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   const { host, engine, pool, meta, store } = d;
   const head = meta.getHead();
   if (head === undefined) return { kind: 'NotInitialized' };
-  if (pool.size() === 0 && !allowEmpty) return { kind: 'NoPending' };
+  // The pool's sender queues mirror its Pending map in the heap (no stable-memory call to count it).
+  const queues = pool.senderQueues();
+  if (queues.size === 0 && !allowEmpty) return { kind: 'NoPending' };
 
   const cfg = meta.getConfig();
   const baseFee = meta.getNextBaseFee();
@@ -163,7 +165,6 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   // below the minimum gas price) and not-executable ones past their lifetime; mark the not-executable rest.
   let dropped = 0;
   const heap = new CandidateHeap();
-  const queues = pool.senderQueues();
   const nowNs = host.timeNs();
   pool.notExecutable.clear();
   for (const [k, q] of [...queues.entries()]) {

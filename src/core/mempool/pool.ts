@@ -103,6 +103,8 @@ export class PendingPool {
    * restart until the first pass (the limits it feeds are then briefly looser, never stricter).
    */
   readonly notExecutable = new Map<string, PendingEntry>();
+  /** Set when the dropped-status index was last seen empty and nothing was dropped since (heap only). */
+  private noDroppedStatuses = false;
 
   constructor(
     readonly maps: PoolMaps,
@@ -176,6 +178,7 @@ export class PendingPool {
     if (this.notExecutable.size > 0) this.notExecutable.delete(toHex(entry.txId));
     if (status.kind === 'Dropped') {
       m.droppedByTime?.insert(concatBytes(u64be(this.nowNs()), entry.txId), new Uint8Array(0));
+      this.noDroppedStatuses = false;
       // A dropped tx is forgotten except for its status: the body goes, and the hash index goes so
       // that the same bytes can be submitted again later.
       const id = m.hashToId.get(entry.ethHash);
@@ -204,10 +207,13 @@ export class PendingPool {
    */
   pruneDroppedStatuses(lifetimeNs: bigint, max: number): number {
     const idx = this.maps.droppedByTime;
-    if (idx === undefined) return 0;
+    if (idx === undefined || this.noDroppedStatuses) return 0;
     const now = this.nowNs();
     let n = 0;
-    for (const [k] of idx.items(0, max)) {
+    const items = idx.items(0, max);
+    // Seen empty: the next blocks skip the stable-memory read until drop() adds an entry.
+    if (items.length === 0) this.noDroppedStatuses = true;
+    for (const [k] of items) {
       if (readU64be(k) + lifetimeNs > now) break;
       const txId = k.subarray(8);
       const st = this.maps.status.get(txId);
