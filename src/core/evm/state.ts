@@ -459,7 +459,7 @@ export class FlatStateManager {
   }
 
   headStateRoot(): Uint8Array {
-    return this.maps.accounts.get(STATE_ROOT_KEY) ?? ZERO_ROOT;
+    return headStateRootOf(this.maps.accounts);
   }
 
   /** Writes the block's net changes to the KvMaps and advances the state root (see the header comment). */
@@ -515,6 +515,7 @@ export class FlatStateManager {
     }
     const root = keccak256(concatBytes(parent, keccak256(w)));
     this.maps.accounts.insert(STATE_ROOT_KEY, root);
+    headRoots.set(this.maps.accounts, root);
     return root;
   }
 
@@ -534,6 +535,21 @@ export class FlatStateManager {
   shallowCopy(): FlatStateManager {
     return new FlatStateManager(this.maps, this.hooks, this.codeCache);
   }
+}
+
+/**
+ * The head state root by accounts map, kept in the heap: commitToMaps and chainGenesisWrite are its only writers (a
+ * trap or a devnet state restore rolls the heap back with the map), and a block reads it once.
+ */
+const headRoots = new WeakMap<KvMap, Uint8Array>();
+
+function headStateRootOf(accounts: KvMap): Uint8Array {
+  let root = headRoots.get(accounts);
+  if (root === undefined) {
+    root = accounts.get(STATE_ROOT_KEY) ?? ZERO_ROOT;
+    headRoots.set(accounts, root);
+  }
+  return root;
 }
 
 /** Reads an account record from the committed maps, bypassing any block cache (head queries). */
