@@ -566,6 +566,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var interval = budget.interval * CODE_BYTES_PER_BUDGET_STEP;
   var tick = interval;
   var mark = pc;
+  var jumpdestFee = fees[0x5b]!;
   var codeLenBig = BigInt(codeLen);
   var inStock = false;
   var err: EVMError | undefined;
@@ -963,7 +964,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           var dest = s[--sp]!;
           var to = 0;
           if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
-          pc = mark = to;
+          // The destination is a JUMPDEST: its step (its fee, no operation) is taken here when the gas allows.
+          mark = to;
+          if (gas >= jumpdestFee) {
+            gas -= jumpdestFee;
+            pc = to + 1;
+          } else pc = to;
           continue;
         }
         case 0x57: {
@@ -979,9 +985,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           if (cond !== 0n) {
             var to = 0;
             if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
-            pc = to;
-          }
-          mark = pc;
+            mark = to;
+            if (gas >= jumpdestFee) {
+              gas -= jumpdestFee;
+              pc = to + 1;
+            } else pc = to;
+          } else mark = pc;
           continue;
         }
         case 0x51: {
