@@ -28,6 +28,7 @@
 
 import { EVMError } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
+import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
@@ -43,7 +44,7 @@ const BYTE_WORDS: readonly bigint[] = Array.from({ length: 256 }, (_, i) => BigI
 const UNSUPPORTED_EIPS = [3540, 4200, 4750, 6206, 6800, 7069, 7480, 7620, 7708, 7864, 7928, 8024, 8037, 8038];
 
 const INLINE_OPS = [
-  0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x35, 0x50,
+  0x00, 0x01, 0x02, 0x03, 0x04, 0x06, 0x30, 0x33, 0x34, 0x36, 0x3d, 0x5a, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x35, 0x50,
   0x51, 0x52, 0x56, 0x57, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
 ];
 
@@ -81,7 +82,16 @@ interface RunState {
   shouldDoJumpAnalysis: boolean;
   gasLeft: bigint;
   gasRefund: bigint;
-  env: { accessWitness?: unknown; chargeCodeAccesses?: boolean; callData: Uint8Array; isStatic: boolean };
+  env: {
+    accessWitness?: unknown;
+    chargeCodeAccesses?: boolean;
+    callData: Uint8Array;
+    isStatic: boolean;
+    address: { bytes: Uint8Array };
+    caller: { bytes: Uint8Array };
+    callValue: bigint;
+  };
+  returnBytes: Uint8Array;
   interpreter: InterpreterLike;
   eip7928PostTargetCallOog?: unknown;
 }
@@ -567,6 +577,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var tick = interval;
   var mark = pc;
   var jumpdestFee = fees[0x5b]!;
+  // Bytes of memory already paid for (EthereumJS's memoryWordCount x 32) as far as this loop knows: never
+  // more than that (it only grows), refreshed when an MLOAD or MSTORE has to ask the memory gas.
+  var memBytes = 0;
+  var env = rs.env;
+  var callerWord: bigint | undefined;
+  var addressWord: bigint | undefined;
   var codeLenBig = BigInt(codeLen);
   var inStock = false;
   var err: EVMError | undefined;
@@ -591,6 +607,23 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         if (pc >= codeLen) break steps;
         var k = kind[op]!;
         cost = fees[op]!;
+        if (k === K_INLINE_MEM && sp >= 1) {
+          // MLOAD, MSTORE inside memory already paid for (most of them): the static fee, no memory gas step.
+          var at = Number(s[sp - 1]!);
+          if (at + 32 <= memBytes && cost <= gas) {
+            gas -= cost;
+            pc++;
+            at |= 0;
+            if (op === 0x51) {
+              s[sp - 1] = readWord(rs.memory._store, at, 32);
+              continue;
+            }
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            writeWord(rs.memory._store, at, s[sp - 2]!);
+            sp -= 2;
+            continue;
+          }
+        }
         if (k >= K_SLOAD) {
           if (store === undefined) store = frameStorage(it);
           k = K_STOCK_ASYNC;
@@ -943,6 +976,24 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           }
           case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
             break steps;
+          case 0x04: {
+            // DIV
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = b === 0n ? 0n : a / b;
+            sp--;
+            continue;
+          }
+          case 0x06: {
+            // MOD
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            var a = s[sp - 1]!;
+            var b = s[sp - 2]!;
+            s[sp - 2] = b === 0n ? 0n : a % b;
+            sp--;
+            continue;
+          }
           default:
             throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
         }
@@ -999,6 +1050,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           if (at <= 0x7fffffff) at |= 0;
           rs.memory.extend(at, 32);
           s[sp - 1] = readWord(rs.memory._store, at, 32);
+          memBytes = Number(rs.memoryWordCount) * 32;
           continue;
         }
         case 0x52: {
@@ -1010,6 +1062,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           sp -= 2;
           rs.memory.extend(at, 32);
           writeWord(rs.memory._store, at, v);
+          memBytes = Number(rs.memoryWordCount) * 32;
           continue;
         }
         case 0x5f: // PUSH0
@@ -1024,6 +1077,30 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos) | 0, 32);
           continue;
         }
+        case 0x33: // CALLER
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = callerWord === undefined ? (callerWord = bytesToBigint(env.caller.bytes)) : callerWord;
+          continue;
+        case 0x34: // CALLVALUE
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = env.callValue;
+          continue;
+        case 0x36: // CALLDATASIZE
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = BigInt(env.callData.length);
+          continue;
+        case 0x30: // ADDRESS
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = addressWord === undefined ? (addressWord = bytesToBigint(env.address.bytes)) : addressWord;
+          continue;
+        case 0x3d: // RETURNDATASIZE
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = BigInt(rs.returnBytes.length);
+          continue;
+        case 0x5a: // GAS (what is left after this step's fee)
+          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+          s[sp++] = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
+          continue;
         default:
           throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
       }
