@@ -69,6 +69,7 @@ interface StackLike {
 interface MemoryLike {
   _store: Uint8Array;
   extend(offset: number, size: number): void;
+  read(offset: number, size: number): Uint8Array;
 }
 interface RunState {
   programCounter: number;
@@ -119,6 +120,7 @@ interface InterpreterLike {
   journal: JournalLike;
   getReturnDataSize(): bigint;
   isStatic(): boolean;
+  log(data: Uint8Array, numberOfTopics: number, topics: Uint8Array[]): void;
   run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
 }
 interface RunResult {
@@ -786,6 +788,27 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             store.set(data.subarray(start, start + avail), m);
             store.fill(0, m + avail, m + n);
           }
+          continue;
+        }
+        if (op >= 0xa0 && op <= 0xa4) {
+          // LOG0..LOG4 (gas, memory and the static check done above by the synchronous gas step):
+          // EthereumJS's handler turns each topic into bytes through a hex string; writeWord does it directly.
+          if (--tick <= 0) {
+            tick = interval;
+            budget.require(0n);
+          }
+          const nt = op - 0xa0;
+          if (sp < 2 + nt) throw evmError(ERR.STACK_UNDERFLOW);
+          const memOff = s[sp - 1]!;
+          const memLen = s[sp - 2]!;
+          const topics: Uint8Array[] = [];
+          for (let i = 0; i < nt; i++) {
+            const t = new Uint8Array(32);
+            writeWord(t, 0, s[sp - 3 - i]!);
+            topics.push(t);
+          }
+          sp -= 2 + nt;
+          it.log(memLen === 0n ? new Uint8Array(0) : rs.memory.read(Number(memOff), Number(memLen)), nt, topics);
           continue;
         }
         if (k >= K_STOCK) {
