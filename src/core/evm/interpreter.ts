@@ -30,7 +30,7 @@ import { EVMError } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
-import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
+import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
 import { checkRunStateShapes } from './internals.js';
 
@@ -120,6 +120,7 @@ interface InterpreterLike {
   journal: JournalLike;
   getReturnDataSize(): bigint;
   isStatic(): boolean;
+  _result: { returnValue: Uint8Array };
   log(data: Uint8Array, numberOfTopics: number, topics: Uint8Array[]): void;
   run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
 }
@@ -164,6 +165,10 @@ interface FrameStorage {
 
 interface FastConfig {
   readonly budget: InstructionBudget;
+  /** Memory expansion prices as Numbers (EthereumJS's memoryGas and quadCoefficientDivGas). */
+  readonly memFee: number;
+  readonly memQuad: number;
+  readonly keccak: (data: Uint8Array) => Uint8Array;
   readonly kind: Uint8Array;
   readonly fees: number[];
   /** The static fee of a plain inline opcode (K_INLINE), -1 for every other: one lookup for most steps. */
@@ -260,6 +265,14 @@ function readWord(src: Uint8Array, at: number, n: number): bigint {
   if (bits > 0) v = v === 0n ? BigInt(chunk) : (v << BigInt(bits * 8)) | BigInt(chunk);
   if (avail < end) v <<= BigInt((end - avail) * 8);
   return v;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A 32-byte digest as a word: four 64-bit reads instead of a hex string. */
+function digestWord(d: Uint8Array): bigint {
+  const v = new DataView(d.buffer, d.byteOffset, 32);
+  return (((((v.getBigUint64(0) << 64n) | v.getBigUint64(8)) << 64n) | v.getBigUint64(16)) << 64n) | v.getBigUint64(24);
 }
 
 /** Writes `v` (< 2^256) as 32 big-endian bytes at `at`. */
@@ -388,7 +401,18 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
   if (stockRun === undefined) await patchPrototype(evm);
   const { fns, peeks } = makeSyncGas(common);
   const storageGas = makeStorageGas(evm);
-  configs.set(evm, { budget, syncGas: fns, gasPeeks: peeks, storageGas, ...classify(evm._opcodeMap, fns, storageGas !== undefined) });
+  const keccak = common.customCrypto.keccak256;
+  if (keccak === undefined) return false;
+  configs.set(evm, {
+    budget,
+    memFee: Number(common.param('memoryGas')),
+    memQuad: Number(common.param('quadCoefficientDivGas')),
+    keccak,
+    syncGas: fns,
+    gasPeeks: peeks,
+    storageGas,
+    ...classify(evm._opcodeMap, fns, storageGas !== undefined),
+  });
   return true;
 }
 
@@ -554,7 +578,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var info = analyse(code);
   // Budget counts happen at jumps (below): code with a longer straight run takes the stock loop, which counts every step.
   if (info.longestRun > MAX_UNCOUNTED_RUN_BYTES) return stockRun!.call(it, code, opts);
-  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee } = cfg;
+  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak } = cfg;
   var store: FrameStorage | null | undefined;
   var jumps = info.jumps;
   var pushes = info.pushes;
@@ -612,18 +636,44 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         if (k === K_INLINE_MEM && sp >= 1) {
           // MLOAD, MSTORE inside memory already paid for (most of them): the static fee, no memory gas step.
           var at = Number(s[sp - 1]!);
-          if (at + 32 <= memBytes && cost <= gas) {
-            gas -= cost;
-            pc++;
-            at |= 0;
-            if (op === 0x51) {
-              s[sp - 1] = readWord(rs.memory._store, at, 32);
+          if (at + 32 > memBytes) memBytes = Number(rs.memoryWordCount) * 32; // memory may have grown in other steps
+          if (at + 32 <= memBytes) {
+            if (cost <= gas) {
+              gas -= cost;
+              pc++;
+              at |= 0;
+              if (op === 0x51) {
+                s[sp - 1] = readWord(rs.memory._store, at, 32);
+                continue;
+              }
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              writeWord(rs.memory._store, at, s[sp - 2]!);
+              sp -= 2;
               continue;
             }
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            writeWord(rs.memory._store, at, s[sp - 2]!);
-            sp -= 2;
-            continue;
+          } else if (at <= 0x3fffffff) {
+            // An expansion: makeMemGas's arithmetic in Numbers (exact: words^2 < 2^51 here).
+            var words = (at + 63) >>> 5;
+            var newCost = memFee * words + Math.floor((words * words) / memQuad);
+            var highest = Number(rs.highestMemCost);
+            var total = cost + (newCost > highest ? newCost - highest : newCost);
+            if (total <= gas) {
+              gas -= total;
+              pc++;
+              if (newCost > highest) rs.highestMemCost = BigInt(newCost);
+              rs.memoryWordCount = BigInt(words);
+              memBytes = words * 32;
+              at |= 0;
+              rs.memory.extend(at, 32);
+              if (op === 0x51) {
+                s[sp - 1] = readWord(rs.memory._store, at, 32);
+                continue;
+              }
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              writeWord(rs.memory._store, at, s[sp - 2]!);
+              sp -= 2;
+              continue;
+            }
           }
         }
         if (k >= K_SLOAD) {
@@ -789,6 +839,28 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             store.fill(0, m + avail, m + n);
           }
           continue;
+        }
+        if (op === 0x20) {
+          // KECCAK256 (gas and memory done above): the budget reserve instrumentOpcodes' wrapper makes, the
+          // Common's (memoizing) keccak, and the digest read as a word without EthereumJS's hex string.
+          const len = s[sp - 2]!;
+          budget.require(keccakReserve(Number(len)));
+          const off = s[sp - 1]!;
+          s[sp - 2] = digestWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))));
+          sp--;
+          continue;
+        }
+        if (op === 0xf3) {
+          // RETURN (gas and memory done above): Interpreter.finish without its STOP exception.
+          if (--tick <= 0) {
+            tick = interval;
+            budget.require(0n);
+          }
+          const off = s[sp - 1]!;
+          const len = s[sp - 2]!;
+          sp -= 2;
+          it._result.returnValue = len === 0n ? new Uint8Array(0) : rs.memory.read(Number(off), Number(len));
+          break steps;
         }
         if (op >= 0xa0 && op <= 0xa4) {
           // LOG0..LOG4 (gas, memory and the static check done above by the synchronous gas step):
