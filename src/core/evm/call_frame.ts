@@ -22,7 +22,7 @@ import { EVMError } from '@ethereumjs/evm';
 import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
 import { type CallFrameInternals, checkCallFrameInternals, journalCheckpointSync, journalCommitSync } from './internals.js';
 import { FlatStateManager } from './state.js';
-import { makeMemGas } from './interpreter.js';
+import { isWarmAddressHex, makeMemGas } from './interpreter.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
@@ -267,7 +267,12 @@ interface CallGasRunState {
   lastCallNewAccountStateGas?: bigint;
   interpreter: {
     isStatic(): boolean;
-    journal: { isWarmedAddress(a: Uint8Array): boolean; addWarmedAddress(a: Uint8Array): void };
+    journal: {
+      isWarmedAddress(a: Uint8Array): boolean;
+      addWarmedAddress(a: Uint8Array): void;
+      journal: Map<string, unknown>;
+      alwaysWarmJournal: Map<string, unknown>;
+    };
   };
   stateManager: unknown;
 }
@@ -328,8 +333,10 @@ export function installCallGas(evmObj: unknown): void {
       gas += mem(rs, p[at]!, p[at + 1]!);
       gas += mem(rs, p[at + 2]!, p[at + 3]!);
       const journal = rs.interpreter.journal;
-      gas += journal.isWarmedAddress(to) ? warm : cold;
-      if (!journal.isWarmedAddress(to)) journal.addWarmedAddress(to);
+      // the journal's key of the target, from the word by one native call (Journal.isWarmedAddress builds it in a JS loop, twice)
+      const toWarm = isWarmAddressHex(journal, (p[1]! & MASK_160).toString(16).padStart(40, '0'));
+      gas += toWarm ? warm : cold;
+      if (!toWarm) journal.addWarmedAddress(to);
       if (value !== 0n) gas += valueGas;
       const sm = rs.stateManager as FlatStateManager;
       if (newAccountCheck && value !== 0n) {

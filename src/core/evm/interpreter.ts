@@ -452,6 +452,11 @@ function frameStorage(it: InterpreterLike): FrameStorage | null {
 }
 
 // Journal.isWarmedStorage / addWarmedStorage on precomputed hex keys (the journal's own key format).
+/** Journal.isWarmedAddress for an address already in its journal key form (unprefixed hex). */
+export function isWarmAddressHex(j: { journal: Map<string, unknown>; alwaysWarmJournal: Map<string, unknown> }, addrHex: string): boolean {
+  return j.journal.has(addrHex) || j.alwaysWarmJournal.has(addrHex);
+}
+
 function isWarmSlot(j: JournalLike, addrHex: string, slotHex: string): boolean {
   const slots = j.journal.get(addrHex);
   if (slots !== undefined && slots.has(slotHex)) return true;
