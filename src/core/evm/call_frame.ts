@@ -7,10 +7,11 @@
 // the spreads of the message and of the result (runInterpreter copies the run state, the result and the
 // environment into one object nobody reads for an inner call). This module runs the same steps in the same
 // order, synchronously over FlatStateManager, and hands EthereumJS's Interpreter (whose `run` is the fast
-// loop, interpreter.ts) the same environment. What it leaves to EthereumJS: the CALL opcodes' gas and
-// handlers, `Interpreter._baseCall` (depth and balance checks, return data, logs, selfdestruct and
-// created-address sets), precompiles (through EVM.runPrecompile, so the budget wrappers apply), creates,
-// and the top-level frame.
+// loop, interpreter.ts) the same environment. The CALL family's dynamic gas (installCallGas) and the
+// CALL, STATICCALL and DELEGATECALL opcodes with `Interpreter._baseCall` (installCallOps: depth and balance
+// checks, return data, logs, selfdestruct and created-address sets) are also done here, synchronously where
+// EthereumJS awaits. What it leaves to EthereumJS: CALLCODE's handler, precompiles (through
+// EVM.runPrecompile, so the budget wrappers apply), creates, and the top-level frame.
 //
 // Messages fall back to the stock path when anything observes the steps skipped here: `beforeMessage` /
 // `afterMessage` listeners, DEBUG, the profiler, an access witness, or a state manager that is not ours.
@@ -18,7 +19,7 @@
 // left out here (EIP-7928 block access lists, EIP-8037 state gas, EIP-7708 transfer logs, EIP-6800/7864
 // witnesses, EOF); EIP-2780's frame charges apply at depth 0 only, which stays stock.
 
-import { EVMError } from '@ethereumjs/evm';
+import { EVMError, Message } from '@ethereumjs/evm';
 import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
 import { type CallFrameInternals, checkCallFrameInternals, journalCheckpointSync, journalCommitSync } from './internals.js';
 import { FlatStateManager } from './state.js';
@@ -82,7 +83,7 @@ function addressHex(a: Address): string {
  * Interpreter.prototype (found by the fast interpreter). Throws EthereumJsShapeError when an internal
  * it relies on moved.
  */
-export function installCallFrames(evmObj: unknown, interpreterProto: object): void {
+export function installCallFrames(evmObj: unknown, interpreterProto: object, frameReserve: () => void): void {
   const evm = evmObj as CallFrameInternals;
   checkCallFrameInternals(evm, interpreterProto);
   const Interpreter = (interpreterProto as { constructor: InterpreterCtor }).constructor;
@@ -92,25 +93,22 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object): vo
   const precompiles = evm._precompiles;
   const stock = evm.runCall;
   const events = evm.events;
+  // Whether an inner call message (depth > 0, a target) runs here; otherwise EthereumJS's path, observed.
+  const own = (accessWitness: unknown): boolean =>
+    accessWitness === undefined &&
+    evm._tx !== undefined &&
+    evm._block !== undefined &&
+    !evm.DEBUG &&
+    evm._optsCached.profiler?.enabled !== true &&
+    evm.stateManager instanceof FlatStateManager &&
+    events.listenerCount('beforeMessage') === 0 &&
+    events.listenerCount('afterMessage') === 0;
   evm.runCall = function runCall(this: unknown, opts: { message?: MessageLike }): Promise<unknown> {
     const m = opts.message;
-    if (
-      m === undefined ||
-      m.to === undefined ||
-      m.depth === 0 ||
-      m.accessWitness !== undefined ||
-      evm._tx === undefined ||
-      evm._block === undefined ||
-      evm.DEBUG ||
-      evm._optsCached.profiler?.enabled === true ||
-      !(evm.stateManager instanceof FlatStateManager) ||
-      events.listenerCount('beforeMessage') > 0 ||
-      events.listenerCount('afterMessage') > 0
-    ) {
-      return stock.call(this, opts);
-    }
-    return frame(m, evm.stateManager);
+    if (m === undefined || m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
+    return frame(m, evm.stateManager as FlatStateManager);
   };
+  installCallOps(evm, own, frame, frameReserve);
 
   // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps.
   async function frame(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
@@ -253,6 +251,132 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object): vo
       stateGasSpilled: res.runState.stateGasSpilled,
       returnValue: result.returnValue ?? EMPTY,
     };
+  }
+}
+
+// ---- the CALL family's opcodes ----
+
+interface CallOpRunState {
+  stack: { popN(n: number): bigint[]; push(v: bigint): void };
+  memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array; extend(offset: number, size: number): void; write(offset: number, size: number, value: Uint8Array): void };
+  messageGasLimit?: bigint;
+  gasRefund: bigint;
+  returnBytes: Uint8Array;
+  interpreter: {
+    _env: { address: Address; caller: Address; callValue: bigint; isStatic: boolean; depth: number; contract: Account; blobVersionedHashes?: Uint8Array[]; accessWitness?: unknown };
+    _result: { logs: unknown[]; selfdestruct: Map<string, unknown>; createdAddresses?: Set<string> };
+    addStipend(amount: bigint): void;
+    useGas(amount: bigint, context?: string): void;
+  };
+}
+type OpHandler = (rs: CallOpRunState, common: unknown) => unknown;
+
+/**
+ * CALL, STATICCALL and DELEGATECALL (opcodes/functions.js) with Interpreter.call / callStatic / callDelegate
+ * and _baseCall (interpreter.js) in one async function, the same steps in the same order, for messages that
+ * run in the own frames (`own`): the target word becomes an Address without a hex string, the contract
+ * account is re-read synchronously, and the output is copied without getDataSlice's bigint arithmetic.
+ * CALLCODE and messages the own frames do not take keep EthereumJS's handler (instrumented by the budget).
+ */
+function installCallOps(
+  evm: CallFrameInternals,
+  own: (accessWitness: unknown) => boolean,
+  frame: (m: MessageLike, sm: FlatStateManager) => Promise<{ execResult: ExecResult }>,
+  frameReserve: () => void,
+): void {
+  const common = evm.common as CallFrameInternals['common'] & { param(n: string): bigint };
+  const stackLimit = Number(common.param('stackLimit'));
+  const stipend = common.param('callStipendGas');
+  const eip6780 = common.isActivatedEIP(6780);
+  const map = (evm as unknown as { _opcodeMap: { opHandler: OpHandler }[] })._opcodeMap;
+  for (const [op, kind] of [
+    [0xf1, 'call'],
+    [0xfa, 'static'],
+    [0xf4, 'delegate'],
+  ] as const) {
+    const stockOp = map[op]!.opHandler;
+    const withValue = kind === 'call';
+    map[op] = {
+      ...map[op]!,
+      opHandler: (rs: CallOpRunState, c: unknown): unknown => {
+        if (!own(rs.interpreter._env.accessWitness)) return stockOp(rs, c);
+        frameReserve(); // as instrumentOpcodes' wrapper of the CALL family
+        return callOp(rs, kind, withValue);
+      },
+    };
+  }
+
+  async function callOp(rs: CallOpRunState, kind: 'call' | 'static' | 'delegate', withValue: boolean): Promise<void> {
+    const it = rs.interpreter;
+    const env = it._env;
+    const value0 = kind === 'delegate' ? env.callValue : 0n;
+    const p = rs.stack.popN(withValue ? 7 : 6);
+    const toAddress = new Address(addressBytes(p[1]!));
+    const value = withValue ? p[2]! : value0;
+    const at = withValue ? 3 : 2;
+    const inOffset = p[at]!;
+    const inLength = p[at + 1]!;
+    const outOffset = p[at + 2]!;
+    const outLength = p[at + 3]!;
+    let data: Uint8Array = EMPTY;
+    if (inLength !== 0n) data = rs.memory.read(Number(inOffset), Number(inLength), true);
+    let gasLimit = rs.messageGasLimit!;
+    rs.messageGasLimit = undefined;
+    if (withValue && value !== 0n) {
+      it.addStipend(stipend);
+      gasLimit += stipend;
+    }
+    const msg = new Message({
+      caller: kind === 'delegate' ? env.caller : env.address,
+      gasLimit,
+      to: kind === 'delegate' ? env.address : toAddress,
+      codeAddress: kind === 'delegate' ? toAddress : undefined,
+      value,
+      data,
+      isStatic: kind === 'static' ? true : env.isStatic,
+      delegatecall: kind === 'delegate' ? true : undefined,
+      depth: env.depth + 1,
+      blobVersionedHashes: env.blobVersionedHashes,
+      accessWitness: env.accessWitness,
+    } as unknown as ConstructorParameters<typeof Message>[0]) as unknown as MessageLike;
+    // _baseCall
+    const selfdestruct = new Map(it._result.selfdestruct);
+    msg.selfdestruct = selfdestruct;
+    msg.gasRefund = rs.gasRefund;
+    rs.returnBytes = new Uint8Array(0);
+    let created: Set<string> | undefined;
+    if (eip6780) {
+      created = new Set(it._result.createdAddresses);
+      msg.createdAddresses = created;
+    }
+    let ret = 0n;
+    if (!(env.depth >= stackLimit || (kind !== 'delegate' && env.contract.balance < value))) {
+      const sm = evm.stateManager as FlatStateManager;
+      const { execResult: r } = await frame(msg, sm);
+      if (r.logs) it._result.logs = it._result.logs.concat(r.logs);
+      it.useGas(r.executionGasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
+      const ex = r.exceptionError;
+      if (r.returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = r.returnValue;
+      if (ex === undefined) {
+        for (const [k, v] of selfdestruct) it._result.selfdestruct.set(k, v);
+        if (created !== undefined) for (const a of created) it._result.createdAddresses!.add(a);
+        const account = sm.getAccountSync(env.address.bytes);
+        if (account === undefined) throw new Error('could not read contract account');
+        env.contract = account;
+        rs.gasRefund = r.gasRefund ?? 0n;
+        ret = 1n;
+      }
+    }
+    // writeCallOutput
+    const rd = rs.returnBytes;
+    if (rd.length > 0) {
+      const memOffset = Number(outOffset);
+      let len = Number(outLength);
+      if (rd.length < len) len = rd.length;
+      rs.memory.extend(memOffset, len);
+      rs.memory.write(memOffset, len, rd.subarray(0, len));
+    }
+    rs.stack.push(ret);
   }
 }
 

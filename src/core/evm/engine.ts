@@ -58,6 +58,7 @@ import {
   TAIL_RESERVE_INSTRUCTIONS,
   TooManyLogBytes,
   TooManyLogs,
+  FRAME_RESERVE_INSTRUCTIONS,
   instrumentOpcodes,
   instrumentPrecompiles,
   keccakReserve,
@@ -152,7 +153,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     instrumentTopLevel(vm, budget);
     // inner call frames set up by call_frame.ts (outermost runCall wrapper; relies on the fast loop's EIP checks)
     if (fast && opts.stockFrames !== true) {
-      installCallFrames(vm.evm, interpreterPrototype()!);
+      installCallFrames(vm.evm, interpreterPrototype()!, () => budget.require(FRAME_RESERVE_INSTRUCTIONS));
       installCallGas(vm.evm);
     }
     const precompiles = new Set(precompileMap(vm.evm).keys());
