@@ -245,9 +245,26 @@ export function analyseCode(code: Uint8Array): void {
   analyse(code);
 }
 
+/** The DataView readWord / writeWord last made, and its array (memory's store is read and written many times in a row). */
+var viewOf: Uint8Array | undefined;
+var view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+
 /** Big-endian word from `n` bytes at `at`, zero-padded on the right past the end of `src` (as PUSH reads code). */
 function readWord(src: Uint8Array, at: number, n: number): bigint {
   const end = at + n;
+  if (n === 32 && end <= src.length) {
+    // A whole word (MLOAD, CALLDATALOAD, PUSH32): four native 64-bit reads.
+    if (src !== viewOf) {
+      viewOf = src;
+      view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+    }
+    const a = view.getBigUint64(at);
+    const b = view.getBigUint64(at + 8);
+    const c = view.getBigUint64(at + 16);
+    const d = view.getBigUint64(at + 24);
+    if (a === 0n && b === 0n) return c === 0n ? d : (c << 64n) | d;
+    return (((((a << 64n) | b) << 64n) | c) << 64n) | d;
+  }
   const avail = end <= src.length ? end : src.length;
   let i = at;
   while (i < avail && src[i] === 0) i++;
@@ -286,16 +303,16 @@ function writeWord(dst: Uint8Array, at: number, v: bigint): void {
     dst[at + 31] = n & 0xff;
     return;
   }
-  for (let p = at + 28; p >= at; p -= 4) {
-    const n = Number(v & 0xffffffffn);
-    dst[p] = n >>> 24;
-    dst[p + 1] = (n >>> 16) & 0xff;
-    dst[p + 2] = (n >>> 8) & 0xff;
-    dst[p + 3] = n & 0xff;
-    v >>= 32n;
+  // Four native 64-bit stores (setBigUint64 keeps the low 64 bits) instead of eight masks and shifts.
+  if (dst !== viewOf) {
+    viewOf = dst;
+    view = new DataView(dst.buffer, dst.byteOffset, dst.byteLength);
   }
+  view.setBigUint64(at + 24, v);
+  view.setBigUint64(at + 16, v >> 64n);
+  view.setBigUint64(at + 8, v >> 128n);
+  view.setBigUint64(at, v >> 192n);
 }
-
 /** The run-state fields memory expansion gas reads and updates. */
 interface MemGasState {
   memoryWordCount: bigint;
