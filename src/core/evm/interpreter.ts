@@ -656,46 +656,39 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         var k = kind[op]!;
         cost = fees[op]!;
         if (k === K_INLINE_MEM && sp >= 1) {
-          // MLOAD, MSTORE inside memory already paid for (most of them): the static fee, no memory gas step.
+          // MLOAD, MSTORE: the static fee alone when the word is inside memory already paid for (most of
+          // them); an expansion priced by makeMemGas's arithmetic in Numbers (exact: words^2 < 2^51 here).
+          // Anything else (offsets from 2^30, out of gas) takes the gas step below.
           var at = Number(s[sp - 1]!);
           if (at + 32 > memBytes) memBytes = Number(rs.memoryWordCount) * 32; // memory may have grown in other steps
-          if (at + 32 <= memBytes) {
-            if (cost <= gas) {
-              gas -= cost;
-              pc++;
-              at |= 0;
-              if (op === 0x51) {
-                s[sp - 1] = readWord(rs.memory._store, at, 32);
-                continue;
-              }
-              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-              writeWord(rs.memory._store, at, s[sp - 2]!);
-              sp -= 2;
-              continue;
-            }
-          } else if (at <= 0x3fffffff) {
-            // An expansion: makeMemGas's arithmetic in Numbers (exact: words^2 < 2^51 here).
-            var words = (at + 63) >>> 5;
-            var newCost = memFee * words + Math.floor((words * words) / memQuad);
-            var highest = Number(rs.highestMemCost);
-            var total = cost + (newCost > highest ? newCost - highest : newCost);
-            if (total <= gas) {
-              gas -= total;
-              pc++;
+          var words = 0;
+          var newCost = 0;
+          var highest = 0;
+          var total = cost;
+          if (at + 32 > memBytes && at <= 0x3fffffff) {
+            words = (at + 63) >>> 5;
+            newCost = memFee * words + Math.floor((words * words) / memQuad);
+            highest = Number(rs.highestMemCost);
+            total = cost + (newCost > highest ? newCost - highest : newCost);
+          }
+          if ((words !== 0 || at + 32 <= memBytes) && total <= gas) {
+            gas -= total;
+            pc++;
+            at |= 0;
+            if (words !== 0) {
               if (newCost > highest) rs.highestMemCost = BigInt(newCost);
               rs.memoryWordCount = BigInt(words);
               memBytes = words * 32;
-              at |= 0;
               rs.memory.extend(at, 32);
-              if (op === 0x51) {
-                s[sp - 1] = readWord(rs.memory._store, at, 32);
-                continue;
-              }
-              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-              writeWord(rs.memory._store, at, s[sp - 2]!);
-              sp -= 2;
+            }
+            if (op === 0x51) {
+              s[sp - 1] = readWord(rs.memory._store, at, 32);
               continue;
             }
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            writeWord(rs.memory._store, at, s[sp - 2]!);
+            sp -= 2;
+            continue;
           }
         }
         if (k >= K_SLOAD) {
@@ -841,10 +834,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           // CALLDATACOPY (gas, memory expansion and the stack check done above by the synchronous gas step):
           // EthereumJS pads the slice with setLength, which spreads it through a JS array (seconds for a
           // large copy past the end of the call data); copy and zero-fill in place instead.
-          if (--tick <= 0) {
-            tick = interval;
-            budget.require(0n);
-          }
+          budget.tick(); // as instrumentOpcodes' wrapper
           const memOff = s[sp - 1]!;
           const srcOff = s[sp - 2]!;
           const len = s[sp - 3]!;
@@ -874,10 +864,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         }
         if (op === 0xf3) {
           // RETURN (gas and memory done above): Interpreter.finish without its STOP exception.
-          if (--tick <= 0) {
-            tick = interval;
-            budget.require(0n);
-          }
+          budget.tick();
           const off = s[sp - 1]!;
           const len = s[sp - 2]!;
           sp -= 2;
@@ -887,10 +874,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         if (op >= 0xa0 && op <= 0xa4) {
           // LOG0..LOG4 (gas, memory and the static check done above by the synchronous gas step):
           // EthereumJS's handler turns each topic into bytes through a hex string; writeWord does it directly.
-          if (--tick <= 0) {
-            tick = interval;
-            budget.require(0n);
-          }
+          budget.tick();
           const nt = op - 0xa0;
           if (sp < 2 + nt) throw evmError(ERR.STACK_UNDERFLOW);
           const memOff = s[sp - 1]!;
