@@ -36,6 +36,15 @@ export async function benchReadApi(report: Report): Promise<void> {
     const transfer = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(account(101).address), 1000n] }));
     report('query.estimate_gas.erc20_transfer.instructions', median([0, 1, 2].map(() => query('rpc_eth_estimate_gas_object', transfer))), 'instructions');
 
+    // The receipt of a reverted transaction (its failure code is stored text): a transfer above the balance.
+    const tooMuch = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(account(101).address), 10n ** 31n] }));
+    const reverted = signTx(holder, { to: tokenAddress, data: tooMuch, gasLimit: 100_000n });
+    await chain.submit(reverted);
+    await chain.mine();
+    const receipt = chain.evm.query('rpc_eth_get_transaction_receipt_by_eth_hash', [keccak_256(reverted)]);
+    if (receipt.value.length === 0 || receipt.value[0].status !== 0) throw new Error('expected the receipt of a reverted transaction');
+    report('query.get_receipt.reverted.instructions', receipt.instructions ?? 0n, 'instructions');
+
     // 16 transactions of 64 logs each (1024 logs; two blocks, the instruction soft limit splits them), then
     // the first page (1000 logs, the maximum).
     for (let i = 0; i < 16; i++) await chain.submit(signTx(holder, { to: emitter, data: u256(64n), gasLimit: 400_000n }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RLP } from '@ethereumjs/rlp';
-import { bigintToMinBytes, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
+import { bigintToMinBytes, ByteReader, ByteWriter, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
 import { rlpEncodeBytesList } from '../../src/core/codec/rlp.js';
 import { randomBytes as bytes } from '../support/random.js';
 
@@ -36,6 +36,19 @@ describe('codec/bytes', () => {
     for (let k = 1n; k <= 70n; k++) values.push((1n << k) - 1n, 1n << k, (1n << k) + 1n);
     for (let len = 1; len <= 9; len++) for (let i = 0; i < 30; i++) values.push(bytesToBigint(bytes(len, len * 100 + i)));
     for (const v of values) expect(toHex(bigintToMinBytes(v)), String(v)).toBe(ref(v));
+  });
+});
+
+describe('codec/bytes text fields', () => {
+  it('ByteWriter.str / ByteReader.str: ASCII written directly, anything else as UTF-8, both read back the same', () => {
+    const texts = ['', 'exec.reverted', 'submit.nonce_too_low', 'x'.repeat(255), '\u00e9t\u00e9', 'caf\u00e9 \u2615', '\u{1f600}', 'ascii then \u00ff'];
+    for (const t of texts) {
+      const bytes = new ByteWriter(4).str(t).finish();
+      const utf8 = new TextEncoder().encode(t);
+      expect(Array.from(bytes)).toEqual([utf8.length, ...utf8]);
+      expect(new ByteReader(bytes).str()).toBe(t);
+    }
+    expect(() => new ByteWriter().str('\u00e9'.repeat(128))).toThrow(/too long/);
   });
 });
 

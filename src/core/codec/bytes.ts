@@ -167,8 +167,24 @@ export class ByteWriter {
     if (b.length > 255) throw new RangeError('short bytes too long');
     return this.u8(b.length).fixed(b);
   }
+  /**
+   * u8 length + UTF-8. ASCII (every code and reason the core stores) is written directly: this module's
+   * TextEncoder is the one the canister had when it loaded, azle's JavaScript polyfill, before the
+   * canister's ASCII fast path (src/canister/text_codec.ts) is installed.
+   */
   str(s: string): this {
     if (s === '') return this.u8(0);
+    const n = s.length;
+    if (n <= 255) {
+      let i = 0;
+      while (i < n && s.charCodeAt(i) < 0x80) i++;
+      if (i === n) {
+        this.u8(n);
+        this.ensure(n);
+        for (i = 0; i < n; i++) this.buf[this.len++] = s.charCodeAt(i);
+        return this;
+      }
+    }
     return this.short(enc.encode(s));
   }
   optFixed(b: Uint8Array | undefined): this {
@@ -227,9 +243,12 @@ export class ByteReader {
   short(): Uint8Array {
     return this.fixed(this.u8());
   }
+  /** ByteWriter.str's text; ASCII without the TextDecoder (azle's polyfill, as for the encoder). */
   str(): string {
     const b = this.short();
-    return b.length === 0 ? '' : dec.decode(b);
+    let i = 0;
+    while (i < b.length && b[i]! < 0x80) i++;
+    return i === b.length ? String.fromCharCode.apply(null, b as unknown as number[]) : dec.decode(b);
   }
   optFixed(n: number): Uint8Array | undefined {
     return this.u8() === 0 ? undefined : this.fixed(n);
