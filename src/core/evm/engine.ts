@@ -547,6 +547,20 @@ function addressOf(bytes: Uint8Array): EthAddress {
   return a;
 }
 
+/**
+ * The coinbase Address by its bytes' array: the config hands every block the same array, so its hex (asked
+ * on the journal's touches) is built once, not once a block. Addresses are immutable, so sharing one is safe.
+ */
+const coinbases = new WeakMap<Uint8Array, EthAddress>();
+function coinbaseOf(bytes: Uint8Array): EthAddress {
+  let a = coinbases.get(bytes);
+  if (a === undefined) {
+    a = addressOf(bytes);
+    coinbases.set(bytes, a);
+  }
+  return a;
+}
+
 /** The block header fields EthereumJS reads during runTx, without building a real Block. */
 function makeEthBlock(env: BlockEnv, common: Common): Block {
   const header = {
@@ -555,7 +569,7 @@ function makeEthBlock(env: BlockEnv, common: Common): Block {
     gasLimit: env.gasLimit,
     gasUsed: 0n,
     baseFeePerGas: env.baseFeePerGas,
-    coinbase: addressOf(env.coinbase),
+    coinbase: coinbaseOf(env.coinbase),
     prevRandao: env.prevRandao,
     mixHash: env.prevRandao,
     parentHash: env.parentHash,
