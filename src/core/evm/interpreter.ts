@@ -286,12 +286,6 @@ function readWord(src: Uint8Array, at: number, n: number): bigint {
 
 const EMPTY = new Uint8Array(0);
 
-/** A 32-byte digest as a word: four 64-bit reads instead of a hex string. */
-function digestWord(d: Uint8Array): bigint {
-  const v = new DataView(d.buffer, d.byteOffset, 32);
-  return (((((v.getBigUint64(0) << 64n) | v.getBigUint64(8)) << 64n) | v.getBigUint64(16)) << 64n) | v.getBigUint64(24);
-}
-
 /** Writes `v` (< 2^256) as 32 big-endian bytes at `at`. */
 function writeWord(dst: Uint8Array, at: number, v: bigint): void {
   if (v < 0x100000000n) {
@@ -626,7 +620,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var mark = pc;
   var jumpdestFee = fees[0x5b]!;
   // Bytes of memory already paid for (EthereumJS's memoryWordCount x 32) as far as this loop knows: never
-  // more than that (it only grows), refreshed when an MLOAD or MSTORE has to ask the memory gas.
+  // more than that (it only grows); the MLOAD/MSTORE fast path reads it again when a word lies beyond.
   var memBytes = 0;
   var env = rs.env;
   var callerWord: bigint | undefined;
@@ -854,11 +848,11 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
         }
         if (op === 0x20) {
           // KECCAK256 (gas and memory done above): the budget reserve instrumentOpcodes' wrapper makes, the
-          // Common's (memoizing) keccak, and the digest read as a word without EthereumJS's hex string.
+          // Common's (memoizing) keccak, and the digest read as a word (readWord) without EthereumJS's hex string.
           const len = s[sp - 2]!;
           budget.require(keccakReserve(Number(len)));
           const off = s[sp - 1]!;
-          s[sp - 2] = digestWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))));
+          s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))), 0, 32);
           sp--;
           continue;
         }
@@ -1106,14 +1100,27 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
           sp--;
           continue;
-        case 0x56: {
-          // JUMP
+        case 0x56:
+        case 0x57: {
+          // JUMP, JUMPI: the budget count of the code run since the last jump (`mark`), then the jump.
           if ((tick -= pc - mark) <= 0) {
             tick = interval;
             budget.require(0n);
           }
-          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          var dest = s[--sp]!;
+          var dest: bigint;
+          if (op === 0x56) {
+            if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+            dest = s[--sp]!;
+          } else {
+            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+            dest = s[sp - 1]!;
+            var cond = s[sp - 2]!;
+            sp -= 2;
+            if (cond === 0n) {
+              mark = pc;
+              continue;
+            }
+          }
           var to = 0;
           if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
           // The destination is a JUMPDEST: its step (its fee, no operation) is taken here when the gas allows.
@@ -1124,34 +1131,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           } else pc = to;
           continue;
         }
-        case 0x57: {
-          // JUMPI
-          if ((tick -= pc - mark) <= 0) {
-            tick = interval;
-            budget.require(0n);
-          }
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var dest = s[sp - 1]!;
-          var cond = s[sp - 2]!;
-          sp -= 2;
-          if (cond !== 0n) {
-            var to = 0;
-            if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
-            mark = to;
-            if (gas >= jumpdestFee) {
-              gas -= jumpdestFee;
-              pc = to + 1;
-            } else pc = to;
-          } else mark = pc;
-          continue;
-        }
         case 0x51: {
           // MLOAD (memory gas charged above; the gas step checked the stack)
           var at = Number(s[sp - 1]!);
           if (at <= 0x7fffffff) at |= 0;
           rs.memory.extend(at, 32);
           s[sp - 1] = readWord(rs.memory._store, at, 32);
-          memBytes = Number(rs.memoryWordCount) * 32;
           continue;
         }
         case 0x52: {
@@ -1163,7 +1148,6 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           sp -= 2;
           rs.memory.extend(at, 32);
           writeWord(rs.memory._store, at, v);
-          memBytes = Number(rs.memoryWordCount) * 32;
           continue;
         }
         case 0x5f: // PUSH0
