@@ -295,24 +295,24 @@ function installCallOps(
     [0xf4, 'delegate'],
   ] as const) {
     const stockOp = map[op]!.opHandler;
-    const withValue = kind === 'call';
     map[op] = {
       ...map[op]!,
       opHandler: (rs: CallOpRunState, c: unknown): unknown => {
         if (!own(rs.interpreter._env.accessWitness)) return stockOp(rs, c);
         frameReserve(); // as instrumentOpcodes' wrapper of the CALL family
-        return callOp(rs, kind, withValue);
+        return callOp(rs, kind);
       },
     };
   }
 
-  async function callOp(rs: CallOpRunState, kind: 'call' | 'static' | 'delegate', withValue: boolean): Promise<void> {
+  async function callOp(rs: CallOpRunState, kind: 'call' | 'static' | 'delegate'): Promise<void> {
     const it = rs.interpreter;
     const env = it._env;
-    const value0 = kind === 'delegate' ? env.callValue : 0n;
+    const withValue = kind === 'call';
     const p = rs.stack.popN(withValue ? 7 : 6);
     const toAddress = new Address(addressBytes(p[1]!));
-    const value = withValue ? p[2]! : value0;
+    // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
+    const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
     const at = withValue ? 3 : 2;
     const inOffset = p[at]!;
     const inLength = p[at + 1]!;

@@ -120,9 +120,9 @@ export class OpsStore {
 
   /** The facade's WriteGuard: undefined allows the write, an ops.write.* error refuses it. */
   guard(op: WriteOp): CoreError | undefined {
-    // Every submit and block asks: the Normal answer reads the mode once and builds no reason text.
-    if (this.mode() === 'Normal') return undefined;
+    // Every submit and block asks: the Normal answer builds no reason text (status() reads the mode again).
     const mode = this.mode();
+    if (mode === 'Normal') return undefined;
     const reason = this.status().reason;
     const why = reason === undefined ? '' : ` (${reason})`;
     if (mode === 'CriticalCorrupt') {
