@@ -7,6 +7,8 @@
 // (streaming, other encodings), goes to the polyfill unchanged, so results are the same.
 // Installed after azle has set its globals (azle sets them when its library module loads).
 
+import { asciiBytes, asciiText } from '../core/codec/bytes.js';
+
 type Encoder = typeof TextEncoder;
 type Decoder = typeof TextDecoder;
 type DecodeArgs = Parameters<InstanceType<Decoder>['decode']>;
@@ -16,14 +18,7 @@ export function asciiFastEncoder(Base: Encoder): Encoder {
   return class AsciiFastTextEncoder extends Base {
     override encode(input?: string): Uint8Array<ArrayBuffer> {
       const s = input === undefined ? '' : String(input);
-      const n = s.length;
-      const out = new Uint8Array(n);
-      for (let i = 0; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c > 0x7f) return super.encode(s);
-        out[i] = c;
-      }
-      return out;
+      return asciiBytes(s) ?? super.encode(s);
     }
   };
 }
@@ -36,13 +31,7 @@ export function asciiFastDecoder(Base: Decoder): Decoder {
     override decode(input?: DecodeArgs[0], options?: DecodeArgs[1]): string {
       if (options?.stream === true) this.streamed = true;
       if (this.streamed || !(input instanceof Uint8Array) || this.encoding !== 'utf-8') return super.decode(input, options);
-      let s = '';
-      for (let i = 0; i < input.length; i++) {
-        const c = input[i]!;
-        if (c > 0x7f) return super.decode(input, options);
-        s += String.fromCharCode(c);
-      }
-      return s;
+      return asciiText(input) ?? super.decode(input, options);
     }
   };
 }

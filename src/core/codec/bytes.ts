@@ -63,6 +63,28 @@ export function bigintToMinBytes(n: bigint): Uint8Array {
   return out;
 }
 
+/** A string's UTF-8 bytes when it is ASCII (one byte a character, no TextEncoder); undefined otherwise. */
+export function asciiBytes(s: string): Uint8Array<ArrayBuffer> | undefined {
+  const n = s.length;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f) return undefined;
+    out[i] = c;
+  }
+  return out;
+}
+
+/** Bytes read as UTF-8 when they are all ASCII (no TextDecoder); undefined otherwise. */
+export function asciiText(b: Uint8Array): string | undefined {
+  const n = b.length;
+  for (let i = 0; i < n; i++) if (b[i]! > 0x7f) return undefined;
+  // String.fromCharCode takes the bytes as arguments: in slices, under any engine's argument-count limit.
+  let s = '';
+  for (let i = 0; i < n; i += 8192) s += String.fromCharCode.apply(null, b.subarray(i, i + 8192) as unknown as number[]);
+  return s;
+}
+
 /** Two hex digits per byte value: a table lookup is cheaper than toString(16) in QuickJS. */
 const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => (i < 16 ? '0' : '') + i.toString(16));
 
@@ -174,18 +196,7 @@ export class ByteWriter {
    */
   str(s: string): this {
     if (s === '') return this.u8(0);
-    const n = s.length;
-    if (n <= 255) {
-      let i = 0;
-      while (i < n && s.charCodeAt(i) < 0x80) i++;
-      if (i === n) {
-        this.u8(n);
-        this.ensure(n);
-        for (i = 0; i < n; i++) this.buf[this.len++] = s.charCodeAt(i);
-        return this;
-      }
-    }
-    return this.short(enc.encode(s));
+    return this.short(asciiBytes(s) ?? enc.encode(s));
   }
   optFixed(b: Uint8Array | undefined): this {
     if (b === undefined) return this.u8(0);
@@ -246,9 +257,7 @@ export class ByteReader {
   /** ByteWriter.str's text; ASCII without the TextDecoder (azle's polyfill, as for the encoder). */
   str(): string {
     const b = this.short();
-    let i = 0;
-    while (i < b.length && b[i]! < 0x80) i++;
-    return i === b.length ? String.fromCharCode.apply(null, b as unknown as number[]) : dec.decode(b);
+    return asciiText(b) ?? dec.decode(b);
   }
   optFixed(n: number): Uint8Array | undefined {
     return this.u8() === 0 ? undefined : this.fixed(n);
