@@ -4,20 +4,18 @@ import { demangle, diffProfiles, WasmProfiler, type Profile } from '../../src/ho
 
 const names = ['imp', 'main', 'f', 'g', 'rec'];
 const byName = (p: Profile, n: string) => p.functions.find((f) => f.name === n);
+/** One message of trace events: [function index (negative: its exit), counter], then the final count. */
+function message(p: WasmProfiler, kind: Parameters<WasmProfiler['begin']>[0], events: [number, number][], end: number): void {
+  p.begin(kind);
+  for (const [id, counter] of events) p.event(id, counter);
+  p.end(end);
+}
 
 describe('WasmProfiler', () => {
   it('splits the counter into self and inclusive instructions along the call tree', () => {
     const p = new WasmProfiler(names);
-    p.begin('update');
-    p.event(1, 5); // main enters after 5 outside
-    p.event(2, 10); // f
-    p.event(3, 12); // g
-    p.event(-3, 20);
-    p.event(-2, 30);
-    p.event(3, 40); // g again, from main
-    p.event(-3, 41);
-    p.event(-1, 50);
-    p.end(53);
+    // [1, 5]: main enters after 5 outside; [2, 10]: f; [3, 12]: g; [3, 40]: g again, from main
+    message(p, 'update', [[1, 5], [2, 10], [3, 12], [-3, 20], [-2, 30], [3, 40], [-3, 41], [-1, 50]], 53);
     const r = p.profile();
     expect(r.total).toBe(53);
     expect(r.outside).toBe(5 + 3);
@@ -30,16 +28,9 @@ describe('WasmProfiler', () => {
 
   it('counts a recursive function inclusive once, and closes the frames a trap left open', () => {
     const p = new WasmProfiler(names);
-    p.begin('update');
-    p.event(4, 0);
-    p.event(4, 10);
-    p.event(-4, 15);
-    p.event(-4, 20);
-    p.end(20);
-    p.begin('update');
-    p.event(1, 0);
-    p.event(2, 4); // traps inside f
-    p.end(10);
+    message(p, 'update', [[4, 0], [4, 10], [-4, 15], [-4, 20]], 20);
+    // [2, 4]: traps inside f
+    message(p, 'update', [[1, 0], [2, 4]], 10);
     const r = p.profile();
     expect(byName(r, 'rec')).toMatchObject({ calls: 2, self: 20, inclusive: 20 });
     expect(byName(r, 'main')).toMatchObject({ self: 4, inclusive: 10 });
@@ -50,22 +41,11 @@ describe('WasmProfiler', () => {
   it('profiles only the message kinds asked for, and subtracts profiles', () => {
     const p = new WasmProfiler(names);
     p.only = new Set(['timer']);
-    p.begin('query');
-    p.event(1, 0);
-    p.event(-1, 7);
-    p.end(7);
+    message(p, 'query', [[1, 0], [-1, 7]], 7);
     expect(p.profile().messages).toBe(0);
-    p.begin('timer');
-    p.event(1, 0);
-    p.event(-1, 7);
-    p.end(7);
+    message(p, 'timer', [[1, 0], [-1, 7]], 7);
     const a = p.profile();
-    p.begin('timer');
-    p.event(1, 0);
-    p.event(2, 1);
-    p.event(-2, 3);
-    p.event(-1, 9);
-    p.end(9);
+    message(p, 'timer', [[1, 0], [2, 1], [-2, 3], [-1, 9]], 9);
     const d = diffProfiles(p.profile(), a);
     expect(d.total).toBe(9);
     expect(byName(d, 'main')).toMatchObject({ calls: 1, self: 7, inclusive: 9 });
