@@ -512,6 +512,7 @@ function baseTables(): { lo: OddTable; hi: OddTable } {
  */
 export function warmUp(): void {
   baseTables();
+  gCombTable();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -655,4 +656,151 @@ export function publicKeyBytes(q: { x: bigint; y: bigint }): Uint8Array {
   writeBig32(q.x, out, 0);
   writeBig32(q.y, out, 32);
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Verification against a known key (a submit whose sender's key is given as a hint)
+//
+// ECDSA verification: the key Q signed (r, s, recovery) over z iff R' = (z/s) G + (r/s) Q is the point R
+// with x = r and y's parity the recovery id's, i.e. iff recovery would return Q. Unlike recovery, Q is
+// known before the signature, so its tables can be built once per key and kept (the caller's cache): a comb
+// (Lim-Lee) table of Q over the GLV halves of r/s, and one of G (per heap) over the whole z/s, share
+// COMB_SPACING doublings. Measured against recovery's ~128 doublings and its square root, see
+// docs/performance.md "Signature recovery in a submit".
+
+/** Columns of every comb, so doublings of a verification: 5 teeth of 26 bits cover a GLV half (< 2^130). */
+const COMB_SPACING = 26;
+/** Teeth of a key's comb over a GLV half: 31 points a key, built for ~25 M instructions. */
+const KEY_TEETH = 5;
+/** Teeth of G's comb over a whole scalar (10 * 26 = 260 bits): 1,023 points, built once per heap. */
+const G_TEETH = 10;
+const HALF_LIMIT = 1n << BigInt(KEY_TEETH * COMB_SPACING);
+
+/**
+ * Comb table of the affine point (x, y) with `teeth` teeth: entry m (1 <= m < 2^teeth) is
+ * sum over the set bits j of m of 2^(COMB_SPACING * j) * (x, y), affine. Index 0 is unused.
+ */
+function combTable(x: bigint, y: bigint, teeth: number): OddTable {
+  const size = 1 << teeth;
+  const jx = new Array<bigint>(size);
+  const jy = new Array<bigint>(size);
+  const jz = new Array<bigint>(size);
+  jx[0] = x; // placeholder entry (index 0 is never read): keeps toAffine's arrays dense
+  jy[0] = y;
+  jz[0] = 1n;
+  AX = x;
+  AY = y;
+  AZ = 1n;
+  ZK = 0;
+  for (let j = 0; j < teeth; j++) {
+    if (j > 0) {
+      for (let i = 0; i < COMB_SPACING; i++) dbl();
+      flushZ();
+    }
+    const m = 1 << j;
+    jx[m] = AX;
+    jy[m] = AY;
+    jz[m] = AZ;
+    // Every entry with top bit j: the entry without it plus 2^(COMB_SPACING * j) * (x, y). The two are never
+    // equal or opposite: their scalars are distinct and below 2^(COMB_SPACING * teeth) < n.
+    for (let low = 1; low < m; low++) {
+      const [nx, ny, nz] = addJacobian(jx[low]!, jy[low]!, jz[low]!, jx[m]!, jy[m]!, jz[m]!);
+      jx[m + low] = nx;
+      jy[m + low] = ny;
+      jz[m + low] = nz;
+    }
+  }
+  return toAffine(jx, jy, jz);
+}
+
+let gComb: OddTable | undefined;
+
+function gCombTable(): OddTable {
+  if (gComb === undefined) gComb = combTable(GX, GY, G_TEETH);
+  return gComb;
+}
+
+/** A public key's verification tables: its comb and the same comb for lambda * Q (beta * x, y). */
+export interface KeyTables {
+  readonly x: bigint;
+  readonly y: bigint;
+  readonly comb: OddTable;
+  readonly combLambda: OddTable;
+}
+
+/**
+ * The tables of the 64-byte public key x || y, or undefined if it is not a point of the curve (such a hint
+ * is ignored: verification against a point off the curve proves nothing). About 25 M instructions.
+ */
+export function keyTables(publicKey: Uint8Array): KeyTables | undefined {
+  if (publicKey.length !== 64) return undefined;
+  const x = bytesToBig(publicKey.subarray(0, 32));
+  const y = bytesToBig(publicKey.subarray(32));
+  if (x >= P || y >= P || (y * y - x * x * x - 7n) % P !== 0n) return undefined;
+  const comb = combTable(x, y, KEY_TEETH);
+  return { x, y, comb, combLambda: endoTable(comb) };
+}
+
+/** Comb column digits of k (0 <= k < 2^(COMB_SPACING * teeth)): out[i] = sum_j bit(k, COMB_SPACING * j + i) << j. */
+function combDigits(k: bigint, teeth: number, out: Uint8Array | Uint16Array): void {
+  const words: number[] = [];
+  for (let i = 0; i * 32 < COMB_SPACING * teeth; i++) {
+    words.push(Number(k & 0xffffffffn));
+    k >>= 32n;
+  }
+  for (let j = 0; j < teeth; j++) {
+    const base = COMB_SPACING * j;
+    for (let i = 0; i < COMB_SPACING; i++) {
+      const b = base + i;
+      if ((words[b >>> 5]! >>> (b & 31)) & 1) out[i]! |= 1 << j;
+    }
+  }
+}
+
+function addComb(t: OddTable, m: number, negate: boolean): void {
+  madd(t.xs[m]!, negate ? -t.ys[m]! : t.ys[m]!);
+}
+
+/**
+ * Whether the key of `tables` is the one recovery would return for the signature (r, s, recovery) over
+ * msgHash (recovery ids 0 and 1; 2 and 3 answer false). False means "not shown", not "invalid": the caller
+ * then recovers. About half of recovery's cost.
+ */
+export function verifiesAs(msgHash: Uint8Array, r: bigint, s: bigint, recovery: number, tables: KeyTables): boolean {
+  if (r <= 0n || r >= N || s <= 0n || s >= N || (recovery !== 0 && recovery !== 1)) return false;
+  let z = bytesToBig(msgHash);
+  if (msgHash.length > 32) z >>= BigInt(msgHash.length * 8 - 256);
+  if (z >= N) z -= N;
+  const sinv = invert(s, N);
+  const u1 = (z * sinv) % N;
+  const [k1, k2] = splitScalar((r * sinv) % N);
+  const a1 = k1 < 0n ? -k1 : k1;
+  const a2 = k2 < 0n ? -k2 : k2;
+  if (a1 >= HALF_LIMIT || a2 >= HALF_LIMIT) return false; // not for the short basis; kept as a guard
+  const dg = new Uint16Array(COMB_SPACING);
+  const d1 = new Uint8Array(COMB_SPACING);
+  const d2 = new Uint8Array(COMB_SPACING);
+  combDigits(u1, G_TEETH, dg);
+  combDigits(a1, KEY_TEETH, d1);
+  combDigits(a2, KEY_TEETH, d2);
+  const g = gCombTable();
+  AX = 0n;
+  AY = 0n;
+  AZ = 0n;
+  ZK = 0;
+  for (let i = COMB_SPACING - 1; i >= 0; i--) {
+    if (AZ !== 0n) dbl();
+    const a = dg[i]!;
+    if (a !== 0) madd(g.xs[a]!, g.ys[a]!);
+    const b = d1[i]!;
+    if (b !== 0) addComb(tables.comb, b, k1 < 0n);
+    const c = d2[i]!;
+    if (c !== 0) addComb(tables.combLambda, c, k2 < 0n);
+  }
+  flushZ();
+  if (AZ === 0n) return false;
+  const zi = invert(AZ, P);
+  const zi2 = (zi * zi) % P;
+  if (norm(AX * zi2, P) !== r) return false;
+  return Number(norm(((AY * zi2) % P) * zi, P) & 1n) === recovery;
 }
