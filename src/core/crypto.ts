@@ -7,7 +7,8 @@
 // Recovery: ./secp256k1.ts, written for the canister's cost model: about 47 M instructions inside the
 // canister against about 184 M for @noble/curves (whose precomputation saves < 8%), same results.
 
-import { publicKeyBytes, recoverPublicKey as recoverPublicKeySecp256k1, recoverPointAt, recoveryPoint, type RecoveryPoint } from './secp256k1.js';
+import { keyTables, publicKeyBytes, recoverPublicKey as recoverPublicKeySecp256k1, recoverPointAt, recoveryPoint, verifiesAs, type KeyTables, type RecoveryPoint } from './secp256k1.js';
+import { bytesEqual, toHex } from './codec/bytes.js';
 import { keccak256 as keccak256Impl } from './keccak.js';
 
 /** keccak256 (Ethereum's), a fresh 32-byte array. */
@@ -43,11 +44,64 @@ const ADDRESS_MEMO_ENTRIES = 1024;
 /** recoverAddress with the signature's point R already found by recoveryPoint (hash-free, done first). */
 export function recoverAddressAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): Uint8Array | undefined {
   const q = recoverPointAt(msgHash, point, s);
-  if (q === undefined) return undefined;
+  return q === undefined ? undefined : addressOfPoint(q);
+}
+
+function addressOfPoint(q: { x: bigint; y: bigint }): Uint8Array {
   const known = addressMemo.get(q.x);
   if (known !== undefined && known.y === q.y) return known.address.slice();
   const address = publicKeyToAddress(publicKeyBytes(q));
   if (addressMemo.size >= ADDRESS_MEMO_ENTRIES) addressMemo.clear();
   addressMemo.set(q.x, { y: q.y, address: address.slice() });
   return address;
+}
+
+/**
+ * Senders' public keys given as hints (rpc_eth_send_raw_transaction_with_key) and found by recovery to be the
+ * signer's, by the key's 64 bytes in hex, with their address and, from the key's second hinted submit on, its
+ * verification tables (secp256k1.ts keyTables, about 35 M instructions to build): verifying against them costs
+ * about half a recovery. Only keys that recovery returned are kept, so junk hints build nothing; a key's
+ * tables are built at its second sight so that a sender's single transaction does not pay for them. A cache
+ * of pure functions, cleared when full (~8 KB a key with tables).
+ */
+const knownKeys = new Map<string, { readonly address: Uint8Array; tables?: KeyTables }>();
+const KNOWN_KEYS = 512;
+
+/**
+ * Whether the hinted key made the signature (r, s, yParity) over msgHash, exactly as recovery would find:
+ * its address if so, false if not, undefined when it cannot tell without recovering (a key not seen before,
+ * or, without `learn`, one whose tables are not built; canister_inspect_message's heap is discarded).
+ */
+export function addressByKnownKey(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number, keyHint: Uint8Array, learn: boolean): Uint8Array | false | undefined {
+  const entry = keyHint.length === 64 ? knownKeys.get(toHex(keyHint)) : undefined;
+  if (entry === undefined) return undefined;
+  if (entry.tables === undefined) {
+    if (!learn) return undefined;
+    entry.tables = keyTables(keyHint);
+    if (entry.tables === undefined) return undefined; // not a curve point: cannot be, recovery returned it
+  }
+  return verifiesAs(msgHash, r, s, yParity, entry.tables) ? entry.address.slice() : false;
+}
+
+/** Whether addressByKnownKey may answer for this hint without recovering. */
+export function isKnownKey(keyHint: Uint8Array, learn: boolean): boolean {
+  const entry = keyHint.length === 64 ? knownKeys.get(toHex(keyHint)) : undefined;
+  return entry !== undefined && (learn || entry.tables !== undefined);
+}
+
+/**
+ * recoverAddressAt that also says whether the recovered key is the hinted one; with `learn` such a key is
+ * remembered (addressByKnownKey).
+ */
+export function recoverAddressComparing(msgHash: Uint8Array, point: RecoveryPoint, s: bigint, keyHint: Uint8Array, learn: boolean): { readonly address: Uint8Array; readonly isHinted: boolean } | undefined {
+  const q = recoverPointAt(msgHash, point, s);
+  if (q === undefined) return undefined;
+  const address = addressOfPoint(q);
+  const isHinted = keyHint.length === 64 && bytesEqual(publicKeyBytes(q), keyHint);
+  if (isHinted && learn) {
+    if (knownKeys.size >= KNOWN_KEYS) knownKeys.clear();
+    const hex = toHex(keyHint);
+    if (!knownKeys.has(hex)) knownKeys.set(hex, { address: address.slice() });
+  }
+  return { address, isHinted };
 }

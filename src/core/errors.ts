@@ -30,6 +30,8 @@ export const ErrorCode = {
   SubmitGasLimitExceedsBlock: 'submit.gas_limit_exceeds_block',
   SubmitAlreadyKnown: 'submit.already_known',
   SubmitInitcodeTooLarge: 'submit.initcode_too_large',
+  /** rpc_eth_send_raw_transaction_with_key: the signature was not made by the given public key. */
+  SubmitSenderKeyMismatch: 'submit.sender_key_mismatch',
   /** Dropped reason: a later submit for the same (sender, nonce) with both fees bumped replaced it. */
   PoolReplaced: 'pool.replaced',
   /** Dropped reason: decoding or running this one transaction failed unexpectedly (a bad record); the block went on without it. */

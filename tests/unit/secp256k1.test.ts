@@ -13,6 +13,7 @@ import {
   N,
   P,
   invert,
+  keyTables,
   recoverPublicKey,
   publicKeyBytes,
   recoverPointAt,
@@ -20,11 +21,12 @@ import {
   recoveryPoint,
   splitScalar,
   sqrtModP,
+  verifiesAs,
   warmUp,
 } from '../../src/core/secp256k1.js';
-import { keccak256, recoverAddress, recoverAddressAt } from '../../src/core/crypto.js';
+import { addressByKnownKey, isKnownKey, keccak256, recoverAddress, recoverAddressAt, recoverAddressComparing } from '../../src/core/crypto.js';
 import { ecrecoverHook } from '../../src/core/evm/common.js';
-import { parseSignedTx } from '../../src/core/tx/decode.js';
+import { parseSignedTx, recoverSender, recoverSenderWithKey } from '../../src/core/tx/decode.js';
 import { bigintToFixed, bytesToBigint, toHex } from '../../src/core/codec/bytes.js';
 import { key, sign1559, signLegacy } from './chain_testkit.js';
 
@@ -377,5 +379,163 @@ describe('Ethereum vectors', () => {
     const bad = new Uint8Array([2, ...RLP.encode(items)]);
     const p = parseSignedTx(bad);
     expect(p.ok).toBe(false);
+  });
+});
+
+describe('verification against a known key (a submit with its sender key as a hint)', () => {
+  warmUp();
+  const pubOf = (sk: Uint8Array | bigint): Uint8Array => secp256k1.getPublicKey(typeof sk === 'bigint' ? be32(sk) : sk, false).subarray(1);
+
+  /** verifiesAs must say exactly whether recovery (noble's) returns this key. */
+  function expectVerifySame(h: Uint8Array, r: bigint, s: bigint, rec: number, key: Uint8Array): boolean {
+    const tables = keyTables(key);
+    if (tables === undefined) throw new Error('test key is not a curve point');
+    const want = noble(h, r, s, rec);
+    const got = verifiesAs(h, r, s, rec, tables);
+    expect(got, `r=${r} s=${s} rec=${rec} h=${toHex(h)} key=${toHex(key)}`).toBe(want !== undefined && toHex(want) === toHex(key));
+    return got;
+  }
+
+  it('300 random keys: the signer verifies; the other recovery id, another hash or another key do not', () => {
+    const rand = rng(4242);
+    let verified = 0;
+    for (let i = 0; i < 300; i++) {
+      const sk = rand(32);
+      const h = rand(32);
+      const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, sk, { prehash: false, format: 'recovered' }), 'recovered');
+      const key = pubOf(sk);
+      if (expectVerifySame(h, sig.r, sig.s, sig.recovery!, key)) verified++;
+      expectVerifySame(h, sig.r, sig.s, sig.recovery! ^ 1, key);
+      const other = h.slice();
+      other[i % 32]! ^= 1 << (i % 8);
+      expectVerifySame(other, sig.r, sig.s, sig.recovery!, key);
+      expectVerifySame(h, sig.r, sig.s, sig.recovery!, pubOf(rand(32)));
+    }
+    expect(verified).toBe(300);
+  });
+
+  it('signatures never made: exactly the key recovery finds verifies', () => {
+    const rand = rng(7);
+    let found = 0;
+    for (let i = 0; i < 200; i++) {
+      const h = rand(32);
+      const r = bytesToBigint(rand(32)) % N;
+      const s = bytesToBigint(rand(32)) % N;
+      const want = noble(h, r, s, i & 1);
+      if (want !== undefined) {
+        found++;
+        expect(expectVerifySame(h, r, s, i & 1, want)).toBe(true);
+      }
+      expectVerifySame(h, r, s, i & 1, pubOf(rand(32)));
+    }
+    expect(found).toBeGreaterThan(50);
+  });
+
+  it('chosen keys and nonces: Q = ±G, ±2G, small and large scalars, z = 0 and z >= n, R = infinity', () => {
+    // s = (z + r d) / k for key d and nonce k, R = k G: partial sums of G's and Q's combs meet equal and
+    // opposite points when d is small, and u1 = 0 when z = 0 (mod n).
+    const rand = rng(11);
+    const scalars = [1n, 2n, 3n, N - 1n, N - 2n, 1n << 128n, (1n << 130n) - 1n, N >> 1n];
+    for (const d of scalars) {
+      const key = pubOf(d);
+      for (const k of [...scalars, d, N - d]) {
+        const R = G.multiply(k).toAffine();
+        const r = R.x % N;
+        const rec = Number(R.y & 1n);
+        for (const h of [rand(32), new Uint8Array(32), be32(N), be32(N + 5n), be32((N - ((r * d) % N)) % N)]) {
+          let z = bytesToBigint(h);
+          if (z >= N) z -= N;
+          const s = (invert(k, N) * (z + r * d)) % N;
+          if (s === 0n) continue;
+          expect(expectVerifySame(h, r, s, rec, key)).toBe(true);
+          expectVerifySame(h, r, s, rec ^ 1, key);
+        }
+      }
+    }
+    // u1 G + u2 K = infinity: K = -(z / r) G, which recovery never returns for a valid R.
+    const r = G.multiply(5n).toAffine().x;
+    const h = rand(32);
+    const z = bytesToBigint(h) % N;
+    const k = (N - ((z * invert(r, N)) % N)) % N;
+    expectVerifySame(h, r, 12345n, 0, pubOf(k));
+    expect(verifiesAs(h, r, 12345n, 0, keyTables(pubOf(k))!)).toBe(false);
+  });
+
+  it('keyTables refuses what is not a curve point; verifiesAs refuses r, s out of range and recovery ids 2, 3', () => {
+    const key = pubOf(key1());
+    expect(keyTables(key.subarray(1))).toBeUndefined();
+    expect(keyTables(new Uint8Array(64))).toBeUndefined();
+    const offCurve = key.slice();
+    offCurve[63]! ^= 1;
+    expect(keyTables(offCurve)).toBeUndefined();
+    expect(keyTables(cat(be32(P + 1n), key.subarray(32)))).toBeUndefined();
+    const h = new Uint8Array(32).fill(3);
+    const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, key1(), { prehash: false, format: 'recovered' }), 'recovered');
+    const t = keyTables(key)!;
+    expect(verifiesAs(h, sig.r, sig.s, sig.recovery!, t)).toBe(true);
+    for (const [r, s, rec] of [[0n, sig.s, sig.recovery!], [sig.r, 0n, sig.recovery!], [N, sig.s, sig.recovery!], [sig.r, N, sig.recovery!], [sig.r, sig.s, sig.recovery! + 2]] as const) {
+      expect(verifiesAs(h, r, s, rec, t)).toBe(false);
+    }
+  });
+
+  const key1 = (): Uint8Array => key(901).priv;
+  const cat = (a: Uint8Array, b: Uint8Array): Uint8Array => new Uint8Array([...a, ...b]);
+
+  it('the known-key cache: a key is kept only when recovery returned it, its tables from its second sight', () => {
+    const rand = rng(606);
+    const sk = rand(32);
+    const key = pubOf(sk);
+    const address = toHex(keccak256(key).subarray(12));
+    const sign = (h: Uint8Array) => secp256k1.Signature.fromBytes(secp256k1.sign(h, sk, { prehash: false, format: 'recovered' }), 'recovered');
+    const h1 = rand(32);
+    const s1 = sign(h1);
+    expect(isKnownKey(key, true)).toBe(false);
+    expect(addressByKnownKey(h1, s1.r, s1.s, s1.recovery!, key, true)).toBeUndefined();
+    // Another key as the hint: recovered, compared, not kept.
+    const wrong = recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, pubOf(rand(32)), true)!;
+    expect([toHex(wrong.address), wrong.isHinted]).toEqual([address, false]);
+    expect(isKnownKey(key, true)).toBe(false);
+    // Without learn (canister_inspect_message) nothing is kept either.
+    expect(recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, key, false)!.isHinted).toBe(true);
+    expect(isKnownKey(key, true)).toBe(false);
+    // First sight in an update: kept, without tables (isKnownKey for an inspection says no).
+    const first = recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, key, true)!;
+    expect([toHex(first.address), first.isHinted]).toEqual([address, true]);
+    expect([isKnownKey(key, true), isKnownKey(key, false)]).toEqual([true, false]);
+    const h2 = rand(32);
+    const s2 = sign(h2);
+    expect(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, false)).toBeUndefined();
+    // Second sight: tables built, the signature verified.
+    expect(toHex(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, true) as Uint8Array)).toBe(address);
+    expect(isKnownKey(key, false)).toBe(true);
+    // A signature by another key, and the other recovery id: false (the submit is refused).
+    const stranger = secp256k1.Signature.fromBytes(secp256k1.sign(h2, rand(32), { prehash: false, format: 'recovered' }), 'recovered');
+    expect(addressByKnownKey(h2, stranger.r, stranger.s, stranger.recovery!, key, true)).toBe(false);
+    expect(addressByKnownKey(h2, s2.r, s2.s, s2.recovery! ^ 1, key, true)).toBe(false);
+    // Answers are fresh copies.
+    const a = addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, false) as Uint8Array;
+    a.fill(0);
+    expect(toHex(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, false) as Uint8Array)).toBe(address);
+  });
+
+  it('recoverSenderWithKey answers as recoverSender for the right key on every sight, and refuses another key', () => {
+    const k = key(902);
+    const pub = pubOf(k.priv);
+    for (let nonce = 0n; nonce < 4n; nonce++) {
+      for (const raw of [sign1559(k, { nonce }), signLegacy(k, { nonce })]) {
+        const p = parseSignedTx(raw);
+        if (!p.ok) throw new Error(p.error.message);
+        const plain = recoverSender(p.value);
+        if (!plain.ok) throw new Error(plain.error.message);
+        expect(toHex(plain.value)).toBe(toHex(k.address));
+        const hinted = recoverSenderWithKey(p.value, pub, true);
+        expect(hinted.ok && toHex(hinted.value)).toBe(toHex(k.address));
+        const wrong = recoverSenderWithKey(p.value, pubOf(key(903).priv), true);
+        expect(!wrong.ok && wrong.error.code).toBe('submit.sender_key_mismatch');
+        const short = recoverSenderWithKey(p.value, pub.subarray(1), true);
+        expect(!short.ok && short.error.code).toBe('submit.sender_key_mismatch');
+      }
+    }
+    expect(isKnownKey(pub, false)).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // transactions; recovery (~210M instructions in the canister) runs once, at submit (DESIGN rule 1).
 
 import { CHAIN_ID } from '../constants.js';
-import { keccak256, recoverAddressAt, recoveryPoint, type RecoveryPoint } from '../crypto.js';
+import { addressByKnownKey, isKnownKey, keccak256, recoverAddressAt, recoverAddressComparing, recoveryPoint, type RecoveryPoint } from '../crypto.js';
 import type { Address } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesToBigint, concatBytes, bigintToMinBytes } from '../codec/bytes.js';
@@ -225,3 +225,28 @@ export function recoverSender(parsed: ParsedEthTx, point?: RecoveryPoint): Resul
   if (addr === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
   return ok(addr);
 }
+
+/**
+ * recoverSender for a submit that names its sender's public key (64 bytes x || y): the key is checked, and a
+ * submit whose signature it did not make is refused (submit.sender_key_mismatch), so a wrong hint never costs
+ * more than a recovery. A key recovery returned before is checked by verification against its tables (about
+ * half a recovery, no square root); otherwise the sender is recovered and compared. With `learn` (an update,
+ * whose heap persists) keys and their tables are remembered (crypto.ts addressByKnownKey).
+ */
+export function recoverSenderWithKey(parsed: ParsedEthTx, keyHint: Uint8Array, learn: boolean): Result<Address> {
+  const { r, s, yParity } = parsed.sig;
+  if (isKnownKey(keyHint, learn)) {
+    const known = addressByKnownKey(keccak256(parsed.signingPayload()), r, s, yParity, keyHint, learn);
+    if (known === false) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
+    if (known !== undefined) return ok(known);
+  }
+  // As recoverSender: the hash-free point first, so junk is refused before the payload is hashed.
+  const point = signaturePoint(parsed);
+  if (!point.ok) return point;
+  const found = recoverAddressComparing(keccak256(parsed.signingPayload()), point.value, s, keyHint, learn);
+  if (found === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
+  if (!found.isHinted) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
+  return ok(found.address);
+}
+
+const KEY_MISMATCH = 'the signature was not made by the given sender public key';
