@@ -7,6 +7,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { build, isStale, WASM_PATH } from '../scripts/build.js';
 import { IcHost, type MessageStats } from '../src/host/index.js';
 import { EvmClient, encodeInitArgs } from '../src/host/evm_client.js';
+import { senderPublicKey } from '../src/gateway/sender_key.js';
 
 export const common = createCustomCommon({ chainId: 4801360 }, Mainnet, { hardfork: Hardfork.Prague });
 export const GWEI = 1_000_000_000n;
@@ -77,8 +78,18 @@ export class BenchChain {
     return chain;
   }
 
-  async submit(raw: Uint8Array): Promise<{ txId: Uint8Array; instructions: bigint }> {
-    const r = await this.evm.update<{ Ok?: Uint8Array; Err?: { code: string; message: string } }>('rpc_eth_send_raw_transaction', [raw]);
+  /**
+   * Submits as the gateway does: with the sender's public key as a hint (rpc_eth_send_raw_transaction_with_key),
+   * or, with `withKey: false`, as a direct Candid caller without one (rpc_eth_send_raw_transaction).
+   */
+  async submit(raw: Uint8Array, opts: { readonly withKey?: boolean } = {}): Promise<{ txId: Uint8Array; instructions: bigint }> {
+    type Res = { Ok?: Uint8Array; Err?: { code: string; message: string } };
+    const key = opts.withKey === false ? undefined : senderPublicKey(raw);
+    if (opts.withKey !== false && key === undefined) throw new Error('submit: the transaction does not recover a sender key');
+    const r =
+      key === undefined
+        ? await this.evm.update<Res>('rpc_eth_send_raw_transaction', [raw])
+        : await this.evm.update<Res>('rpc_eth_send_raw_transaction_with_key', [raw, key]);
     if (r.value.Ok === undefined) throw new Error(`submit failed: ${r.value.Err?.code} ${r.value.Err?.message}`);
     return { txId: r.value.Ok, instructions: r.instructions ?? 0n };
   }

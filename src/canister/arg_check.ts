@@ -43,6 +43,7 @@ export const DEFAULT_ARG_BYTES = 16 * 1024;
 export const LARGE_ARG_BYTES = 131072 + 8 * 1024;
 const LARGE_ARG_METHODS: ReadonlySet<string> = new Set([
   'rpc_eth_send_raw_transaction',
+  'rpc_eth_send_raw_transaction_with_key',
   'submit_ic_tx',
   'rpc_eth_call_object',
   'rpc_eth_call_rawtx',

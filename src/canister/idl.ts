@@ -393,6 +393,11 @@ export function methodSignatures(untypedIdl: Idl) {
     get_ops_status: q([], t.OpsStatusView),
     // Submit (tx_id is returned; mining is asynchronous).
     rpc_eth_send_raw_transaction: u([t.Bytes], t.Result(t.Bytes)),
+    /**
+     * The same with the sender's 64-byte public key (x || y) as a hint, which the gateway recovers natively:
+     * a key the canister has seen is verified instead of recovered (docs/execution.md "Submit").
+     */
+    rpc_eth_send_raw_transaction_with_key: u([t.Bytes, t.Bytes], t.Result(t.Bytes)),
     submit_ic_tx: u([t.IcSyntheticTxInput], t.Result(t.Bytes)),
     // What happened to a transaction.
     get_pending: q([t.Bytes], t.PendingStatusView),

@@ -126,6 +126,11 @@ class EvmCanister {
     return candidResult(runtime.core?.submitRawTx(rawTx) ?? notReady<Uint8Array>(), (id) => id);
   }
 
+  @evmUpdate(M.rpc_eth_send_raw_transaction_with_key.args, M.rpc_eth_send_raw_transaction_with_key.ret)
+  rpc_eth_send_raw_transaction_with_key(rawTx: Uint8Array, senderKey: Uint8Array): CandidResult<Uint8Array> {
+    return candidResult(runtime.core?.submitRawTx(rawTx, senderKey) ?? notReady<Uint8Array>(), (id) => id);
+  }
+
   @evmUpdate(M.submit_ic_tx.args, M.submit_ic_tx.ret)
   submit_ic_tx(tx: IcSyntheticTxInput): CandidResult<Uint8Array> {
     const core = runtime.core;

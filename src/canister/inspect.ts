@@ -23,6 +23,8 @@ const REFUSED_BY_INSPECTION: ReadonlySet<string> = new Set([ErrorCode.DecodeInva
 
 /** Candid framing of one blob argument: magic, type table, arg count and type, length (at most 10 LEB128 bytes). */
 const BLOB_ARG_OVERHEAD = 4 + 3 + 2 + 10;
+/** The sender key's blob after it (rpc_eth_send_raw_transaction_with_key): one more arg type, its length, 64 bytes. */
+const SENDER_KEY_ARG_OVERHEAD = 2 + 10 + 64;
 
 /**
  * Whether ingress for `method` with these argument bytes may run: a known update whose argument passes the
@@ -36,14 +38,16 @@ export function acceptIngress(method: string, arg: Uint8Array): true | { readonl
   // methods included) are not for ingress.
   if (sig === undefined || sig.mode !== 'update') return false;
   if (!checkArgBytes(arg, sig.args.length, argByteLimit(method)).ok) return false;
-  if (method === 'rpc_eth_send_raw_transaction' && arg.length <= INSPECT_SCREEN_MAX_TX_BYTES + BLOB_ARG_OVERHEAD && runtime.core !== undefined) {
-    let raw: Uint8Array;
+  const withKey = method === 'rpc_eth_send_raw_transaction_with_key';
+  const limit = INSPECT_SCREEN_MAX_TX_BYTES + BLOB_ARG_OVERHEAD + (withKey ? SENDER_KEY_ARG_OVERHEAD : 0);
+  if ((withKey || method === 'rpc_eth_send_raw_transaction') && arg.length <= limit && runtime.core !== undefined) {
+    let args: unknown[];
     try {
-      raw = IDL.decode(sig.args, arg)[0] as unknown as Uint8Array;
+      args = IDL.decode(sig.args, arg);
     } catch {
       return false;
     }
-    const r = runtime.core.screenRawTx(raw);
+    const r = runtime.core.screenRawTx(args[0] as Uint8Array, withKey ? (args[1] as Uint8Array) : undefined);
     if (!r.ok && REFUSED_BY_INSPECTION.has(r.error.code)) return { code: r.error.code, message: r.error.message };
   }
   return true;

@@ -83,6 +83,10 @@ export interface EvmCoreOptions {
   readonly ops?: OpsStore;
 }
 
+/** A sender key hint is an uncompressed secp256k1 public key without its 0x04 prefix: x || y. */
+const SENDER_KEY_BYTES = 64;
+const SENDER_KEY_LENGTH = `sender public key must be ${SENDER_KEY_BYTES} bytes (x || y, no 0x04 prefix)`;
+
 export class EvmCore {
   private readonly meta: MetaStore;
   private readonly pool: PendingPool;
@@ -195,12 +199,17 @@ export class EvmCore {
 
   // ---- submit (update methods) ----
 
-  /** rpc_eth_send_raw_transaction. Anonymous callers are allowed on this path (the gateway may be anonymous). */
-  submitRawTx(raw: Uint8Array): Result<Uint8Array> {
+  /**
+   * rpc_eth_send_raw_transaction, and rpc_eth_send_raw_transaction_with_key with the sender's public key as
+   * a hint (submit.ts SenderKeyHint; a wrong hint changes nothing). Anonymous callers are allowed on this
+   * path (the gateway may be anonymous).
+   */
+  submitRawTx(raw: Uint8Array, senderKey?: Uint8Array): Result<Uint8Array> {
     const g = this.writeGuard('submit');
     if (g !== undefined) return { ok: false, error: g };
     if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
-    const r = submitRaw(this.deps(), raw);
+    if (senderKey !== undefined && senderKey.length !== SENDER_KEY_BYTES) return err(ErrorCode.ArgInvalid, SENDER_KEY_LENGTH);
+    const r = submitRaw(this.deps(), raw, senderKey === undefined ? undefined : { publicKey: senderKey, learn: true });
     this.meter.flush();
     return r;
   }
@@ -209,11 +218,12 @@ export class EvmCore {
    * The checks of submitRawTx before admission (submit.ts screenRaw), writing nothing: what
    * canister_inspect_message runs on small raw transactions so that junk is refused for free.
    */
-  screenRawTx(raw: Uint8Array): Result<null> {
+  screenRawTx(raw: Uint8Array, senderKey?: Uint8Array): Result<null> {
     const g = this.writeGuard('submit');
     if (g !== undefined) return { ok: false, error: g };
     if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
-    const r = screenRaw(this.deps(), raw);
+    if (senderKey !== undefined && senderKey.length !== SENDER_KEY_BYTES) return err(ErrorCode.ArgInvalid, SENDER_KEY_LENGTH);
+    const r = screenRaw(this.deps(), raw, senderKey === undefined ? undefined : { publicKey: senderKey, learn: false });
     return r.ok ? ok(null) : r;
   }
 

@@ -137,7 +137,7 @@ export class AutomineTransport implements Transport {
 
   async call(mode: CallMode, method: CanisterMethod, args: readonly unknown[]): Promise<unknown> {
     const r = await this.inner.call(mode, method, args);
-    if (method === 'rpc_eth_send_raw_transaction' && typeof r === 'object' && r !== null && 'Ok' in r) await this.control.afterSubmit();
+    if ((method === 'rpc_eth_send_raw_transaction' || method === 'rpc_eth_send_raw_transaction_with_key') && typeof r === 'object' && r !== null && 'Ok' in r) await this.control.afterSubmit();
     return r;
   }
 }

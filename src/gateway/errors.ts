@@ -76,6 +76,8 @@ export const ERROR_MAP: Readonly<Record<string, { readonly rpc: RpcCode; readonl
   [ErrorCode.SubmitGasLimitExceedsBlock]: { rpc: RpcCode.Server, prefix: 'exceeds block gas limit' },
   [ErrorCode.SubmitAlreadyKnown]: { rpc: RpcCode.Server, prefix: 'already known' },
   [ErrorCode.SubmitInitcodeTooLarge]: { rpc: RpcCode.Server, prefix: 'max initcode size exceeded' },
+  // The gateway hints the key it recovered itself, so for its callers this is a signature that does not recover.
+  [ErrorCode.SubmitSenderKeyMismatch]: { rpc: RpcCode.InvalidParams, prefix: 'invalid sender' },
   [ErrorCode.AuthAnonymousForbidden]: { rpc: RpcCode.Server },
   [ErrorCode.AuthNotController]: { rpc: RpcCode.Server },
   // Operational states: writes refused, reads unavailable.

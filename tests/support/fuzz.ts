@@ -9,6 +9,7 @@ import { methodSignatures } from '../../src/canister/idl.js';
 import type { EvmCore } from '../../src/core/index.js';
 import type { IcHost, MessageStats } from '../../src/host/index.js';
 import { handleBody } from '../../src/gateway/rpc.js';
+import { senderPublicKey } from '../../src/gateway/sender_key.js';
 import type { MethodContext } from '../../src/gateway/methods/index.js';
 
 /** xorshift32: small, fast and deterministic. */
@@ -303,16 +304,31 @@ export async function fuzzCandidWasm(t: Tally, w: WasmTarget, seed: number, n: n
   }
 }
 
-/** Raw transactions to rpc_eth_send_raw_transaction of the real wasm: an Ok or a coded Err for each, no trap. */
+/**
+ * A sender key hint for a raw input: the key that signed it (when it recovers), a random point-sized blob, or
+ * a blob of the wrong length.
+ */
+function keyHintInput(r: Rng, raw: Uint8Array): Uint8Array {
+  const k = r.int(4);
+  if (k < 2) return senderPublicKey(raw) ?? r.bytes(64);
+  return k === 2 ? r.bytes(64) : r.bytes(r.int(70));
+}
+
+/**
+ * Raw transactions to rpc_eth_send_raw_transaction of the real wasm, every third one to
+ * rpc_eth_send_raw_transaction_with_key with a key hint: an Ok or a coded Err for each, no trap.
+ */
 export async function fuzzRawTxWasm(t: Tally, w: WasmTarget, seeds: Uint8Array[], seed: number, n: number): Promise<void> {
   const r = new Rng(seed);
-  const T = SIGS['rpc_eth_send_raw_transaction']!;
   for (let i = 0; i < n; i++) {
     const raw = rawInput(r, seeds);
+    const method = i % 3 === 2 ? 'rpc_eth_send_raw_transaction_with_key' : 'rpc_eth_send_raw_transaction';
+    const T = SIGS[method]!;
     const from = w.messages.length;
     t.inputs++;
     try {
-      const res = await w.host.update('rpc_eth_send_raw_transaction', new Uint8Array(IDL.encode(T.args, [raw])));
+      const args = method === 'rpc_eth_send_raw_transaction' ? [raw] : [raw, keyHintInput(r, raw)];
+      const res = await w.host.update(method, new Uint8Array(IDL.encode(T.args, args)));
       if (res.kind === 'reject') count(t, rejectKey(res.message, res.code));
       else {
         const [v] = IDL.decode([T.ret], res.bytes) as unknown as [{ Ok?: unknown; Err?: { code: string } }];

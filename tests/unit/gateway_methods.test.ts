@@ -2,6 +2,9 @@
 // block tags, paging in eth_getLogs, hash resolution after submit, and the cache of immutable answers.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ErrorCode } from '../../src/core/errors.js';
 import type { BlockView, ReceiptView, TxView } from '../../src/canister/values.js';
 import { renderCompat } from '../../src/gateway/compat.js';
@@ -392,6 +395,23 @@ describe('lookups, pruning and caching', () => {
     f.handlers.rpc_eth_send_raw_transaction = () => err(ErrorCode.DecodeUnsupportedType, 'type 3');
     expect(await callErr(f, 'eth_sendRawTransaction', ['0x03'])).toMatchObject({ code: -32602 });
     expect(await callErr(f, 'eth_sendRawTransaction', ['0x0'])).toMatchObject({ code: -32602 });
+  });
+
+  it("eth_sendRawTransaction passes a signed transaction's sender key as a hint (rpc_eth_send_raw_transaction_with_key)", async () => {
+    const sk = new Uint8Array(32).fill(7);
+    const signed = createFeeMarket1559Tx({ chainId: 4801360n, nonce: 3n, to: new Uint8Array(20).fill(1), value: 5n, gasLimit: 21000n, maxFeePerGas: 10n ** 12n, maxPriorityFeePerGas: 10n ** 9n }, { common: createCustomCommon({ chainId: 4801360 }, Mainnet, { hardfork: Hardfork.Prague }) }).sign(sk);
+    const raw = signed.serialize();
+    const f = new FakeClient({ rpc_eth_send_raw_transaction_with_key: () => ({ Ok: bytes(8, 0) }), rpc_eth_get_transaction_by_tx_id: () => [tx()] });
+    expect(await call(f, 'eth_sendRawTransaction', [`0x${Buffer.from(raw).toString('hex')}`])).toBe(hx(32, '01'));
+    expect(f.calls[0]).toMatchObject({ mode: 'update', method: 'rpc_eth_send_raw_transaction_with_key', args: [raw, secp256k1.getPublicKey(sk, false).subarray(1)] });
+    // Refusals come back as from the plain method.
+    f.handlers.rpc_eth_send_raw_transaction_with_key = () => err(ErrorCode.SubmitSenderKeyMismatch, 'not made by the key');
+    expect(await callErr(f, 'eth_sendRawTransaction', [`0x${Buffer.from(raw).toString('hex')}`])).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid sender/) });
+    // Another chain's transaction does not parse here: no hint, the canister says what is wrong.
+    const other = createFeeMarket1559Tx({ chainId: 1n, nonce: 0n, gasLimit: 21000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, { common: createCustomCommon({ chainId: 1 }, Mainnet, { hardfork: Hardfork.Prague }) }).sign(sk);
+    f.handlers.rpc_eth_send_raw_transaction = () => err(ErrorCode.DecodeWrongChainId, 'chain id 1');
+    await callErr(f, 'eth_sendRawTransaction', [`0x${Buffer.from(other.serialize()).toString('hex')}`]);
+    expect(f.calls.at(-1)).toMatchObject({ method: 'rpc_eth_send_raw_transaction' });
   });
 });
 

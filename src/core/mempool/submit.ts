@@ -13,10 +13,10 @@ import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
 import type { MetaStore } from '../chain/meta.js';
-import { parseSignedTx, recoverSender, signaturePoint } from '../tx/decode.js';
+import { parseSignedTx, recoverSender, recoverSenderWithKey, signaturePoint } from '../tx/decode.js';
 import { checkIcRecord, deriveSyntheticSender, encodeCanonical, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
 import { intrinsicGas, MAX_INITCODE_SIZE } from '../tx/intrinsic.js';
-import { TxOrigin, type TxFields } from '../tx/types.js';
+import { TxOrigin, type ParsedEthTx, type TxFields } from '../tx/types.js';
 import type { PendingPool, PendingEntry } from './pool.js';
 
 export interface SubmitDeps {
@@ -34,8 +34,17 @@ function knownId(deps: SubmitDeps, ethHash: Bytes32): Uint8Array | undefined {
   return st !== undefined && st.kind !== 'Dropped' ? id : undefined;
 }
 
-export function submitRaw(deps: SubmitDeps, raw: Uint8Array): Result<Uint8Array> {
-  const screened = screenRaw(deps, raw);
+/**
+ * A submit's optional hint: the sender's public key (rpc_eth_send_raw_transaction_with_key), and whether
+ * this call may keep the key's verification tables (an update; canister_inspect_message's heap is discarded).
+ */
+export interface SenderKeyHint {
+  readonly publicKey: Uint8Array;
+  readonly learn: boolean;
+}
+
+export function submitRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKeyHint): Result<Uint8Array> {
+  const screened = screenRaw(deps, raw, keyHint);
   if (!screened.ok) return screened;
   const { fields: f, sender } = screened.value;
   const ethHash = keccak256(raw);
@@ -50,7 +59,7 @@ export function submitRaw(deps: SubmitDeps, raw: Uint8Array): Result<Uint8Array>
  * transaction. canister_inspect_message runs it on small transactions, so junk is refused before it is paid
  * for (docs/hardening.md "Submits").
  */
-export function screenRaw(deps: SubmitDeps, raw: Uint8Array): Result<{ readonly fields: TxFields; readonly sender: Address }> {
+export function screenRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKeyHint): Result<{ readonly fields: TxFields; readonly sender: Address }> {
   if (raw.length > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `transaction is ${raw.length} bytes, limit ${MAX_TX_SIZE}`);
   // Parsing checks type, chain id and signature ranges without hashing.
   const parsed = parseSignedTx(raw);
@@ -60,11 +69,7 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array): Result<{ readonly 
   // (issue 11, attack 4: a 128 KiB junk transaction must be refused for little).
   const cheap = cheapChecks(deps.meta.getConfig(), f);
   if (!cheap.ok) return cheap;
-  // The signature's point R needs no hash either: an r that is not the x of a curve point is refused here.
-  const point = signaturePoint(parsed.value);
-  if (!point.ok) return point;
-  // One keccak pass (the signing payload) and the recovery.
-  const sender = recoverSender(parsed.value, point.value);
+  const sender = keyHint === undefined ? recoverSenderFromPoint(parsed.value) : recoverSenderWithKey(parsed.value, keyHint.publicKey, keyHint.learn);
   if (!sender.ok) return sender;
   // A sender that cannot pay is refused before the second pass (the eth hash). Unless the nonce is already
   // used: then these bytes may be an included transaction, whose resubmission answers its tx_id.
@@ -72,6 +77,14 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array): Result<{ readonly 
     return insufficient(deps.engine.getBalance(sender.value), f);
   }
   return ok({ fields: f, sender: sender.value });
+}
+
+function recoverSenderFromPoint(parsed: ParsedEthTx): Result<Address> {
+  // The signature's point R needs no hash either: an r that is not the x of a curve point is refused here.
+  const point = signaturePoint(parsed);
+  if (!point.ok) return point;
+  // One keccak pass (the signing payload) and the recovery.
+  return recoverSender(parsed, point.value);
 }
 
 const insufficient = (balance: bigint, f: TxFields): Result<never> =>

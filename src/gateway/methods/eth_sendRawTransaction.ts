@@ -2,12 +2,13 @@ import type { TxView } from '../../canister/values.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { bytesHex } from '../hex.js';
 import { data, positional } from '../params.js';
+import { senderPublicKey } from '../sender_key.js';
 import { unwrap } from './common.js';
 import type { MethodSpec } from './types.js';
 
 export const eth_sendRawTransaction: MethodSpec = {
   name: 'eth_sendRawTransaction',
-  canister: ['rpc_eth_send_raw_transaction', 'rpc_eth_get_transaction_by_tx_id'],
+  canister: ['rpc_eth_send_raw_transaction_with_key', 'rpc_eth_send_raw_transaction', 'rpc_eth_get_transaction_by_tx_id'],
   blockTags: '-',
   limits: 'at most 131072 bytes; pool limits 8192 / 64 per sender; nonce window 64',
   differences:
@@ -15,7 +16,14 @@ export const eth_sendRawTransaction: MethodSpec = {
   async handler(params, ctx) {
     const [raw] = positional(params, 'eth_sendRawTransaction', 1, 1);
     const bytes = data(raw, 'signedTransaction');
-    const txId = unwrap(ctx, await ctx.client.update('rpc_eth_send_raw_transaction', [bytes]));
+    // With the sender's key as a hint when it recovers here (src/gateway/sender_key.ts); without it the
+    // canister answers the same, for more instructions, and reports what is wrong with the transaction.
+    const key = senderPublicKey(bytes);
+    const submitted =
+      key === undefined
+        ? await ctx.client.update('rpc_eth_send_raw_transaction', [bytes])
+        : await ctx.client.update('rpc_eth_send_raw_transaction_with_key', [bytes, key]);
+    const txId = unwrap(ctx, submitted);
     let t: TxView | undefined;
     try {
       t = (await ctx.client.query('rpc_eth_get_transaction_by_tx_id', [txId]))[0];

@@ -1,0 +1,91 @@
+// rpc_eth_send_raw_transaction_with_key through the real wasm: the sender's public key as a hint (what the
+// gateway sends). The hint changes no accepted answer: same tx_id, same sender, same receipts as without it;
+// a key that did not sign is refused; a key's first submit recovers, the later ones verify for fewer
+// instructions; canister_inspect_message screens hinted submits as plain ones.
+import { IDL } from '@dfinity/candid';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unfundedTx } from '../../bench/harden.js';
+import { parseRefusal } from '../../src/canister/refusal.js';
+import { INSPECT_SCREEN_MAX_TX_BYTES } from '../../src/core/constants.js';
+import { senderPublicKey } from '../../src/gateway/sender_key.js';
+import { Evm, errCode, type CandidResult } from '../support/canister.js';
+import { ETH, account, hex, plainAddress, transfer, type Account } from '../support/eth.js';
+
+const ALICE = account(41);
+const BOB = account(42);
+const CAROL = account(43); // no funds
+const SINK = plainAddress(9);
+const keyOf = (a: Account): Uint8Array => secp256k1.getPublicKey(a.key, false).subarray(1);
+
+let evm: Evm;
+beforeAll(async () => {
+  evm = await Evm.start({ genesis: [ALICE, BOB].map((a) => ({ address: a.address, balance: 1000n * ETH })) });
+});
+afterAll(() => evm?.close());
+
+// As another canister would call (no ingress inspection), so that every refusal is the method's Err value.
+const withKey = async (raw: Uint8Array, key: Uint8Array) => {
+  const r = await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction_with_key', [raw, key], { fromCanister: true });
+  return { value: r.value, instructions: r.instructions ?? 0n };
+};
+
+describe('rpc_eth_send_raw_transaction_with_key', () => {
+  it("a sender's submits with its key: accepted as without it, the later ones for fewer instructions", async () => {
+    const costs: bigint[] = [];
+    const ids: Uint8Array[] = [];
+    for (let nonce = 0n; nonce < 4n; nonce++) {
+      const raw = transfer(ALICE, nonce, SINK, 1n).serialize();
+      expect(hex(senderPublicKey(raw)!)).toBe(hex(keyOf(ALICE)));
+      const r = await withKey(raw, keyOf(ALICE));
+      expect(errCode(r.value)).toBeUndefined();
+      ids.push((r.value as { Ok: Uint8Array }).Ok);
+      costs.push(r.instructions);
+      // Submitting the same bytes without the hint answers the same tx_id (already known).
+      expect(hex(await evm.submit(raw))).toBe(hex(ids[ids.length - 1]!));
+    }
+    await evm.mine();
+    for (const id of ids) {
+      const receipt = evm.receipt(id)!;
+      expect(receipt.status).toBe(1);
+      expect(hex(receipt.from)).toBe(hex(ALICE.address));
+    }
+    // First: a recovery; second: the key's tables are built; third and fourth: verification only.
+    console.log(`with_key submits: ${costs.join(', ')} instructions`);
+    expect(costs[2]! * 10n).toBeLessThan(costs[0]! * 8n);
+    expect(costs[3]! * 10n).toBeLessThan(costs[0]! * 8n);
+  });
+
+  it('a key that did not make the signature is refused, whether the key is new or known', async () => {
+    const raw = transfer(BOB, 0n, SINK, 1n).serialize();
+    expect(errCode((await withKey(raw, keyOf(CAROL))).value)).toBe('submit.sender_key_mismatch');
+    // ALICE's key has tables by now (previous test).
+    expect(errCode((await withKey(raw, keyOf(ALICE))).value)).toBe('submit.sender_key_mismatch');
+    const notAPoint = keyOf(BOB).slice();
+    notAPoint[63]! ^= 1;
+    expect(errCode((await withKey(raw, notAPoint)).value)).toBe('submit.sender_key_mismatch');
+    expect(errCode((await withKey(raw, keyOf(BOB).subarray(1))).value)).toBe('arg.invalid');
+    expect(errCode((await withKey(raw, new Uint8Array(65))).value)).toBe('arg.invalid');
+    // Nothing was admitted: BOB's transaction goes in with its own key.
+    expect(errCode((await withKey(raw, keyOf(BOB))).value)).toBeUndefined();
+    await evm.mine();
+  });
+
+  it('other refusals come first, as without the hint (fees, signature)', async () => {
+    const unfunded = transfer(CAROL, 0n, SINK, 1n).serialize();
+    expect(errCode((await withKey(unfunded, keyOf(CAROL))).value)).toBe('submit.insufficient_funds');
+    const junk = new Uint8Array([0xc0]);
+    const plain = (await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [junk], { fromCanister: true })).value;
+    expect(errCode(plain)).toMatch(/^DecodeError::/);
+    expect(errCode((await withKey(junk, keyOf(CAROL))).value)).toBe(errCode(plain));
+  });
+
+  it('canister_inspect_message screens a hinted submit as a plain one', async () => {
+    const raw = unfundedTx(INSPECT_SCREEN_MAX_TX_BYTES);
+    const key = senderPublicKey(raw)!;
+    const from = evm.messages.length;
+    const r = await evm.host.update('rpc_eth_send_raw_transaction_with_key', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8), IDL.Vec(IDL.Nat8)], [raw, key])));
+    expect(evm.messages.slice(from).map((m) => m.kind)).toEqual(['inspect']);
+    expect(r.kind === 'reject' && parseRefusal(r.message)?.code).toBe('submit.insufficient_funds');
+  });
+});
