@@ -105,7 +105,7 @@ const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, blockTime, 
 });
 // The banner first: the gateway already answers (clients and tests read the banner as soon as it does).
 console.log(devnetBanner(devnet, dataDir));
-const indexer: DevnetIndexer | undefined = withIndexer ? startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, db: db.db, log: (l) => console.log(l) }) : undefined;
+const indexer: DevnetIndexer | undefined = withIndexer ? startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, db: db.db, log: (l) => console.log(l), dev: devnet.dev }) : undefined;
 console.log(indexer === undefined ? `Indexer: off (--no-indexer); database ${db.where}` : `Indexer: ${db.where}`);
 console.log(
   `${blockTime === 0 ? 'Automine: each transaction is mined as soon as it is accepted' : `Blocks are mined every ${blockTime} s while transactions are pending`}; each block is logged with its instructions. Dev methods: evm_mine, evm_setAutomine, evm_snapshot/evm_revert, evm_increaseTime, evm_setNextBlockTimestamp. Ctrl-C stops; state is kept.`,

@@ -8,6 +8,7 @@ import type { EvmClient } from '../host/evm_client.js';
 import { loadIndexerConfig, type IndexerConfig } from '../indexer/config.js';
 import { describeDbUrl, openDb, type Db } from '../indexer/db.js';
 import { Indexer } from '../indexer/indexer.js';
+import type { DevnetControl } from './dev.js';
 
 export interface DevnetIndexer {
   readonly indexer: Indexer;
@@ -32,10 +33,14 @@ export async function openDevnetDb(config: IndexerConfig): Promise<DevnetDb> {
   return { db, where };
 }
 
-/** Starts the pull loop on an open database (the caller owns and closes it). */
-export function startDevnetIndexer(o: { evm: EvmClient; config: IndexerConfig; db: Db; log: (line: string) => void }): DevnetIndexer {
+/**
+ * Starts the pull loop on an open database (the caller owns and closes it). With `dev`, an evm_revert makes the
+ * indexer forget the blocks above the restored head (Indexer.requestRewind).
+ */
+export function startDevnetIndexer(o: { evm: EvmClient; config: IndexerConfig; db: Db; log: (line: string) => void; dev?: DevnetControl }): DevnetIndexer {
   const { config, log } = o;
   const indexer = new Indexer({ config, client: hostClient(o.evm), db: o.db, log });
+  o.dev?.onRevert.push(() => void indexer.requestRewind(o.evm.query<bigint>('rpc_eth_block_number').value));
   // Runs in the background; a condition retrying cannot fix stops the indexer, never the devnet.
   const running = indexer.run().catch((e: unknown) => log(`indexer stopped: ${(e as Error).message}`));
   return {

@@ -11,7 +11,7 @@ import { ExportAssembler, ExportFormatError, type ExportedBlock } from './export
 import { Progress } from './progress.js';
 import { blockRows, type BlockRows } from './rows.js';
 import { SchemaTooNewError } from './migrate.js';
-import { applyRetention, commitBlocks, ensureSchema, IndexerStateError, insertMetricsSample, openState, recordGap, updateHead, type IndexerState } from './store.js';
+import { applyRetention, commitBlocks, ensureSchema, IndexerStateError, insertMetricsSample, openState, recordGap, rewindBlocks, updateHead, type IndexerState } from './store.js';
 
 /** A condition the indexer cannot retry its way out of; the message says what to do. */
 export class IndexerFatalError extends Error {
@@ -103,6 +103,34 @@ export class Indexer {
   stop(): void {
     this.stopped = true;
     this.wake?.();
+    for (const w of this.rewindWaiters.splice(0)) w();
+  }
+
+  private rewindTo: bigint | undefined;
+  private readonly rewindWaiters: (() => void)[] = [];
+
+  /**
+   * Forgets every indexed block above `head` and pulls again from there: for a chain that went back, which
+   * only the devnet's evm_revert does (IC blocks are final). The pull loop applies it between two steps, so a
+   * step already under way finishes first (its blocks, if from before the revert, are removed with the rest).
+   * Resolves once applied (or the indexer stopped).
+   */
+  requestRewind(head: bigint): Promise<void> {
+    this.rewindTo = this.rewindTo === undefined || head < this.rewindTo ? head : this.rewindTo;
+    const done = new Promise<void>((resolve) => this.rewindWaiters.push(resolve));
+    this.wake?.();
+    return done;
+  }
+
+  private async applyRewind(): Promise<void> {
+    const head = this.rewindTo!;
+    const r = await rewindBlocks(this.o.db, head);
+    this.rewindTo = undefined;
+    this.resetAssembler();
+    this.state = { ...this.state!, cursorBlock: r.cursorBlock };
+    for (const p of r.paths) this.archive!.remove(p);
+    if (r.blocks > 0) this.log(`indexer: the chain went back to block ${head}; ${r.blocks} later block(s) removed, pulling again from block ${r.cursorBlock}`);
+    for (const w of this.rewindWaiters.splice(0)) w();
   }
 
   private sleep(ms: number): Promise<void> {
@@ -140,6 +168,7 @@ export class Indexer {
     while (!this.stopped) {
       let caughtUp: boolean;
       try {
+        if (this.rewindTo !== undefined) await this.applyRewind();
         caughtUp = await this.step(progress);
         await this.poll();
         backoff = config.backoffInitialMs;

@@ -105,6 +105,28 @@ export async function commitBlocks(db: Db, c: Commit): Promise<void> {
   });
 }
 
+/**
+ * Forgets every block above `head` (its rows and archive records) and puts the cursor at head + 1 when it was
+ * beyond, in one transaction: for a chain that went back (the devnet's evm_revert). Returns the archive paths
+ * whose records were removed (the caller deletes the files after the commit; a crash between leaves orphans,
+ * which start-up collects) and the new cursor.
+ */
+export async function rewindBlocks(db: Db, head: bigint): Promise<{ readonly paths: string[]; readonly cursorBlock: bigint; readonly blocks: number }> {
+  return db.transaction(async (tx) => {
+    for (const t of ['token_transfers', 'logs', 'receipts', 'txs', 'skipped_transfer_logs']) await tx.query(`DELETE FROM ${t} WHERE block_number > $1`, [head]);
+    const removed = await tx.query('DELETE FROM blocks WHERE number > $1', [head]);
+    const paths = (await tx.query<{ path: string }>('DELETE FROM archive_files WHERE block_number > $1 RETURNING path', [head])).rows.map((r) => r.path);
+    await tx.query('DELETE FROM pruned_gaps WHERE from_block > $1', [head]);
+    const r = await tx.query<{ cursor_block: bigint }>(
+      'UPDATE indexer_state SET cursor_block = LEAST(cursor_block, $1), cursor_segment = 0, cursor_offset = 0, head_block = LEAST(head_block, $2), updated_at = now() WHERE id = 1 RETURNING cursor_block',
+      [head + 1n, head],
+    );
+    const cursor = r.rows[0]?.cursor_block;
+    if (cursor === undefined) throw new IndexerStateError('no indexer state row to rewind');
+    return { paths, cursorBlock: cursor, blocks: removed.affected };
+  });
+}
+
 /** `Err Pruned`: blocks [from, firstAvailable) are gone; the gap and the moved cursor commit together. */
 export async function recordGap(db: Db, from: bigint, firstAvailable: bigint, head: bigint): Promise<void> {
   await db.transaction(async (tx) => {

@@ -1,11 +1,15 @@
 // The devnet's indexer on the real canister wasm through the host transport: value transfers and a deployment
 // whose constructor emits an ERC-20 Transfer, an ERC-721 Transfer and a malformed Transfer-shaped log; the
-// indexed rows match the canister's own answers (block hashes, receipts), the malformed log is skipped.
+// indexed rows match the canister's own answers (block hashes, receipts), the malformed log is skipped. Then an
+// evm_revert: the indexer forgets the undone blocks (rows, archive files) and indexes the replacing ones.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { Principal } from '@dfinity/principal';
+import { DevnetControl } from '../../src/devnet/dev.js';
 import { openDevnetDb, startDevnetIndexer } from '../../src/devnet/indexer.js';
 import { projectTempDir } from '../../src/host/paths.js';
+import { Archive } from '../../src/indexer/archive.js';
 import { TRANSFER_TOPIC } from '../../src/indexer/rows.js';
 import { Evm, unwrap, type Opt, type Receipt } from '../support/canister.js';
 import { testIndexerConfig } from '../support/indexer.js';
@@ -70,6 +74,62 @@ it('indexes the devnet chain through the host transport', async () => {
       await db.close();
     }
   } finally {
+    evm.close();
+  }
+});
+
+it('forgets the blocks an evm_revert undid and indexes the chain that replaced them', async () => {
+  const user = selfAuthenticating(0x52);
+  const evm = await Evm.start({ genesis: [{ address: syntheticSender(user), balance: 10n ** 24n }] });
+  const dev = new DevnetControl(evm.host, evm.client, Principal.anonymous(), 2);
+  const send = async (nonce: bigint, value: bigint): Promise<Uint8Array> => {
+    const id = unwrap(await evm.submitIc({ to: [new Uint8Array(20).fill(0x45)], value, gas_limit: 21_000n, nonce, max_fee_per_gas: 1000n * GWEI, max_priority_fee_per_gas: 250n * GWEI, data: new Uint8Array() }, user));
+    await evm.mine();
+    return id;
+  };
+  const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+  const config = testIndexerConfig(join(dir, 'archive-revert'), { pgliteDir: join(dir, 'db-revert') });
+  const { db } = await openDevnetDb(config);
+  const ix = startDevnetIndexer({ evm: evm.client, config, db, log: () => {}, dev });
+  const until = async (what: string, ok: () => Promise<boolean> | boolean): Promise<void> => {
+    for (let i = 0; i < 600; i++) {
+      if (await ok()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const indexed = async () => (await db.query<{ number: bigint; hash: Uint8Array }>('SELECT number, hash FROM blocks ORDER BY number')).rows;
+  try {
+    await send(0n, 1n);
+    const base = evm.blockNumber();
+    await until('the first blocks', () => ix.indexer.cursor === base + 1n);
+    const snap = dev.snapshot();
+    const undone = [await send(1n, 2n), await send(2n, 3n)];
+    await until('the blocks after the snapshot', () => ix.indexer.cursor === base + 3n);
+    expect((await indexed()).map((b) => b.number).at(-1)).toBe(base + 2n);
+
+    expect(await dev.revert(snap)).toBe(true);
+    expect(evm.blockNumber()).toBe(base);
+    await until('the rewind', async () => (await indexed()).every((b) => b.number <= base));
+    const replacement = await send(1n, 5n);
+    await until('the replacing block', () => ix.indexer.cursor === base + 2n);
+
+    const blocks = await indexed();
+    expect(blocks.map((b) => b.number)).toEqual(Array.from({ length: Number(base) + 2 }, (_, i) => BigInt(i)));
+    for (const b of blocks) expect(hex(b.hash)).toBe(hex(evm.block(b.number)!.hash));
+    // tx_ids are a counter, restored by the revert: the replacement reuses the first undone one's, and the
+    // values tell the transactions apart (1 before the snapshot, 2 and 3 undone, 5 replacing them).
+    const txs = (await db.query<{ tx_id: Uint8Array; value: string }>('SELECT tx_id, value FROM txs ORDER BY block_number')).rows;
+    expect(txs.map((t) => t.value)).toEqual(['1', '5']);
+    expect(hex(txs[1]!.tx_id)).toBe(hex(replacement));
+    expect(hex(undone[0]!)).toBe(hex(replacement));
+    const archived = (await db.query<{ block_number: bigint }>('SELECT block_number FROM archive_files ORDER BY block_number')).rows.map((r) => r.block_number);
+    expect(archived).toEqual(blocks.map((b) => b.number));
+    const files = (await Archive.open(config.archiveDir, config.chainId, config.zstdLevel)).blockFiles().map((f) => f.blockNumber);
+    expect(files).toEqual(archived);
+  } finally {
+    await ix.stop();
+    await db.close();
     evm.close();
   }
 });
