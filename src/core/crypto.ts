@@ -58,50 +58,60 @@ function addressOfPoint(q: { x: bigint; y: bigint }): Uint8Array {
 
 /**
  * Senders' public keys given as hints (rpc_eth_send_raw_transaction_with_key) and found by recovery to be the
- * signer's, by the key's 64 bytes in hex, with their address and, from the key's second hinted submit on, its
- * verification tables (secp256k1.ts keyTables, about 35 M instructions to build): verifying against them costs
- * about half a recovery. Only keys that recovery returned are kept, so junk hints build nothing; a key's
- * tables are built at its second sight so that a sender's single transaction does not pay for them. A cache
- * of pure functions, cleared when full (~8 KB a key with tables).
+ * signer's of an admitted transaction, by the key's 64 bytes in hex, with their address and, from the key's
+ * second hinted submit on, its verification tables (secp256k1.ts keyTables, about 31 M instructions to
+ * build): verifying against them costs about half a recovery. Keys of refused submits are not kept, so junk
+ * builds nothing; tables wait for a key's second sight, so a sender's single transaction does not pay for
+ * them. A cache of pure functions in least-recently-used order (Map order: a verified key moves to the end,
+ * the first is evicted when full), about 8 KB a key with tables.
  */
 const knownKeys = new Map<string, { readonly address: Uint8Array; tables?: KeyTables }>();
 const KNOWN_KEYS = 512;
 
 /**
  * Whether the hinted key made the signature (r, s, yParity) over msgHash, exactly as recovery would find:
- * its address if so, false if not, undefined when it cannot tell without recovering (a key not seen before,
- * or, without `learn`, one whose tables are not built; canister_inspect_message's heap is discarded).
+ * its address if so, false if not, undefined when it cannot tell without recovering (a key not kept, or,
+ * without `buildTables`, one whose tables are not built; canister_inspect_message's heap is discarded).
  */
-export function addressByKnownKey(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number, keyHint: Uint8Array, learn: boolean): Uint8Array | false | undefined {
-  const entry = keyHint.length === 64 ? knownKeys.get(toHex(keyHint)) : undefined;
+export function addressByKnownKey(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number, keyHint: Uint8Array, buildTables: boolean): Uint8Array | false | undefined {
+  if (keyHint.length !== 64) return undefined;
+  const hex = toHex(keyHint);
+  const entry = knownKeys.get(hex);
   if (entry === undefined) return undefined;
   if (entry.tables === undefined) {
-    if (!learn) return undefined;
+    if (!buildTables) return undefined;
     entry.tables = keyTables(keyHint);
     if (entry.tables === undefined) return undefined; // not a curve point: cannot be, recovery returned it
   }
-  return verifiesAs(msgHash, r, s, yParity, entry.tables) ? entry.address.slice() : false;
+  if (!verifiesAs(msgHash, r, s, yParity, entry.tables)) return false;
+  if (buildTables) {
+    knownKeys.delete(hex);
+    knownKeys.set(hex, entry);
+  }
+  return entry.address.slice();
 }
 
 /** Whether addressByKnownKey may answer for this hint without recovering. */
-export function isKnownKey(keyHint: Uint8Array, learn: boolean): boolean {
+export function isKnownKey(keyHint: Uint8Array, buildTables: boolean): boolean {
   const entry = keyHint.length === 64 ? knownKeys.get(toHex(keyHint)) : undefined;
-  return entry !== undefined && (learn || entry.tables !== undefined);
+  return entry !== undefined && (buildTables || entry.tables !== undefined);
+}
+
+/** recoverAddressAt that also says whether the recovered key is the hinted one. */
+export function recoverAddressComparing(msgHash: Uint8Array, point: RecoveryPoint, s: bigint, keyHint: Uint8Array): { readonly address: Uint8Array; readonly isHinted: boolean } | undefined {
+  const q = recoverPointAt(msgHash, point, s);
+  if (q === undefined) return undefined;
+  return { address: addressOfPoint(q), isHinted: keyHint.length === 64 && bytesEqual(publicKeyBytes(q), keyHint) };
 }
 
 /**
- * recoverAddressAt that also says whether the recovered key is the hinted one; with `learn` such a key is
- * remembered (addressByKnownKey).
+ * Keeps the key of an admitted submit whose recovery returned it (recoverAddressComparing's isHinted), for
+ * addressByKnownKey; the least recently used key goes when the cache is full.
  */
-export function recoverAddressComparing(msgHash: Uint8Array, point: RecoveryPoint, s: bigint, keyHint: Uint8Array, learn: boolean): { readonly address: Uint8Array; readonly isHinted: boolean } | undefined {
-  const q = recoverPointAt(msgHash, point, s);
-  if (q === undefined) return undefined;
-  const address = addressOfPoint(q);
-  const isHinted = keyHint.length === 64 && bytesEqual(publicKeyBytes(q), keyHint);
-  if (isHinted && learn) {
-    if (knownKeys.size >= KNOWN_KEYS) knownKeys.clear();
-    const hex = toHex(keyHint);
-    if (!knownKeys.has(hex)) knownKeys.set(hex, { address: address.slice() });
-  }
-  return { address, isHinted };
+export function rememberKey(publicKey: Uint8Array, address: Uint8Array): void {
+  if (publicKey.length !== 64) return;
+  const hex = toHex(publicKey);
+  if (knownKeys.has(hex)) return;
+  if (knownKeys.size >= KNOWN_KEYS) knownKeys.delete(knownKeys.keys().next().value as string);
+  knownKeys.set(hex, { address: address.slice() });
 }

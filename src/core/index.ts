@@ -201,7 +201,7 @@ export class EvmCore {
 
   /**
    * rpc_eth_send_raw_transaction, and rpc_eth_send_raw_transaction_with_key with the sender's public key as
-   * a hint (submit.ts SenderKeyHint; a wrong hint changes nothing). Anonymous callers are allowed on this
+   * a hint (submit.ts SenderKeyHint; a key that did not sign is refused, submit.sender_key_mismatch). Anonymous callers are allowed on this
    * path (the gateway may be anonymous).
    */
   submitRawTx(raw: Uint8Array, senderKey?: Uint8Array): Result<Uint8Array> {

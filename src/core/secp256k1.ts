@@ -670,7 +670,7 @@ export function publicKeyBytes(q: { x: bigint; y: bigint }): Uint8Array {
 
 /** Columns of every comb, so doublings of a verification: 5 teeth of 26 bits cover a GLV half (< 2^130). */
 const COMB_SPACING = 26;
-/** Teeth of a key's comb over a GLV half: 31 points a key, built for ~25 M instructions. */
+/** Teeth of a key's comb over a GLV half: 31 points a key, built for about 31 M instructions. */
 const KEY_TEETH = 5;
 /** Teeth of G's comb over a whole scalar (10 * 26 = 260 bits): 1,023 points, built once per heap. */
 const G_TEETH = 10;
@@ -702,7 +702,7 @@ function combTable(x: bigint, y: bigint, teeth: number): OddTable {
     jy[m] = AY;
     jz[m] = AZ;
     // Every entry with top bit j: the entry without it plus 2^(COMB_SPACING * j) * (x, y). The two are never
-    // equal or opposite: their scalars are distinct and below 2^(COMB_SPACING * teeth) < n.
+    // equal or opposite: their scalars are distinct, positive and below 2^(COMB_SPACING * (teeth - 1) + 1) < n.
     for (let low = 1; low < m; low++) {
       const [nx, ny, nz] = addJacobian(jx[low]!, jy[low]!, jz[low]!, jx[m]!, jy[m]!, jz[m]!);
       jx[m + low] = nx;
@@ -730,7 +730,7 @@ export interface KeyTables {
 
 /**
  * The tables of the 64-byte public key x || y, or undefined if it is not a point of the curve (such a hint
- * is ignored: verification against a point off the curve proves nothing). About 25 M instructions.
+ * is ignored: verification against a point off the curve proves nothing). About 31 M instructions.
  */
 export function keyTables(publicKey: Uint8Array): KeyTables | undefined {
   if (publicKey.length !== 64) return undefined;
@@ -763,8 +763,8 @@ function addComb(t: OddTable, m: number, negate: boolean): void {
 
 /**
  * Whether the key of `tables` is the one recovery would return for the signature (r, s, recovery) over
- * msgHash (recovery ids 0 and 1; 2 and 3 answer false). False means "not shown", not "invalid": the caller
- * then recovers. About half of recovery's cost.
+ * msgHash (recovery ids 0 and 1; 2 and 3 answer false). False: the key did not make this signature (which
+ * may still be valid, by another key). About half of recovery's cost.
  */
 export function verifiesAs(msgHash: Uint8Array, r: bigint, s: bigint, recovery: number, tables: KeyTables): boolean {
   if (r <= 0n || r >= N || s <= 0n || s >= N || (recovery !== 0 && recovery !== 1)) return false;

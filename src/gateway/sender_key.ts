@@ -1,7 +1,8 @@
-// The sender's public key of a raw transaction, recovered here (natively fast in Node) and passed to the
-// canister as a hint (rpc_eth_send_raw_transaction_with_key): the canister then verifies the signature
-// against a key it has seen instead of recovering it, about half the instructions (docs/execution.md
-// "Submit"). The hint changes no answer: the canister recovers whenever it cannot use it.
+// The sender's public key of a raw transaction, recovered here (about 1-2 ms of the gateway's CPU with
+// @noble/curves, against about 47 M instructions in the canister) and passed to the canister as a hint
+// (rpc_eth_send_raw_transaction_with_key): the canister then verifies the signature against a key it has seen
+// instead of recovering it, about half the instructions (docs/execution.md "Sender key hints"). The key is
+// the signer's by construction, so the canister's answer is the plain method's.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 

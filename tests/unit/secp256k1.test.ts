@@ -24,7 +24,7 @@ import {
   verifiesAs,
   warmUp,
 } from '../../src/core/secp256k1.js';
-import { addressByKnownKey, isKnownKey, keccak256, recoverAddress, recoverAddressAt, recoverAddressComparing } from '../../src/core/crypto.js';
+import { addressByKnownKey, isKnownKey, keccak256, recoverAddress, recoverAddressAt, recoverAddressComparing, rememberKey } from '../../src/core/crypto.js';
 import { ecrecoverHook } from '../../src/core/evm/common.js';
 import { parseSignedTx, recoverSender, recoverSenderWithKey } from '../../src/core/tx/decode.js';
 import { bigintToFixed, bytesToBigint, toHex } from '../../src/core/codec/bytes.js';
@@ -481,32 +481,30 @@ describe('verification against a known key (a submit with its sender key as a hi
   const key1 = (): Uint8Array => key(901).priv;
   const cat = (a: Uint8Array, b: Uint8Array): Uint8Array => new Uint8Array([...a, ...b]);
 
-  it('the known-key cache: a key is kept only when recovery returned it, its tables from its second sight', () => {
+  it('the known-key cache: a kept key (an admitted submit) gets its tables at its second sight, then verifies', () => {
     const rand = rng(606);
     const sk = rand(32);
     const key = pubOf(sk);
-    const address = toHex(keccak256(key).subarray(12));
+    const address = keccak256(key).subarray(12);
     const sign = (h: Uint8Array) => secp256k1.Signature.fromBytes(secp256k1.sign(h, sk, { prehash: false, format: 'recovered' }), 'recovered');
     const h1 = rand(32);
     const s1 = sign(h1);
     expect(isKnownKey(key, true)).toBe(false);
     expect(addressByKnownKey(h1, s1.r, s1.s, s1.recovery!, key, true)).toBeUndefined();
-    // Another key as the hint: recovered, compared, not kept.
-    const wrong = recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, pubOf(rand(32)), true)!;
-    expect([toHex(wrong.address), wrong.isHinted]).toEqual([address, false]);
+    // Recovery compares with the hint and keeps nothing itself.
+    const wrong = recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, pubOf(rand(32)))!;
+    expect([toHex(wrong.address), wrong.isHinted]).toEqual([toHex(address), false]);
+    const right = recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, key)!;
+    expect([toHex(right.address), right.isHinted]).toEqual([toHex(address), true]);
     expect(isKnownKey(key, true)).toBe(false);
-    // Without learn (canister_inspect_message) nothing is kept either.
-    expect(recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, key, false)!.isHinted).toBe(true);
-    expect(isKnownKey(key, true)).toBe(false);
-    // First sight in an update: kept, without tables (isKnownKey for an inspection says no).
-    const first = recoverAddressComparing(h1, recoveryPoint(s1.r, s1.recovery!)!, s1.s, key, true)!;
-    expect([toHex(first.address), first.isHinted]).toEqual([address, true]);
+    // Kept (the submit was admitted), without tables: an inspection (no table building) still recovers.
+    rememberKey(key, address);
     expect([isKnownKey(key, true), isKnownKey(key, false)]).toEqual([true, false]);
     const h2 = rand(32);
     const s2 = sign(h2);
     expect(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, false)).toBeUndefined();
-    // Second sight: tables built, the signature verified.
-    expect(toHex(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, true) as Uint8Array)).toBe(address);
+    // Second sight in an update: tables built, the signature verified.
+    expect(toHex(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, true) as Uint8Array)).toBe(toHex(address));
     expect(isKnownKey(key, false)).toBe(true);
     // A signature by another key, and the other recovery id: false (the submit is refused).
     const stranger = secp256k1.Signature.fromBytes(secp256k1.sign(h2, rand(32), { prehash: false, format: 'recovered' }), 'recovered');
@@ -515,7 +513,7 @@ describe('verification against a known key (a submit with its sender key as a hi
     // Answers are fresh copies.
     const a = addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, false) as Uint8Array;
     a.fill(0);
-    expect(toHex(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, false) as Uint8Array)).toBe(address);
+    expect(toHex(addressByKnownKey(h2, s2.r, s2.s, s2.recovery!, key, false) as Uint8Array)).toBe(toHex(address));
   });
 
   it('recoverSenderWithKey answers as recoverSender for the right key on every sight, and refuses another key', () => {
@@ -528,14 +526,55 @@ describe('verification against a known key (a submit with its sender key as a hi
         const plain = recoverSender(p.value);
         if (!plain.ok) throw new Error(plain.error.message);
         expect(toHex(plain.value)).toBe(toHex(k.address));
-        const hinted = recoverSenderWithKey(p.value, pub, true);
-        expect(hinted.ok && toHex(hinted.value)).toBe(toHex(k.address));
-        const wrong = recoverSenderWithKey(p.value, pubOf(key(903).priv), true);
-        expect(!wrong.ok && wrong.error.code).toBe('submit.sender_key_mismatch');
-        const short = recoverSenderWithKey(p.value, pub.subarray(1), true);
-        expect(!short.ok && short.error.code).toBe('submit.sender_key_mismatch');
+        for (const opts of [{ buildTables: true, pointFirst: false }, { buildTables: false, pointFirst: true }]) {
+          const hinted = recoverSenderWithKey(p.value, pub, opts);
+          expect(hinted.ok && toHex(hinted.value)).toBe(toHex(k.address));
+          const wrong = recoverSenderWithKey(p.value, pubOf(key(903).priv), opts);
+          expect(!wrong.ok && wrong.error.code).toBe('submit.sender_key_mismatch');
+          const short = recoverSenderWithKey(p.value, pub.subarray(1), opts);
+          expect(!short.ok && short.error.code).toBe('submit.sender_key_mismatch');
+        }
+        // What submitRaw does once the transaction is admitted.
+        rememberKey(pub, k.address);
       }
     }
     expect(isKnownKey(pub, false)).toBe(true);
+    // An r that is not the x of a curve point: refused before hashing with pointFirst; without it a kept key's
+    // verification answers first (not made by the key).
+    const p = parseSignedTx(sign1559(k, { nonce: 9n }));
+    if (!p.ok) throw new Error(p.error.message);
+    let badR = 5n;
+    while (recoveryPoint(badR, 0) !== undefined) badR++;
+    const bad = { ...p.value, sig: { ...p.value.sig, r: badR } };
+    const first = recoverSenderWithKey(bad, pub, { buildTables: true, pointFirst: true });
+    expect(!first.ok && first.error.code).toBe('DecodeError::InvalidSignature');
+    const verified = recoverSenderWithKey(bad, pub, { buildTables: true, pointFirst: false });
+    expect(!verified.ok && verified.error.code).toBe('submit.sender_key_mismatch');
+    const unknown = recoverSenderWithKey(bad, pubOf(key(904).priv), { buildTables: true, pointFirst: false });
+    expect(!unknown.ok && unknown.error.code).toBe('DecodeError::InvalidSignature');
+  });
+
+  it('the cache keeps the 512 most recently used keys: a verified key moves to the end, the oldest goes', () => {
+    const rand = rng(808);
+    const sk = rand(32);
+    const key = pubOf(sk);
+    const address = keccak256(key).subarray(12);
+    const h = rand(32);
+    const sig = secp256k1.Signature.fromBytes(secp256k1.sign(h, sk, { prehash: false, format: 'recovered' }), 'recovered');
+    rememberKey(key, address);
+    // Other kept keys (rememberKey takes what recovery returned; any 64 bytes do here). Earlier tests' keys
+    // are in the cache too, and are the oldest.
+    const others = Array.from({ length: 1100 }, () => rand(64));
+    for (const o of others.slice(0, 511)) rememberKey(o, address);
+    expect(isKnownKey(key, true)).toBe(true);
+    // Used again: now the most recent, so the next key evicts the oldest other one instead.
+    expect(addressByKnownKey(h, sig.r, sig.s, sig.recovery!, key, true)).not.toBe(false);
+    rememberKey(others[511]!, address);
+    expect([isKnownKey(key, true), isKnownKey(others[0]!, true), isKnownKey(others[1]!, true), isKnownKey(others[511]!, true)]).toEqual([true, false, true, true]);
+    // Not used again: evicted once 512 newer keys came.
+    for (const o of others.slice(512, 1022)) rememberKey(o, address);
+    expect(isKnownKey(key, true)).toBe(true);
+    rememberKey(others[1022]!, address);
+    expect(isKnownKey(key, true)).toBe(false);
   });
 });

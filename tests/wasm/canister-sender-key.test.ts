@@ -71,9 +71,15 @@ describe('rpc_eth_send_raw_transaction_with_key', () => {
     await evm.mine();
   });
 
-  it('other refusals come first, as without the hint (fees, signature)', async () => {
+  it('other refusals come first, as without the hint (fees, signature); a refused submit keeps no key', async () => {
     const unfunded = transfer(CAROL, 0n, SINK, 1n).serialize();
-    expect(errCode((await withKey(unfunded, keyOf(CAROL))).value)).toBe('submit.insufficient_funds');
+    const first = await withKey(unfunded, keyOf(CAROL));
+    expect(errCode(first.value)).toBe('submit.insufficient_funds');
+    // Not kept, so no tables are built at the next sight: the same recovery again.
+    const second = await withKey(transfer(CAROL, 1n, SINK, 1n).serialize(), keyOf(CAROL));
+    expect(errCode(second.value)).toBe('submit.insufficient_funds');
+    expect(second.instructions * 10n).toBeLessThan(first.instructions * 11n);
+    expect(first.instructions * 10n).toBeLessThan(second.instructions * 11n);
     const junk = new Uint8Array([0xc0]);
     const plain = (await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [junk], { fromCanister: true })).value;
     expect(errCode(plain)).toMatch(/^DecodeError::/);
@@ -87,5 +93,11 @@ describe('rpc_eth_send_raw_transaction_with_key', () => {
     const r = await evm.host.update('rpc_eth_send_raw_transaction_with_key', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8), IDL.Vec(IDL.Nat8)], [raw, key])));
     expect(evm.messages.slice(from).map((m) => m.kind)).toEqual(['inspect']);
     expect(r.kind === 'reject' && parseRefusal(r.message)?.code).toBe('submit.insufficient_funds');
+    // A funded sender's transaction with another key as the hint: refused there too, for free.
+    const wrong = transfer(BOB, 1n, SINK, 1n).serialize();
+    const before = evm.messages.length;
+    const w = await evm.host.update('rpc_eth_send_raw_transaction_with_key', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8), IDL.Vec(IDL.Nat8)], [wrong, keyOf(ALICE)])));
+    expect(evm.messages.slice(before).map((m) => m.kind)).toEqual(['inspect']);
+    expect(w.kind === 'reject' && parseRefusal(w.message)?.code).toBe('submit.sender_key_mismatch');
   });
 });

@@ -7,8 +7,8 @@
 //   limits (a full pool evicts a worse transaction for an executable one) -> balance for all the sender's pending.
 // Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
 
-import { CHAIN_ID, MAX_NONCE_WINDOW, MAX_NOT_EXECUTABLE_GLOBAL, MAX_NOT_EXECUTABLE_PER_SENDER, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
-import { keccak256 } from '../crypto.js';
+import { CHAIN_ID, INSPECT_SCREEN_MAX_TX_BYTES, MAX_NONCE_WINDOW, MAX_NOT_EXECUTABLE_GLOBAL, MAX_NOT_EXECUTABLE_PER_SENDER, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
+import { keccak256, rememberKey } from '../crypto.js';
 import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
@@ -35,8 +35,9 @@ function knownId(deps: SubmitDeps, ethHash: Bytes32): Uint8Array | undefined {
 }
 
 /**
- * A submit's optional hint: the sender's public key (rpc_eth_send_raw_transaction_with_key), and whether
- * this call may keep the key's verification tables (an update; canister_inspect_message's heap is discarded).
+ * A submit's optional hint: the sender's public key (rpc_eth_send_raw_transaction_with_key), and whether this
+ * call may keep the key and build its verification tables (an update; canister_inspect_message's heap is
+ * discarded).
  */
 export interface SenderKeyHint {
   readonly publicKey: Uint8Array;
@@ -50,7 +51,10 @@ export function submitRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKey
   const ethHash = keccak256(raw);
   const known = knownId(deps, ethHash);
   if (known !== undefined) return ok(known);
-  return admit(deps, f, sender, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+  const admitted = admit(deps, f, sender, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
+  // Only an admitted transaction's key is kept: refused junk builds nothing (crypto.ts rememberKey).
+  if (admitted.ok && keyHint?.learn === true) rememberKey(keyHint.publicKey, sender);
+  return admitted;
 }
 
 /**
@@ -69,7 +73,7 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKey
   // (issue 11, attack 4: a 128 KiB junk transaction must be refused for little).
   const cheap = cheapChecks(deps.meta.getConfig(), f);
   if (!cheap.ok) return cheap;
-  const sender = keyHint === undefined ? recoverSenderFromPoint(parsed.value) : recoverSenderWithKey(parsed.value, keyHint.publicKey, keyHint.learn);
+  const sender = keyHint === undefined ? recoverSenderFromPoint(parsed.value) : recoverSenderWithKey(parsed.value, keyHint.publicKey, { buildTables: keyHint.learn, pointFirst: raw.length > INSPECT_SCREEN_MAX_TX_BYTES });
   if (!sender.ok) return sender;
   // A sender that cannot pay is refused before the second pass (the eth hash). Unless the nonce is already
   // used: then these bytes may be an included transaction, whose resubmission answers its tx_id.

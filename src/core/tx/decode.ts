@@ -229,24 +229,35 @@ export function recoverSender(parsed: ParsedEthTx, point?: RecoveryPoint): Resul
 /**
  * recoverSender for a submit that names its sender's public key (64 bytes x || y): the key is checked, and a
  * submit whose signature it did not make is refused (submit.sender_key_mismatch), so a wrong hint never costs
- * more than a recovery. A key recovery returned before is checked by verification against its tables (about
- * half a recovery, no square root); otherwise the sender is recovered and compared. With `learn` (an update,
- * whose heap persists) keys and their tables are remembered (crypto.ts addressByKnownKey).
+ * more than a recovery. A key kept from an earlier admitted submit (crypto.ts rememberKey) is checked by
+ * verification against its tables (about half a recovery, no square root; `buildTables`: an update may build
+ * them); otherwise the sender is recovered and compared. `pointFirst` keeps the hash-free check of the
+ * signature's point before the payload's keccak pass on the verification path too (large payloads, which
+ * inspection does not screen).
  */
-export function recoverSenderWithKey(parsed: ParsedEthTx, keyHint: Uint8Array, learn: boolean): Result<Address> {
+export function recoverSenderWithKey(parsed: ParsedEthTx, keyHint: Uint8Array, opts: { readonly buildTables: boolean; readonly pointFirst: boolean }): Result<Address> {
   const { r, s, yParity } = parsed.sig;
-  if (isKnownKey(keyHint, learn)) {
-    const known = addressByKnownKey(keccak256(parsed.signingPayload()), r, s, yParity, keyHint, learn);
+  let point: RecoveryPoint | undefined;
+  if (opts.pointFirst) {
+    const found = signaturePoint(parsed);
+    if (!found.ok) return found;
+    point = found.value;
+  }
+  if (isKnownKey(keyHint, opts.buildTables)) {
+    const known = addressByKnownKey(keccak256(parsed.signingPayload()), r, s, yParity, keyHint, opts.buildTables);
     if (known === false) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
     if (known !== undefined) return ok(known);
   }
   // As recoverSender: the hash-free point first, so junk is refused before the payload is hashed.
-  const point = signaturePoint(parsed);
-  if (!point.ok) return point;
-  const found = recoverAddressComparing(keccak256(parsed.signingPayload()), point.value, s, keyHint, learn);
-  if (found === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
-  if (!found.isHinted) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
-  return ok(found.address);
+  if (point === undefined) {
+    const found = signaturePoint(parsed);
+    if (!found.ok) return found;
+    point = found.value;
+  }
+  const recovered = recoverAddressComparing(keccak256(parsed.signingPayload()), point, s, keyHint);
+  if (recovered === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
+  if (!recovered.isHinted) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
+  return ok(recovered.address);
 }
 
 const KEY_MISMATCH = 'the signature was not made by the given sender public key';
