@@ -40,12 +40,15 @@ export async function openDevnetDb(config: IndexerConfig): Promise<DevnetDb> {
 export function startDevnetIndexer(o: { evm: EvmClient; config: IndexerConfig; db: Db; log: (line: string) => void; dev?: DevnetControl }): DevnetIndexer {
   const { config, log } = o;
   const indexer = new Indexer({ config, client: hostClient(o.evm), db: o.db, log });
-  o.dev?.onRevert.push(() => void indexer.requestRewind(o.evm.query<bigint>('rpc_eth_block_number').value));
+  const onRevert = (): void => void indexer.requestRewind(o.evm.query<bigint>('rpc_eth_block_number').value);
+  o.dev?.onRevert.push(onRevert);
   // Runs in the background; a condition retrying cannot fix stops the indexer, never the devnet.
   const running = indexer.run().catch((e: unknown) => log(`indexer stopped: ${(e as Error).message}`));
   return {
     indexer,
     async stop() {
+      const at = o.dev?.onRevert.indexOf(onRevert) ?? -1;
+      if (at >= 0) o.dev!.onRevert.splice(at, 1);
       indexer.stop();
       await running;
     },

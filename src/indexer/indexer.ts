@@ -11,6 +11,7 @@ import { ExportAssembler, ExportFormatError, type ExportedBlock } from './export
 import { Progress } from './progress.js';
 import { blockRows, type BlockRows } from './rows.js';
 import { SchemaTooNewError } from './migrate.js';
+import { bytesEqual } from '../core/codec/bytes.js';
 import { applyRetention, commitBlocks, ensureSchema, IndexerStateError, insertMetricsSample, openState, recordGap, rewindBlocks, updateHead, type IndexerState } from './store.js';
 
 /** A condition the indexer cannot retry its way out of; the message says what to do. */
@@ -36,6 +37,9 @@ const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String
 function isRetryable(e: unknown): boolean {
   return !(e instanceof SchemaTooNewError || e instanceof IndexerStateError);
 }
+
+/** How far back a chain that went back is searched for the last block both sides agree on. */
+const MAX_FORK_SEARCH = 100_000n;
 
 /** How often retention runs while the indexer is caught up. */
 const RETENTION_INTERVAL_MS = 10 * 60_000;
@@ -124,13 +128,60 @@ export class Indexer {
 
   private async applyRewind(): Promise<void> {
     const head = this.rewindTo!;
+    const waiters = this.rewindWaiters.splice(0);
     const r = await rewindBlocks(this.o.db, head);
-    this.rewindTo = undefined;
+    // A request for a lower head that came meanwhile is applied by the next turn of the loop.
+    if (this.rewindTo === head) this.rewindTo = undefined;
     this.resetAssembler();
     this.state = { ...this.state!, cursorBlock: r.cursorBlock };
     for (const p of r.paths) this.archive!.remove(p);
     if (r.blocks > 0) this.log(`indexer: the chain went back to block ${head}; ${r.blocks} later block(s) removed, pulling again from block ${r.cursorBlock}`);
-    for (const w of this.rewindWaiters.splice(0)) w();
+    for (const w of waiters) w();
+  }
+
+  /**
+   * Whether `first` (the next block to commit) continues the indexed chain: its parent must be the indexed
+   * block before it. If not, the chain went back without a rewind request reaching this indexer (an
+   * evm_revert while it was stopped), and the rewind goes to the highest block both still agree on.
+   */
+  private async continuesChain(first: ExportedBlock['block']): Promise<boolean> {
+    if (first.number === 0n) return true;
+    const prev = await this.storedHash(first.number - 1n);
+    if (prev === undefined || bytesEqual(prev, first.parentHash)) return true;
+    const fork = await this.forkPoint(first.number - 1n);
+    this.log(`indexer: block ${first.number} does not follow the indexed block ${first.number - 1n}: the chain went back; rewinding to block ${fork}`);
+    this.rewindTo = this.rewindTo === undefined || fork < this.rewindTo ? fork : this.rewindTo;
+    return false;
+  }
+
+  /**
+   * Whether an InvalidCursor answer means the chain went back under the cursor: a rewind is pending (the
+   * devnet's evm_revert while this pull was under way), or the head is now below the cursor (a revert while
+   * the indexer was stopped), in which case the rewind to the last block both sides agree on is requested.
+   */
+  private async wentBack(cursor: bigint): Promise<boolean> {
+    if (this.rewindTo !== undefined) return true;
+    const head = await this.o.client.query('rpc_eth_block_number', []);
+    if (cursor <= head + 1n) return false;
+    const fork = await this.forkPoint(head < cursor - 1n ? head : cursor - 1n);
+    this.log(`indexer: the cursor (block ${cursor}) is past the canister's head ${head}: the chain went back; rewinding to block ${fork}`);
+    this.rewindTo = fork;
+    return true;
+  }
+
+  private async storedHash(n: bigint): Promise<Uint8Array | undefined> {
+    return (await this.o.db.query<{ hash: Uint8Array }>('SELECT hash FROM blocks WHERE number = $1', [n])).rows[0]?.hash;
+  }
+
+  /** The highest indexed block at or below `from` that the canister still has with the same hash. */
+  private async forkPoint(from: bigint): Promise<bigint> {
+    for (let n = from; n >= 0n && from - n <= MAX_FORK_SEARCH; n--) {
+      const stored = await this.storedHash(n);
+      if (stored === undefined) return n; // nothing indexed to compare (a pruned gap, retention): keep the rest
+      const live = (await this.o.client.query('rpc_eth_get_block_by_number', [n, false]))[0];
+      if (live !== undefined && bytesEqual(live.hash, stored)) return n;
+    }
+    throw new IndexerFatalError(`the indexed chain and the canister's differ for more than ${MAX_FORK_SEARCH} blocks below block ${from}: was the canister reinstalled? Index into a new database`);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -221,6 +272,7 @@ export class Indexer {
     if ('Err' in r) {
       const err = r.Err;
       this.resetAssembler();
+      if ('InvalidCursor' in err && (await this.wentBack(state.cursorBlock))) return false;
       if ('Pruned' in err) {
         const first = err.Pruned.first_available_block;
         if (first <= state.cursorBlock) throw new IndexerFatalError(`export_blocks answered Pruned at block ${state.cursorBlock} with first available block ${first}`);
@@ -257,7 +309,7 @@ export class Indexer {
       const toCommit = this.pending;
       this.pending = [];
       try {
-        await this.commit(toCommit);
+        if (!(await this.commit(toCommit))) return false;
       } catch (e) {
         this.resetAssembler();
         throw e;
@@ -276,7 +328,14 @@ export class Indexer {
     this.pending = [];
   }
 
-  private async commit(blocks: ExportedBlock[]): Promise<void> {
+  /** Commits whole blocks; false when a rewind must come first (nothing written). */
+  private async commit(blocks: ExportedBlock[]): Promise<boolean> {
+    // A rewind requested meanwhile comes first; so does one these blocks reveal. Either way the loop applies it
+    // and pulls again.
+    if (this.rewindTo !== undefined || !(await this.continuesChain(blocks[0]!.block))) {
+      this.resetAssembler();
+      return false;
+    }
     const state = this.state!;
     let rows: BlockRows[];
     try {
@@ -298,6 +357,7 @@ export class Indexer {
       }
     }
     this.o.onCommit?.({ cursorBlock: next, head: this.head });
+    return true;
   }
 
   /** Metrics and prune status, each at its own interval; failures are logged and retried at the next poll. */

@@ -133,3 +133,66 @@ it('forgets the blocks an evm_revert undid and indexes the chain that replaced t
     evm.close();
   }
 });
+
+it('finds a revert it was not told about (indexer stopped meanwhile): a shorter chain and a longer one', async () => {
+  const user = selfAuthenticating(0x53);
+  const evm = await Evm.start({ genesis: [{ address: syntheticSender(user), balance: 10n ** 24n }] });
+  const dev = new DevnetControl(evm.host, evm.client, Principal.anonymous(), 2);
+  let nonce = 0n;
+  const send = async (value: bigint): Promise<void> => {
+    unwrap(await evm.submitIc({ to: [new Uint8Array(20).fill(0x46)], value, gas_limit: 21_000n, nonce: nonce++, max_fee_per_gas: 1000n * GWEI, max_priority_fee_per_gas: 250n * GWEI, data: new Uint8Array() }, user));
+    await evm.mine();
+  };
+  const config = testIndexerConfig(join(dir, 'archive-restart'), { pgliteDir: join(dir, 'db-restart') });
+  const { db } = await openDevnetDb(config);
+  const logs: string[] = [];
+  // Indexes to the canister's head with a fresh indexer that no revert hook reaches, then stops it.
+  const indexToHead = async (): Promise<void> => {
+    const ix = startDevnetIndexer({ evm: evm.client, config, db, log: (l) => logs.push(l) });
+    try {
+      const head = evm.blockNumber();
+      for (let i = 0; i < 600 && ix.indexer.cursor !== head + 1n; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(ix.indexer.cursor).toBe(head + 1n);
+    } finally {
+      await ix.stop();
+    }
+  };
+  const expectSameChain = async (): Promise<void> => {
+    const rows = (await db.query<{ number: bigint; hash: Uint8Array }>('SELECT number, hash FROM blocks ORDER BY number')).rows;
+    expect(rows.map((b) => b.number)).toEqual(Array.from({ length: Number(evm.blockNumber()) + 1 }, (_, i) => BigInt(i)));
+    for (const b of rows) expect(Buffer.from(b.hash)).toEqual(Buffer.from(evm.block(b.number)!.hash));
+    const values = (await db.query<{ value: string }>('SELECT value FROM txs ORDER BY block_number')).rows.map((t) => t.value);
+    expect(values).toEqual(sent);
+  };
+  let sent: string[] = [];
+  try {
+    await send(1n);
+    const snap = dev.snapshot();
+    await send(2n);
+    await send(3n);
+    await indexToHead();
+    // Shorter: the cursor is past the new head (export_blocks answers InvalidCursor).
+    await dev.revert(snap);
+    nonce = 1n;
+    await send(4n);
+    sent = ['1', '4'];
+    await indexToHead();
+    await expectSameChain();
+    expect(logs.some((l) => /past the canister's head .*rewinding to block/.test(l))).toBe(true);
+    // Longer: the next block's parent is not the indexed one.
+    const snap2 = dev.snapshot();
+    await send(5n);
+    await indexToHead();
+    await dev.revert(snap2);
+    nonce = 2n;
+    await send(6n);
+    await send(7n);
+    sent = ['1', '4', '6', '7'];
+    await indexToHead();
+    await expectSameChain();
+    expect(logs.some((l) => /does not follow the indexed block .*rewinding to block/.test(l))).toBe(true);
+  } finally {
+    await db.close();
+    evm.close();
+  }
+});
