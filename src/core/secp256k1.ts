@@ -557,6 +557,13 @@ function addDigitMapped(t: OddTable, d: number, w2: bigint, w3: bigint): void {
   else madd(t.xs[-d >> 1]! * w2, -(t.ys[-d >> 1]! * w3));
 }
 
+/** z of ECDSA: the hash as an integer (its leftmost 256 bits), mod n. */
+function hashScalar(msgHash: Uint8Array): bigint {
+  let z = bytesToBig(msgHash);
+  if (msgHash.length > 32) z >>= BigInt(msgHash.length * 8 - 256);
+  return z >= N ? z - N : z;
+}
+
 /** The point R of a signature: its x from r and the recovery id, its y's parity from the recovery id. */
 export interface RecoveryPoint {
   readonly rx: bigint;
@@ -600,11 +607,7 @@ export function recoverPublicKeyAt(msgHash: Uint8Array, point: RecoveryPoint, s:
 export function recoverPointAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): { x: bigint; y: bigint } | undefined {
   if (s <= 0n || s >= N) return undefined;
   const { rx, ry } = point;
-
-  // z: the hash as an integer (leftmost 256 bits), mod n.
-  let z = bytesToBig(msgHash);
-  if (msgHash.length > 32) z >>= BigInt(msgHash.length * 8 - 256);
-  if (z >= N) z -= N;
+  const z = hashScalar(msgHash);
 
   // Q = u1 G + u2 R with u1 = -z / r, u2 = s / r (mod n).
   const rinv = invert(rx, N);
@@ -722,8 +725,6 @@ function gCombTable(): OddTable {
 
 /** A public key's verification tables: its comb and the same comb for lambda * Q (beta * x, y). */
 export interface KeyTables {
-  readonly x: bigint;
-  readonly y: bigint;
   readonly comb: OddTable;
   readonly combLambda: OddTable;
 }
@@ -738,7 +739,7 @@ export function keyTables(publicKey: Uint8Array): KeyTables | undefined {
   const y = bytesToBig(publicKey.subarray(32));
   if (x >= P || y >= P || (y * y - x * x * x - 7n) % P !== 0n) return undefined;
   const comb = combTable(x, y, KEY_TEETH);
-  return { x, y, comb, combLambda: endoTable(comb) };
+  return { comb, combLambda: endoTable(comb) };
 }
 
 /** Comb column digits of k (0 <= k < 2^(COMB_SPACING * teeth)): out[i] = sum_j bit(k, COMB_SPACING * j + i) << j. */
@@ -768,9 +769,7 @@ function addComb(t: OddTable, m: number, negate: boolean): void {
  */
 export function verifiesAs(msgHash: Uint8Array, r: bigint, s: bigint, recovery: number, tables: KeyTables): boolean {
   if (r <= 0n || r >= N || s <= 0n || s >= N || (recovery !== 0 && recovery !== 1)) return false;
-  let z = bytesToBig(msgHash);
-  if (msgHash.length > 32) z >>= BigInt(msgHash.length * 8 - 256);
-  if (z >= N) z -= N;
+  const z = hashScalar(msgHash);
   const sinv = invert(s, N);
   const u1 = (z * sinv) % N;
   const [k1, k2] = splitScalar((r * sinv) % N);
