@@ -13,10 +13,10 @@ import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
 import type { MetaStore } from '../chain/meta.js';
-import { parseSignedTx, recoverSender, recoverSenderWithKey, signaturePoint } from '../tx/decode.js';
+import { parseSignedTx, recoverSender, recoverSenderWithKey } from '../tx/decode.js';
 import { checkIcRecord, deriveSyntheticSender, encodeCanonical, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
 import { intrinsicGas, MAX_INITCODE_SIZE } from '../tx/intrinsic.js';
-import { TxOrigin, type ParsedEthTx, type TxFields } from '../tx/types.js';
+import { TxOrigin, type TxFields } from '../tx/types.js';
 import type { PendingPool, PendingEntry } from './pool.js';
 
 export interface SubmitDeps {
@@ -73,7 +73,9 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKey
   // (issue 11, attack 4: a 128 KiB junk transaction must be refused for little).
   const cheap = cheapChecks(deps.meta.getConfig(), f);
   if (!cheap.ok) return cheap;
-  const sender = keyHint === undefined ? recoverSenderFromPoint(parsed.value) : recoverSenderWithKey(parsed.value, keyHint.publicKey, { buildTables: keyHint.learn, pointFirst: raw.length > INSPECT_SCREEN_MAX_TX_BYTES });
+  // The sender: the signature's point R first (no hash: an r that is not the x of a curve point is refused
+  // there), then one keccak pass over the signing payload and the recovery (or, with a hint, the key's check).
+  const sender = keyHint === undefined ? recoverSender(parsed.value) : recoverSenderWithKey(parsed.value, keyHint.publicKey, { buildTables: keyHint.learn, pointFirst: raw.length > INSPECT_SCREEN_MAX_TX_BYTES });
   if (!sender.ok) return sender;
   // A sender that cannot pay is refused before the second pass (the eth hash). Unless the nonce is already
   // used: then these bytes may be an included transaction, whose resubmission answers its tx_id.
@@ -81,14 +83,6 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKey
     return insufficient(deps.engine.getBalance(sender.value), f);
   }
   return ok({ fields: f, sender: sender.value });
-}
-
-function recoverSenderFromPoint(parsed: ParsedEthTx): Result<Address> {
-  // The signature's point R needs no hash either: an r that is not the x of a curve point is refused here.
-  const point = signaturePoint(parsed);
-  if (!point.ok) return point;
-  // One keccak pass (the signing payload) and the recovery.
-  return recoverSender(parsed, point.value);
 }
 
 const insufficient = (balance: bigint, f: TxFields): Result<never> =>

@@ -205,23 +205,22 @@ const NO_POINT = 'signature does not recover to a public key';
 
 /**
  * The signature's curve point R (a square root, no hashing): a signature whose r is not the x of a curve
- * point (about half of all r) is refused before the payload is hashed. recoverSender takes the point.
+ * point (about half of all r) is refused before the payload is hashed (recoverSender, recoverSenderWithKey).
  */
 export function signaturePoint(parsed: ParsedEthTx): Result<RecoveryPoint> {
   const point = recoveryPoint(parsed.sig.r, parsed.sig.yParity);
   return point === undefined ? err(ErrorCode.DecodeInvalidSignature, NO_POINT) : ok(point);
 }
 
-/** Recovers the sender: one keccak of the signing payload + one secp256k1 recovery + one keccak of the key. */
-export function recoverSender(parsed: ParsedEthTx, point?: RecoveryPoint): Result<Address> {
-  let p = point;
-  if (p === undefined) {
-    const found = signaturePoint(parsed);
-    if (!found.ok) return found;
-    p = found.value;
-  }
+/**
+ * Recovers the sender: the signature's point first (no hash), then one keccak of the signing payload, one
+ * secp256k1 recovery and one keccak of the key.
+ */
+export function recoverSender(parsed: ParsedEthTx): Result<Address> {
+  const point = signaturePoint(parsed);
+  if (!point.ok) return point;
   const hash = keccak256(parsed.signingPayload());
-  const addr = recoverAddressAt(hash, p, parsed.sig.s);
+  const addr = recoverAddressAt(hash, point.value, parsed.sig.s);
   if (addr === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
   return ok(addr);
 }
@@ -237,24 +236,19 @@ export function recoverSender(parsed: ParsedEthTx, point?: RecoveryPoint): Resul
  */
 export function recoverSenderWithKey(parsed: ParsedEthTx, keyHint: Uint8Array, opts: { readonly buildTables: boolean; readonly pointFirst: boolean }): Result<Address> {
   const { r, s, yParity } = parsed.sig;
-  let point: RecoveryPoint | undefined;
-  if (opts.pointFirst) {
-    const found = signaturePoint(parsed);
-    if (!found.ok) return found;
-    point = found.value;
-  }
+  let point = opts.pointFirst ? signaturePoint(parsed) : undefined;
+  if (point !== undefined && !point.ok) return point;
+  let hash: Uint8Array | undefined;
   if (isKnownKey(keyHint, opts.buildTables)) {
-    const known = addressByKnownKey(keccak256(parsed.signingPayload()), r, s, yParity, keyHint, opts.buildTables);
+    hash = keccak256(parsed.signingPayload());
+    const known = addressByKnownKey(hash, r, s, yParity, keyHint, opts.buildTables);
     if (known === false) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
     if (known !== undefined) return ok(known);
   }
   // As recoverSender: the hash-free point first, so junk is refused before the payload is hashed.
-  if (point === undefined) {
-    const found = signaturePoint(parsed);
-    if (!found.ok) return found;
-    point = found.value;
-  }
-  const recovered = recoverAddressComparing(keccak256(parsed.signingPayload()), point, s, keyHint);
+  point ??= signaturePoint(parsed);
+  if (!point.ok) return point;
+  const recovered = recoverAddressComparing(hash ?? keccak256(parsed.signingPayload()), point.value, s, keyHint);
   if (recovered === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
   if (!recovered.isHinted) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
   return ok(recovered.address);
