@@ -21,7 +21,7 @@ import { encodeHeader, headerHash } from './chain/header.js';
 import { EMPTY_TRIE_ROOT } from './chain/trie.js';
 import { rlpListLength } from './codec/rlp.js';
 import { PendingPool } from './mempool/pool.js';
-import { screenRaw, submitIc, submitRaw } from './mempool/submit.js';
+import { screenRaw, submitIc, submitRaw, type SenderKeyHint } from './mempool/submit.js';
 import { Meter } from './ops/meter.js';
 import { MAX_BLOCK_GAS_LIMIT, MAX_INSTRUCTION_SOFT_LIMIT, MIN_BLOCK_GAS_LIMIT, MIN_INSTRUCTION_SOFT_LIMIT } from './ops/limits.js';
 import { OpsStore, type OpsStatus } from './ops/state.js';
@@ -85,7 +85,13 @@ export interface EvmCoreOptions {
 
 /** A sender key hint is an uncompressed secp256k1 public key without its 0x04 prefix: x || y. */
 const SENDER_KEY_BYTES = 64;
-const SENDER_KEY_LENGTH = `sender public key must be ${SENDER_KEY_BYTES} bytes (x || y, no 0x04 prefix)`;
+
+/** The submit's hint for a sender key given at the edge (`learn`: an update), or arg.invalid for a wrong length. */
+function senderKeyHint(senderKey: Uint8Array | undefined, learn: boolean): Result<SenderKeyHint | undefined> {
+  if (senderKey === undefined) return ok(undefined);
+  if (senderKey.length !== SENDER_KEY_BYTES) return err(ErrorCode.ArgInvalid, `sender public key must be ${SENDER_KEY_BYTES} bytes (x || y, no 0x04 prefix)`);
+  return ok({ publicKey: senderKey, learn });
+}
 
 export class EvmCore {
   private readonly meta: MetaStore;
@@ -201,15 +207,16 @@ export class EvmCore {
 
   /**
    * rpc_eth_send_raw_transaction, and rpc_eth_send_raw_transaction_with_key with the sender's public key as
-   * a hint (submit.ts SenderKeyHint; a key that did not sign is refused, submit.sender_key_mismatch). Anonymous callers are allowed on this
-   * path (the gateway may be anonymous).
+   * a hint (submit.ts SenderKeyHint; a key that did not sign is refused, submit.sender_key_mismatch).
+   * Anonymous callers are allowed on this path (the gateway may be anonymous).
    */
   submitRawTx(raw: Uint8Array, senderKey?: Uint8Array): Result<Uint8Array> {
     const g = this.writeGuard('submit');
     if (g !== undefined) return { ok: false, error: g };
     if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
-    if (senderKey !== undefined && senderKey.length !== SENDER_KEY_BYTES) return err(ErrorCode.ArgInvalid, SENDER_KEY_LENGTH);
-    const r = submitRaw(this.deps(), raw, senderKey === undefined ? undefined : { publicKey: senderKey, learn: true });
+    const hint = senderKeyHint(senderKey, true);
+    if (!hint.ok) return hint;
+    const r = submitRaw(this.deps(), raw, hint.value);
     this.meter.flush();
     return r;
   }
@@ -222,8 +229,9 @@ export class EvmCore {
     const g = this.writeGuard('submit');
     if (g !== undefined) return { ok: false, error: g };
     if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
-    if (senderKey !== undefined && senderKey.length !== SENDER_KEY_BYTES) return err(ErrorCode.ArgInvalid, SENDER_KEY_LENGTH);
-    const r = screenRaw(this.deps(), raw, senderKey === undefined ? undefined : { publicKey: senderKey, learn: false });
+    const hint = senderKeyHint(senderKey, false);
+    if (!hint.ok) return hint;
+    const r = screenRaw(this.deps(), raw, hint.value);
     return r.ok ? ok(null) : r;
   }
 
