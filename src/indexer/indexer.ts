@@ -120,10 +120,15 @@ export class Indexer {
    * Resolves once applied (or the indexer stopped).
    */
   requestRewind(head: bigint): Promise<void> {
-    this.rewindTo = this.rewindTo === undefined || head < this.rewindTo ? head : this.rewindTo;
+    this.rewindAtMost(head);
     const done = new Promise<void>((resolve) => this.rewindWaiters.push(resolve));
     this.wake?.();
     return done;
+  }
+
+  /** Asks the loop to forget the blocks above `head` (the lowest of several asks wins). */
+  private rewindAtMost(head: bigint): void {
+    if (this.rewindTo === undefined || head < this.rewindTo) this.rewindTo = head;
   }
 
   private async applyRewind(): Promise<void> {
@@ -150,7 +155,7 @@ export class Indexer {
     if (prev === undefined || bytesEqual(prev, first.parentHash)) return true;
     const fork = await this.forkPoint(first.number - 1n);
     this.log(`indexer: block ${first.number} does not follow the indexed block ${first.number - 1n}: the chain went back; rewinding to block ${fork}`);
-    this.rewindTo = this.rewindTo === undefined || fork < this.rewindTo ? fork : this.rewindTo;
+    this.rewindAtMost(fork);
     return false;
   }
 
@@ -165,7 +170,7 @@ export class Indexer {
     if (cursor <= head + 1n) return false;
     const fork = await this.forkPoint(head < cursor - 1n ? head : cursor - 1n);
     this.log(`indexer: the cursor (block ${cursor}) is past the canister's head ${head}: the chain went back; rewinding to block ${fork}`);
-    this.rewindTo = fork;
+    this.rewindAtMost(fork);
     return true;
   }
 

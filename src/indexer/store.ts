@@ -47,6 +47,9 @@ export async function openState(db: Db, chainId: bigint, start: bigint): Promise
   return again;
 }
 
+/** The tables whose rows belong to a block (by block_number), children first: deleted before the block. */
+const BLOCK_CHILD_TABLES = ['token_transfers', 'logs', 'receipts', 'txs', 'skipped_transfer_logs'] as const;
+
 /** Rows per INSERT statement stay under PostgreSQL's 65,535 parameters. */
 const MAX_PARAMS = 30_000;
 
@@ -109,11 +112,11 @@ export async function commitBlocks(db: Db, c: Commit): Promise<void> {
  * Forgets every block above `head` (its rows and archive records) and puts the cursor at head + 1 when it was
  * beyond, in one transaction: for a chain that went back (the devnet's evm_revert). Returns the archive paths
  * whose records were removed (the caller deletes the files after the commit; a crash between leaves orphans,
- * which start-up collects) and the new cursor.
+ * which start-up reports: Indexer.collectOrphans) and the new cursor.
  */
 export async function rewindBlocks(db: Db, head: bigint): Promise<{ readonly paths: string[]; readonly cursorBlock: bigint; readonly blocks: number }> {
   return db.transaction(async (tx) => {
-    for (const t of ['token_transfers', 'logs', 'receipts', 'txs', 'skipped_transfer_logs']) await tx.query(`DELETE FROM ${t} WHERE block_number > $1`, [head]);
+    for (const t of BLOCK_CHILD_TABLES) await tx.query(`DELETE FROM ${t} WHERE block_number > $1`, [head]);
     const removed = await tx.query('DELETE FROM blocks WHERE number > $1', [head]);
     const paths = (await tx.query<{ path: string }>('DELETE FROM archive_files WHERE block_number > $1 RETURNING path', [head])).rows.map((r) => r.path);
     await tx.query('DELETE FROM pruned_gaps WHERE from_block > $1', [head]);
@@ -186,7 +189,7 @@ export async function applyRetention(db: Db, cutoff: bigint, dryRun: boolean, ba
       const lo = numbers[0]!;
       const hi = numbers.at(-1)!;
       // Child tables first by block range (their own indexes), then the blocks.
-      for (const t of ['token_transfers', 'logs', 'receipts', 'txs', 'skipped_transfer_logs']) await tx.query(`DELETE FROM ${t} WHERE block_number BETWEEN $1 AND $2`, [lo, hi]);
+      for (const t of BLOCK_CHILD_TABLES) await tx.query(`DELETE FROM ${t} WHERE block_number BETWEEN $1 AND $2`, [lo, hi]);
       await tx.query('DELETE FROM blocks WHERE number BETWEEN $1 AND $2', [lo, hi]);
       return { blocks: numbers.length, txs: sel.rows.reduce((n, x) => n + x.tx_count, 0) };
     });
