@@ -46,7 +46,7 @@ function fail(message: string): never {
 }
 
 export interface BuildOptions {
-  readonly updateCandid?: boolean;
+  readonly writeDid?: boolean;
   readonly quiet?: boolean;
 }
 
@@ -83,7 +83,7 @@ export function build(options: BuildOptions = {}): void {
   const candid = readFileSync(emittedDid, 'utf8');
   const committed = existsSync(CANDID_PATH) ? readFileSync(CANDID_PATH, 'utf8') : undefined;
   if (committed !== candid) {
-    if (options.updateCandid === true) {
+    if (options.writeDid === true) {
       mkdirSync(dirname(CANDID_PATH), { recursive: true });
       writeFileSync(CANDID_PATH, candid);
       log(`updated ${relative(ROOT, CANDID_PATH)}`);
@@ -172,6 +172,6 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   if (args.has('--if-stale') && !isStale()) {
     console.log('build: canister wasm is up to date');
   } else {
-    build({ updateCandid: args.has('--update-candid') });
+    build({ writeDid: args.has('--update-candid') });
   }
 }

@@ -379,6 +379,9 @@ export function candidTypes(untypedIdl: Idl) {
   };
 }
 
+/** The TypeScript value of one named type of the table (src/canister/values.ts names them). */
+export type Shape<K extends keyof ReturnType<typeof candidTypes>> = CandidValue<ReturnType<typeof candidTypes>[K]>;
+
 /** Every method's Candid signature: the canister's decorators and every client's actor read this one table. */
 export function methodSignatures(untypedIdl: Idl) {
   const IDL = typed(untypedIdl);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { IDL } from '@dfinity/candid';
 import { WASM_PATH } from '../../scripts/build.js';
-import { encodeInitArgs } from '../../src/host/evm_client.js';
+import { encodeInitArgs } from '../../src/client/host.js';
 import { CanisterInstallError } from '../../src/host/index.js';
 import { MemoryKvMap } from '../../src/core/host.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
