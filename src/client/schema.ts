@@ -18,6 +18,32 @@ export type MethodResult<M extends CanisterMethod> = CandidValue<Signatures[M]['
 
 /** The install / upgrade argument's record (every field `opt`). */
 export type InitArgs = Shape<'InitArgs'>;
+/** The value shapes of the table under their names (src/canister/values.ts derives each from idl.ts). */
+export type {
+  AccessListItemView,
+  BlockLookup,
+  BlockReceiptsLookup,
+  BlockReceiptsPageView,
+  BlockView,
+  CallObjectView,
+  CandidBlockRef,
+  CandidBlockTag,
+  CandidError,
+  CandidResult,
+  ExportCursorView,
+  FeeHistoryView,
+  IcSyntheticTxInput,
+  LogCursorView,
+  LogFilterView,
+  LogPageView,
+  LogView,
+  Opt,
+  PendingStatusView,
+  PrunePolicyView,
+  ReceiptLookup,
+  ReceiptView,
+  TxView,
+} from '../canister/values.js';
 
 const signatures = methodSignatures(IDL);
 

@@ -6,7 +6,7 @@ import { encodeInitArgs, HostClient } from '../../src/client/host.js';
 import type { QueryMethod } from '../../src/client/schema.js';
 import { IcHost, type IcHostOptions, type MessageStats, type PrincipalLike } from '../../src/host/index.js';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { BlockView, CandidBlockTag, CandidResult, IcSyntheticTxInput, LogView, Opt, PendingStatusView, ReceiptView, TxView } from '../../src/canister/values.js';
+import type { BlockView, CandidBlockTag, CandidResult, IcSyntheticTxInput, LogView, Opt, PendingStatusView, ReceiptView, TxView } from '../../src/client/schema.js';
 
 // The Candid value shapes, from their one definition, under the names the tests use.
 export type { CandidResult, Opt, TxView };

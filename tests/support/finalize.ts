@@ -4,7 +4,7 @@
 // and the scenario at the highest limits the admin methods allow (runMaxLimits).
 import type { HostClient } from '../../src/client/host.js';
 import type { MethodArgs } from '../../src/client/schema.js';
-import type { ReceiptView } from '../../src/canister/values.js';
+import type { ReceiptView } from '../../src/client/schema.js';
 import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../../src/core/constants.js';
 import { MAX_BLOCK_GAS_LIMIT, MAX_INSTRUCTION_SOFT_LIMIT } from '../../src/core/ops/limits.js';
 import type { BlockReport } from '../../src/devnet/block_line.js';
