@@ -1,7 +1,7 @@
 // Lifecycle costs on the real wasm: one prune step of DEFAULT_PRUNE_MAX_OPS_PER_TICK deletions (the timer's
 // default tick, run through prune_blocks, the same code) and one export_blocks response of 1 MiB.
 import { DEFAULT_PRUNE_MAX_OPS_PER_TICK } from '../src/core/constants.js';
-import { build, isStale, WASM_PATH } from '../scripts/build.js';
+import { build, isStale, WASM_PATH } from '../src/devnet/build.js';
 import { IcHost } from '../src/host/index.js';
 import { encodeInitArgs, HostClient } from '../src/client/host.js';
 import { selfAuthenticating, syntheticSender } from '../tests/support/ic.js';

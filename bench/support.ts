@@ -4,7 +4,7 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { build, isStale, WASM_PATH } from '../scripts/build.js';
+import { build, isStale, WASM_PATH } from '../src/devnet/build.js';
 import { IcHost, type MessageStats } from '../src/host/index.js';
 import { encodeInitArgs, HostClient } from '../src/client/host.js';
 import { senderPublicKey } from '../src/gateway/sender_key.js';

@@ -4,7 +4,7 @@
 // HTTP interface (src/host/ic_http) for IC clients (HttpAgent, icp-cli, a gateway or indexer process) on 4943.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, isStale, WASM_PATH } from '../../scripts/build.js';
+import { build, isStale, WASM_PATH } from './build.js';
 import { CHAIN_ID } from '../core/constants.js';
 import { CanisterClient } from '../client/client.js';
 import { encodeInitArgs, HostClient } from '../client/host.js';

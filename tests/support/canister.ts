@@ -1,7 +1,7 @@
 // The evm canister (the real built wasm) in the Node IC host, for the wasm tests: install with init
 // arguments, typed calls, a log of every message the host runs (timers included), and mining by the
 // manual clock.
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { encodeInitArgs, HostClient } from '../../src/client/host.js';
 import type { QueryMethod } from '../../src/client/schema.js';
 import { IcHost, type IcHostOptions, type MessageStats, type PrincipalLike } from '../../src/host/index.js';

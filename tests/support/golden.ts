@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { encodeInitArgs, HostClient } from '../../src/client/host.js';
 import { IcHost, type MessageStats } from '../../src/host/index.js';
 import { projectTempDir } from '../../src/host/paths.js';

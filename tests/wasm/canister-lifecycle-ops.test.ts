@@ -4,7 +4,7 @@
 // really broken stable memory (an entry removed by another wasm) and cleared once it is put back.
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { encodeInitArgs } from '../../src/client/host.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { OPS_CHECK_INTERVAL_MS, OPS_CYCLE_LOW_THRESHOLD, OPS_CYCLE_RESUME_THRESHOLD } from '../../src/core/ops/state.js';

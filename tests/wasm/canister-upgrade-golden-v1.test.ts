@@ -5,7 +5,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { IDL } from '@dfinity/candid';
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { encodeInitArgs } from '../../src/client/host.js';
 import { CanisterInstallError } from '../../src/host/index.js';
 import { MemoryKvMap } from '../../src/core/host.js';

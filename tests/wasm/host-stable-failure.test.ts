@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { IcHost } from '../../src/host/index.js';
 import { HostClient } from '../../src/client/host.js';
