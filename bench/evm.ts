@@ -60,7 +60,7 @@ export async function benchEvm(report: Report): Promise<void> {
     const perTransfer = full.instructions / BigInt(full.txCount);
     report('block.transfer.instructions_per_tx', perTransfer, 'instructions');
     report('block.transfers_per_4b', DEFAULT_INSTRUCTION_SOFT_LIMIT / perTransfer, 'transactions');
-    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+    while (chain.evm.querySync('health', []).pending_txs > 0n) await chain.mine();
 
     // A block's cost beyond its transactions (timer entry, block header, roots, receipts index, commit): a
     // one-transfer block minus the marginal cost of a transfer from the full block above.
@@ -93,7 +93,7 @@ export async function benchEvm(report: Report): Promise<void> {
     const erc20 = await chain.mine();
     report('block.erc20_transfer.txs', erc20.txCount, 'transactions');
     report('block.erc20_transfer.instructions_per_tx', erc20.instructions / BigInt(erc20.txCount), 'instructions');
-    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+    while (chain.evm.querySync('health', []).pending_txs > 0n) await chain.mine();
 
     // Uniswap V2-style swaps through a router (transferFrom into the pair, swap, two token transfers, reserves
     // and cumulative prices updated, four events), from three traders, in one block.
@@ -147,7 +147,7 @@ export async function benchEvm(report: Report): Promise<void> {
     report('block.uniswap_swap.txs', swapBlock.txCount, 'transactions');
     report('block.uniswap_swap.gas_per_tx', swapBlock.gasUsed / BigInt(swapBlock.txCount), 'gas');
     report('block.uniswap_swap.instructions_per_tx', swapBlock.instructions / BigInt(swapBlock.txCount), 'instructions');
-    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
+    while (chain.evm.querySync('health', []).pending_txs > 0n) await chain.mine();
 
     // Interpreter cost per step and per gas: the same loop at two lengths, in blocks of their own, so
     // every fixed cost (message, tx, receipt) cancels out.

@@ -138,10 +138,9 @@ export async function benchFinalize(report: Report): Promise<void> {
     },
   });
   try {
-    for (const [method, arg] of [['set_log_filter', { Debug: null }], ['set_instruction_soft_limit', MAX_INSTRUCTION_SOFT_LIMIT]] as const) {
-      const r = await chain.evm.update(method, [arg], { caller: controller });
-      if (!('Ok' in r.value)) throw new Error(`${method} refused`);
-    }
+    const admin = chain.evm.as({ caller: controller });
+    if (!('Ok' in (await admin.update('set_log_filter', [{ Debug: null }])))) throw new Error('set_log_filter refused');
+    if (!('Ok' in (await admin.update('set_instruction_soft_limit', [MAX_INSTRUCTION_SOFT_LIMIT])))) throw new Error('set_instruction_soft_limit refused');
     const deployer = senders[0]!;
     const emitterRaw = signTx(deployer, { data: deployCode(LOG_EMITTER_RUNTIME), gasLimit: 500_000n });
     const writerRaw = signTx(deployer, { data: deployCode(STORAGE_WRITER_RUNTIME), gasLimit: 500_000n });

@@ -27,7 +27,7 @@ export async function benchReadApi(report: Report): Promise<void> {
     const emitter = chain.receipt(keccak_256(emitterDeploy)).contract_address[0]!;
 
     const query = (method: 'rpc_eth_call_object' | 'rpc_eth_estimate_gas_object', data: Uint8Array): bigint => {
-      const r = chain.evm.query(method, [callObject({ from: holder.address, to: tokenAddress, data }), LATEST]);
+      const r = chain.evm.queryMeasured(method, [callObject({ from: holder.address, to: tokenAddress, data }), LATEST]);
       if ('Err' in r.value) throw new Error(`${method}: ${r.value.Err.code}`);
       return r.instructions ?? 0n;
     };
@@ -41,15 +41,15 @@ export async function benchReadApi(report: Report): Promise<void> {
     const reverted = signTx(holder, { to: tokenAddress, data: tooMuch, gasLimit: 100_000n });
     await chain.submit(reverted);
     await chain.mine();
-    const receipt = chain.evm.query('rpc_eth_get_transaction_receipt_by_eth_hash', [keccak_256(reverted)]);
+    const receipt = chain.evm.queryMeasured('rpc_eth_get_transaction_receipt_by_eth_hash', [keccak_256(reverted)]);
     if (receipt.value.length === 0 || receipt.value[0].status !== 0) throw new Error('expected the receipt of a reverted transaction');
     report('query.get_receipt.reverted.instructions', receipt.instructions ?? 0n, 'instructions');
 
     // 16 transactions of 64 logs each (1024 logs; two blocks, the instruction soft limit splits them), then
     // the first page (1000 logs, the maximum).
     for (let i = 0; i < 16; i++) await chain.submit(signTx(holder, { to: emitter, data: u256(64n), gasLimit: 400_000n }));
-    while (chain.evm.query('health').value.pending_txs > 0n) await chain.mine();
-    const page = chain.evm.query('rpc_eth_get_logs_paged', [logFilter({ from_block: { Number: 0n } }), [], []]);
+    while (chain.evm.querySync('health', []).pending_txs > 0n) await chain.mine();
+    const page = chain.evm.queryMeasured('rpc_eth_get_logs_paged', [logFilter({ from_block: { Number: 0n } }), [], []]);
     if ('Err' in page.value || page.value.Ok.logs.length !== 1000) throw new Error('get_logs: expected a page of 1000 logs');
     report('query.get_logs.1000_logs.instructions', page.instructions ?? 0n, 'instructions');
   } finally {

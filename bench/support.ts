@@ -4,9 +4,9 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { build, isStale, WASM_PATH } from '../scripts/build.js';
+import { build, isStale, WASM_PATH } from '../src/devnet/build.js';
 import { IcHost, type MessageStats } from '../src/host/index.js';
-import { EvmClient, encodeInitArgs } from '../src/host/evm_client.js';
+import { encodeInitArgs, HostClient } from '../src/client/host.js';
 import { senderPublicKey } from '../src/gateway/sender_key.js';
 
 export const common = createCustomCommon({ chainId: 4801360 }, Mainnet, { hardfork: Hardfork.Prague });
@@ -44,7 +44,7 @@ export class BenchChain {
   readonly messages: MessageStats[] = [];
   private constructor(
     readonly host: IcHost,
-    readonly evm: EvmClient,
+    readonly evm: HostClient,
   ) {}
 
   /** `controllers`: for the admin methods; `debugPrint`: receives the canister's prints (set_log_filter turns debug lines on). */
@@ -73,7 +73,7 @@ export class BenchChain {
         block_gas_limit: opts.blockGasLimit === undefined ? [] : [opts.blockGasLimit],
       }),
     );
-    const chain = new BenchChain(host, new EvmClient(host));
+    const chain = new BenchChain(host, new HostClient(host));
     (chain as { messages: MessageStats[] }).messages = messages;
     return chain;
   }
@@ -83,14 +83,13 @@ export class BenchChain {
    * or, with `withKey: false`, as a direct Candid caller without one (rpc_eth_send_raw_transaction).
    */
   async submit(raw: Uint8Array, opts: { readonly withKey?: boolean } = {}): Promise<{ txId: Uint8Array; instructions: bigint }> {
-    type Res = { Ok?: Uint8Array; Err?: { code: string; message: string } };
     const key = opts.withKey === false ? undefined : senderPublicKey(raw);
     if (opts.withKey !== false && key === undefined) throw new Error('submit: the transaction does not recover a sender key');
     const r =
       key === undefined
-        ? await this.evm.update<Res>('rpc_eth_send_raw_transaction', [raw])
-        : await this.evm.update<Res>('rpc_eth_send_raw_transaction_with_key', [raw, key]);
-    if (r.value.Ok === undefined) throw new Error(`submit failed: ${r.value.Err?.code} ${r.value.Err?.message}`);
+        ? await this.evm.updateMeasured('rpc_eth_send_raw_transaction', [raw])
+        : await this.evm.updateMeasured('rpc_eth_send_raw_transaction_with_key', [raw, key]);
+    if ('Err' in r.value) throw new Error(`submit failed: ${r.value.Err.code} ${r.value.Err.message}`);
     return { txId: r.value.Ok, instructions: r.instructions ?? 0n };
   }
 
@@ -104,16 +103,17 @@ export class BenchChain {
     if (heaviest.trapped) throw new Error('block production trapped');
     const n = this.blockNumber();
     if (n !== head + 1n) throw new Error(`expected one new block, head went ${head} -> ${n}`);
-    const block = this.evm.query('rpc_eth_get_block_by_number', [n, false]).value[0];
+    const block = this.evm.querySync('rpc_eth_get_block_by_number', [n, false])[0];
+    if (block === undefined || !('Hashes' in block.transactions)) throw new Error(`block ${n} not found`);
     return { instructions: heaviest.instructions ?? 0n, txCount: block.transactions.Hashes.length, gasUsed: block.gas_used };
   }
 
   blockNumber(): bigint {
-    return this.evm.query<bigint>('rpc_eth_block_number').value;
+    return this.evm.querySync('rpc_eth_block_number', []);
   }
 
   receipt(hash: Uint8Array): { status: number; gas_used: bigint; contract_address: [] | [Uint8Array] } {
-    const r = this.evm.query('rpc_eth_get_transaction_receipt_by_eth_hash', [hash]).value;
+    const r = this.evm.querySync('rpc_eth_get_transaction_receipt_by_eth_hash', [hash]);
     if (r.length === 0) throw new Error('no receipt');
     return r[0];
   }

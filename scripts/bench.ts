@@ -11,7 +11,7 @@ import { benchHarden } from '../bench/harden.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
-import { ROOT } from './build.js';
+import { ROOT } from '../src/devnet/build.js';
 
 const lines: string[] = [];
 const report = (name: string, value: number | bigint, unit: string): void => {

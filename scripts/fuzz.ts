@@ -20,7 +20,7 @@ import { FakeClient, fakeContext } from '../tests/support/gateway_fake.js';
 import { Evm } from '../tests/support/canister.js';
 import { startGatewayHarness } from '../tests/support/gateway.js';
 import { formatTally, isFailureTrap, fuzzCandid, fuzzCandidWasm, fuzzRawTx, fuzzRawTxWasm, fuzzRpc, fuzzRpcHttp, newTally, rawSeeds, type Tally } from '../tests/support/fuzz.js';
-import { build, isStale } from './build.js';
+import { build, isStale } from '../src/devnet/build.js';
 
 const TARGETS = ['candid-wasm', 'rawtx-wasm', 'rpc-http', 'candid', 'rawtx', 'rpc'] as const;
 

@@ -17,7 +17,7 @@ import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/conf
 import { devnetIndexerConfig, openDevnetDb, startDevnetIndexer, type DevnetDb, type DevnetIndexer } from '../src/devnet/indexer.js';
 import type { IndexerConfig } from '../src/indexer/config.js';
 import { installLastResortHandler } from '../src/gateway/server.js';
-import { ROOT } from './build.js';
+import { ROOT } from '../src/devnet/build.js';
 
 const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--ic-port PORT] [--block-time SECONDS] [--fund-ic PRINCIPAL]...';
 

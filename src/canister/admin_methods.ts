@@ -20,13 +20,11 @@ import {
   type CandidResult,
   type Opt,
 } from './convert.js';
-import { evmQuery, evmUpdate } from './decorators.js';
-import { methodSignatures } from './idl.js';
+import { evmMethod } from './decorators.js';
 import { MemoryId } from '../core/store/memory_ids.js';
 import { host, LOG_LEVELS, log, logLevel, mine, notReady, restartMiningTimer, restartPruneTimer, runtime, setLogLevel, type LogLevel } from './runtime.js';
 import { saveSettings } from './settings.js';
 
-const M = methodSignatures(IDL);
 const unit = (): null => null;
 const none = (): [] => [];
 
@@ -49,7 +47,7 @@ const core = () => runtime.core;
 export class AdminMethods {
   // ---- queries ----
 
-  @evmQuery(M.export_blocks.args, M.export_blocks.ret)
+  @evmMethod()
   export_blocks(cursor: Opt<CandidExportCursor>, maxBytes: number) {
     const c = core();
     if (c === undefined) return { Err: { Unavailable: 'the canister is starting; try again shortly' } };
@@ -57,14 +55,14 @@ export class AdminMethods {
     return exportResultToCandid(c.exportBlocks(cur === undefined ? undefined : exportCursorFromCandid(cur), maxBytes));
   }
 
-  @evmQuery(M.metrics.args, M.metrics.ret)
+  @evmMethod()
   metrics() {
     const c = core();
     if (c === undefined) throw new Error('the canister is starting; try again shortly');
     return metricsToCandid(c.metrics(), { timeNs: time(), cyclesBalance: canisterCycleBalance(), logLevel: logLevel() });
   }
 
-  @evmQuery(M.get_prune_status.args, M.get_prune_status.ret)
+  @evmMethod()
   get_prune_status() {
     const c = core();
     if (c === undefined) throw new Error('the canister is starting; try again shortly');
@@ -73,7 +71,7 @@ export class AdminMethods {
 
   // ---- controller-only updates ----
 
-  @evmUpdate(M.set_block_gas_limit.args, M.set_block_gas_limit.ret)
+  @evmMethod()
   set_block_gas_limit(limit: bigint): CandidResult<null> {
     return candidResult(
       controllerOnly('set_block_gas_limit', () => core()?.setBlockGasLimit(limit) ?? notReady<never>()),
@@ -81,7 +79,7 @@ export class AdminMethods {
     );
   }
 
-  @evmUpdate(M.set_instruction_soft_limit.args, M.set_instruction_soft_limit.ret)
+  @evmMethod()
   set_instruction_soft_limit(limit: bigint): CandidResult<null> {
     return candidResult(
       controllerOnly('set_instruction_soft_limit', () => core()?.setInstructionSoftLimit(limit) ?? notReady<never>()),
@@ -89,14 +87,14 @@ export class AdminMethods {
     );
   }
 
-  @evmUpdate(M.set_prune_policy.args, M.set_prune_policy.ret)
+  @evmMethod()
   set_prune_policy(p: CandidPrunePolicy): CandidResult<CandidPrunePolicy> {
     const r = controllerOnly('set_prune_policy', () => core()?.setPrunePolicy(prunePolicyFromCandid(p)) ?? notReady<never>());
     if (r.ok) restartPruneTimer();
     return candidResult(r, prunePolicyToCandid);
   }
 
-  @evmUpdate(M.set_pruning_enabled.args, M.set_pruning_enabled.ret)
+  @evmMethod()
   set_pruning_enabled(enabled: boolean): CandidResult<null> {
     return candidResult(
       controllerOnly('set_pruning_enabled', () => core()?.setPruningEnabled(enabled) ?? notReady<never>()),
@@ -104,7 +102,7 @@ export class AdminMethods {
     );
   }
 
-  @evmUpdate(M.set_log_filter.args, M.set_log_filter.ret)
+  @evmMethod()
   set_log_filter(level: Record<string, null>): CandidResult<null> {
     return candidResult(
       controllerOnly('set_log_filter', () => {
@@ -118,7 +116,7 @@ export class AdminMethods {
   }
 
   /** 0 turns the mining timer off (blocks only through mine_block: the devnet's --block-time); else whole seconds. */
-  @evmUpdate(M.set_mining_interval.args, M.set_mining_interval.ret)
+  @evmMethod()
   set_mining_interval(ms: bigint): CandidResult<null> {
     return candidResult(
       controllerOnly('set_mining_interval', () => {
@@ -138,7 +136,7 @@ export class AdminMethods {
    * Produces one block now (what the mining timer does), with `allow_empty` even when nothing is pending:
    * the devnet's automine and evm_mine. Returns the new block's number, or none when no block was made.
    */
-  @evmUpdate(M.mine_block.args, M.mine_block.ret)
+  @evmMethod()
   async mine_block(allowEmpty: boolean): Promise<CandidResult<[] | [bigint]>> {
     const caller = msgCaller();
     if (!isController(caller)) {
@@ -150,7 +148,7 @@ export class AdminMethods {
     return { Ok: r.kind === 'Produced' ? [r.number] : [] };
   }
 
-  @evmUpdate(M.prune_blocks.args, M.prune_blocks.ret)
+  @evmMethod()
   prune_blocks(beforeBlock: bigint, maxOps: number) {
     return candidResult(
       controllerOnly('prune_blocks', () => core()?.pruneBlocks(beforeBlock, maxOps) ?? notReady<never>()),
@@ -159,7 +157,7 @@ export class AdminMethods {
   }
 
   /** Drops every pending transaction (pool.purged): the way out of a pool a controller finds stuck. */
-  @evmUpdate(M.purge_pool.args, M.purge_pool.ret)
+  @evmMethod()
   purge_pool(): CandidResult<bigint> {
     return candidResult(
       controllerOnly('purge_pool', () => core()?.purgePool() ?? notReady<never>()),
@@ -167,7 +165,7 @@ export class AdminMethods {
     );
   }
 
-  @evmUpdate(M.set_ops_mode.args, M.set_ops_mode.ret)
+  @evmMethod()
   set_ops_mode(mode: { Normal: null } | { Migration: null }, reason: Opt<string>) {
     return candidResult(
       controllerOnly('set_ops_mode', () => {

@@ -14,6 +14,8 @@
 // int at most MAX_LEB_BYTES long), nesting at most MAX_DEPTH, at most `steps` values in all, no bytes left over.
 // Whether the wire types fit the method's types is left to IDL.decode (subtyping), whose cost these bounds cap.
 
+import type { ArgBytes } from './idl.js';
+
 export const ArgCheckCode = {
   /** More bytes than the method accepts. */
   TooLarge: 'candid.args_too_large',
@@ -41,18 +43,9 @@ export const MAX_LEB_BYTES = 40;
 export const DEFAULT_ARG_BYTES = 16 * 1024;
 /** A 128 KiB raw transaction (or call data) plus its Candid framing and the other fields of the record. */
 export const LARGE_ARG_BYTES = 131072 + 8 * 1024;
-const LARGE_ARG_METHODS: ReadonlySet<string> = new Set([
-  'rpc_eth_send_raw_transaction',
-  'rpc_eth_send_raw_transaction_with_key',
-  'submit_ic_tx',
-  'rpc_eth_call_object',
-  'rpc_eth_call_rawtx',
-  'rpc_eth_estimate_gas_object',
-]);
-
-/** The byte limit of one method's argument. */
-export function argByteLimit(method: string): number {
-  return LARGE_ARG_METHODS.has(method) ? LARGE_ARG_BYTES : DEFAULT_ARG_BYTES;
+/** The byte limit of a method's argument, from its size class in the method table (idl.ts). */
+export function argByteLimit(argBytes: ArgBytes): number {
+  return argBytes === 'large' ? LARGE_ARG_BYTES : DEFAULT_ARG_BYTES;
 }
 
 class Refused {

@@ -8,28 +8,27 @@ import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, tra
 
 import { argByteLimit, ArgCheckCode, checkArgBytes, knownHeader } from './arg_check.js';
 import { fastCodec, type CandidIdl } from './candid_fast.js';
+import { methodSignatures } from './idl.js';
+
+const SIGNATURES: Record<string, { readonly args: IDL.Type[]; readonly ret: IDL.Type; readonly mode: 'query' | 'update'; readonly argBytes: 'default' | 'large' }> = methodSignatures(IDL);
 
 type Method<This, A extends unknown[], R> = (this: This, ...a: A) => R;
 
 /**
- * A query method that refuses to run as an update (SPEC: "Query methods must be called as queries; calling
- * them as updates fails"). On the IC a query method called as an update runs in replicated mode; it would
- * cost the caller an update's latency and cycles for an answer it can have as a query, so it is refused
- * with a message that says how to call it.
+ * A canister method, registered under its own name with the mode, Candid signature and argument size class
+ * the method table (idl.ts) gives that name. An update's argument bytes are checked before they are decoded.
+ * A query method refuses to run as an update (SPEC: "Query methods must be called as queries; calling them as
+ * updates fails"): on the IC a query method called as an update runs in replicated mode; it would cost the
+ * caller an update's latency and cycles for an answer it can have as a query, so it is refused with a message
+ * that says how to call it.
  */
-export function evmQuery(args: IDL.Type[], ret: IDL.Type) {
-  return checked('query', args, ret);
-}
-
-/** An update method whose argument bytes are checked before they are decoded. */
-export function evmUpdate(args: IDL.Type[], ret: IDL.Type) {
-  return checked('update', args, ret);
-}
-
-function checked(mode: 'query' | 'update', args: IDL.Type[], ret: IDL.Type) {
+export function evmMethod() {
   return function <This, A extends unknown[], R>(original: Method<This, A, R>, context: ClassMethodDecoratorContext<This, Method<This, A, R>>): void {
     const name = String(context.name);
-    const limit = argByteLimit(name);
+    const sig = Object.hasOwn(SIGNATURES, name) ? SIGNATURES[name] : undefined;
+    if (sig === undefined) throw new Error(`${name} is not in the method table (idl.ts)`);
+    const { args, ret, mode } = sig;
+    const limit = argByteLimit(sig.argBytes);
     // compiled once, at start-up (candid_fast.ts: byte-exact with @dfinity/candid, which stays the fallback)
     const argCodec = fastCodec(IDL as unknown as CandidIdl, args);
     const retCodec = fastCodec(IDL as unknown as CandidIdl, [ret]);

@@ -379,26 +379,33 @@ export function candidTypes(untypedIdl: Idl) {
   };
 }
 
+/** The TypeScript value of one named type of the table (src/canister/values.ts names them). */
+export type Shape<K extends keyof ReturnType<typeof candidTypes>> = CandidValue<ReturnType<typeof candidTypes>[K]>;
+
+/** A method's argument size class; arg_check.ts gives each its byte limit. */
+export type ArgBytes = 'default' | 'large';
+
 /** Every method's Candid signature: the canister's decorators and every client's actor read this one table. */
 export function methodSignatures(untypedIdl: Idl) {
   const IDL = typed(untypedIdl);
   const t = candidTypes(untypedIdl);
-  // Argument lists are inferred as tuples, so each argument keeps its own type.
-  const q = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R) => ({ args, ret, mode: 'query' as const });
-  const u = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R) => ({ args, ret, mode: 'update' as const });
+  // Argument lists are inferred as tuples, so each argument keeps its own type. `argBytes` is the argument's
+  // size limit, checked before decoding (arg_check.ts): 'large' for a transaction or call data.
+  const q = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'query' as const, argBytes });
+  const u = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'update' as const, argBytes });
   return {
     rpc_eth_chain_id: q([], IDL.Nat64),
     rpc_eth_block_number: q([], IDL.Nat64),
     health: q([], t.HealthView),
     get_ops_status: q([], t.OpsStatusView),
     // Submit (tx_id is returned; mining is asynchronous).
-    rpc_eth_send_raw_transaction: u([t.Bytes], t.Result(t.Bytes)),
+    rpc_eth_send_raw_transaction: u([t.Bytes], t.Result(t.Bytes), 'large'),
     /**
      * The same with the sender's 64-byte public key (x || y) as a hint, which the gateway recovers natively:
      * a key the canister has seen is verified instead of recovered (docs/execution.md "Submit").
      */
-    rpc_eth_send_raw_transaction_with_key: u([t.Bytes, t.Bytes], t.Result(t.Bytes)),
-    submit_ic_tx: u([t.IcSyntheticTxInput], t.Result(t.Bytes)),
+    rpc_eth_send_raw_transaction_with_key: u([t.Bytes, t.Bytes], t.Result(t.Bytes), 'large'),
+    submit_ic_tx: u([t.IcSyntheticTxInput], t.Result(t.Bytes), 'large'),
     // What happened to a transaction.
     get_pending: q([t.Bytes], t.PendingStatusView),
     get_receipt: q([t.Bytes], IDL.Opt(t.EthReceiptView)),
@@ -437,9 +444,9 @@ export function methodSignatures(untypedIdl: Idl) {
     /** Drops every pending transaction (status Dropped pool.purged); returns how many. Controllers only. */
     purge_pool: u([], t.Result(IDL.Nat64)),
     // Read API (docs/read-api.md).
-    rpc_eth_call_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(t.Bytes)),
-    rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes)),
-    rpc_eth_estimate_gas_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(IDL.Nat64)),
+    rpc_eth_call_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(t.Bytes), 'large'),
+    rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes), 'large'),
+    rpc_eth_estimate_gas_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(IDL.Nat64), 'large'),
     rpc_eth_get_logs_paged: q([t.RpcLogFilterView, IDL.Opt(t.LogCursor), IDL.Opt(IDL.Nat32)], t.Result(t.RpcLogPageView)),
     rpc_eth_gas_price: q([], t.Result(IDL.Nat)),
     rpc_eth_max_priority_fee_per_gas: q([], t.Result(IDL.Nat)),

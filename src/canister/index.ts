@@ -27,31 +27,18 @@ import {
   type CandidResult,
   type Opt,
 } from './convert.js';
-import { evmQuery, evmUpdate } from './decorators.js';
+import { evmMethod } from './decorators.js';
 import { ReadMethods } from './read_methods.js';
 import { IngressInspection } from './inspect.js';
 import { AdminMethods } from './admin_methods.js';
-import { candidTypes, methodSignatures } from './idl.js';
-import type { IcSyntheticTxInput } from './values.js';
+import { candidTypes } from './idl.js';
+import type { IcSyntheticTxInput, InitArgsView } from './values.js';
 import { atHead, host, notReady, openRuntime, opsCheck, runtime, startTimers } from './runtime.js';
 import { saveSettings } from './settings.js';
 
 const T = candidTypes(IDL);
-const M = methodSignatures(IDL);
 const VERSION = '0.1.0';
 
-interface InitArgsCandid {
-  genesis_allocations: Opt<{ address: Uint8Array; balance: bigint }[]>;
-  mining_interval_ms: Opt<bigint>;
-  base_fee: Opt<bigint>;
-  min_gas_price: Opt<bigint>;
-  min_priority_fee: Opt<bigint>;
-  block_gas_limit: Opt<bigint>;
-  instruction_soft_limit: Opt<bigint>;
-  prune_policy: Opt<unknown>;
-  pruning_enabled: Opt<boolean>;
-  fee_recipient: Opt<Uint8Array>;
-}
 
 
 class EvmCanister {
@@ -89,24 +76,24 @@ class EvmCanister {
 
   // ---- chain identity and status ----
 
-  @evmQuery(M.rpc_eth_chain_id.args, M.rpc_eth_chain_id.ret)
+  @evmMethod()
   rpc_eth_chain_id(): bigint {
     return runtime.core?.chainId() ?? 0n;
   }
 
-  @evmQuery(M.rpc_eth_block_number.args, M.rpc_eth_block_number.ret)
+  @evmMethod()
   rpc_eth_block_number(): bigint {
     return runtime.core?.blockNumber() ?? 0n;
   }
 
-  @evmQuery(M.get_ops_status.args, M.get_ops_status.ret)
+  @evmMethod()
   get_ops_status() {
     const core = runtime.core;
     if (core === undefined) return { mode: { Normal: null }, reason: ['starting'], since_ns: 0n, writes_allowed: false };
     return opsStatusToCandid(core.opsStatus());
   }
 
-  @evmQuery(M.health.args, M.health.ret)
+  @evmMethod()
   health() {
     const core = runtime.core;
     return {
@@ -121,17 +108,17 @@ class EvmCanister {
 
   // ---- submit ----
 
-  @evmUpdate(M.rpc_eth_send_raw_transaction.args, M.rpc_eth_send_raw_transaction.ret)
+  @evmMethod()
   rpc_eth_send_raw_transaction(rawTx: Uint8Array): CandidResult<Uint8Array> {
     return candidResult(runtime.core?.submitRawTx(rawTx) ?? notReady<Uint8Array>(), (id) => id);
   }
 
-  @evmUpdate(M.rpc_eth_send_raw_transaction_with_key.args, M.rpc_eth_send_raw_transaction_with_key.ret)
+  @evmMethod()
   rpc_eth_send_raw_transaction_with_key(rawTx: Uint8Array, senderKey: Uint8Array): CandidResult<Uint8Array> {
     return candidResult(runtime.core?.submitRawTx(rawTx, senderKey) ?? notReady<Uint8Array>(), (id) => id);
   }
 
-  @evmUpdate(M.submit_ic_tx.args, M.submit_ic_tx.ret)
+  @evmMethod()
   submit_ic_tx(tx: IcSyntheticTxInput): CandidResult<Uint8Array> {
     const core = runtime.core;
     if (core === undefined) return candidResult(notReady<Uint8Array>(), (id) => id);
@@ -149,40 +136,40 @@ class EvmCanister {
 
   // ---- what happened to a transaction ----
 
-  @evmQuery(M.get_pending.args, M.get_pending.ret)
+  @evmMethod()
   get_pending(txId: Uint8Array) {
     return pendingToCandid(runtime.core?.getPending(txId) ?? { kind: 'Unknown' });
   }
 
-  @evmQuery(M.get_receipt.args, M.get_receipt.ret)
+  @evmMethod()
   get_receipt(txId: Uint8Array) {
     const r = runtime.core?.getReceipt(txId);
     return opt(r === undefined ? undefined : receiptToCandid(r));
   }
 
-  @evmQuery(M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.args, M.rpc_eth_get_transaction_receipt_with_status_by_tx_id.ret)
+  @evmMethod()
   rpc_eth_get_transaction_receipt_with_status_by_tx_id(txId: Uint8Array) {
     return receiptLookupToCandid(runtime.core?.getTransactionReceiptWithStatusByTxId(txId) ?? { kind: 'NotFound' });
   }
 
-  @evmQuery(M.rpc_eth_get_transaction_receipt_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_by_eth_hash.ret)
+  @evmMethod()
   rpc_eth_get_transaction_receipt_by_eth_hash(hash: Uint8Array) {
     const r = runtime.core?.getTransactionReceiptByEthHash(hash);
     return opt(r === undefined ? undefined : receiptToCandid(r));
   }
 
-  @evmQuery(M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.args, M.rpc_eth_get_transaction_receipt_with_status_by_eth_hash.ret)
+  @evmMethod()
   rpc_eth_get_transaction_receipt_with_status_by_eth_hash(hash: Uint8Array) {
     return receiptLookupToCandid(runtime.core?.getTransactionReceiptWithStatusByEthHash(hash) ?? { kind: 'NotFound' });
   }
 
-  @evmQuery(M.rpc_eth_get_transaction_by_eth_hash.args, M.rpc_eth_get_transaction_by_eth_hash.ret)
+  @evmMethod()
   rpc_eth_get_transaction_by_eth_hash(hash: Uint8Array) {
     const t = runtime.core?.getTransactionByEthHash(hash);
     return opt(t === undefined ? undefined : txToCandid(t));
   }
 
-  @evmQuery(M.rpc_eth_get_transaction_by_tx_id.args, M.rpc_eth_get_transaction_by_tx_id.ret)
+  @evmMethod()
   rpc_eth_get_transaction_by_tx_id(txId: Uint8Array) {
     const t = runtime.core?.getTransactionByTxId(txId);
     return opt(t === undefined ? undefined : txToCandid(t));
@@ -190,64 +177,64 @@ class EvmCanister {
 
   // ---- blocks ----
 
-  @evmQuery(M.rpc_eth_get_block_by_number.args, M.rpc_eth_get_block_by_number.ret)
+  @evmMethod()
   rpc_eth_get_block_by_number(n: bigint, full: boolean) {
     const b = runtime.core?.getBlockByNumber(n, full);
     return opt(b === undefined ? undefined : blockToCandid(b));
   }
 
-  @evmQuery(M.rpc_eth_get_block_by_number_with_status.args, M.rpc_eth_get_block_by_number_with_status.ret)
+  @evmMethod()
   rpc_eth_get_block_by_number_with_status(n: bigint, full: boolean) {
     return blockLookupToCandid(runtime.core?.getBlockByNumberWithStatus(n, full) ?? { kind: 'NotFound' });
   }
 
-  @evmQuery(M.rpc_eth_get_block_by_hash_with_status.args, M.rpc_eth_get_block_by_hash_with_status.ret)
+  @evmMethod()
   rpc_eth_get_block_by_hash_with_status(hash: Uint8Array, full: boolean) {
     return blockLookupToCandid(runtime.core?.getBlockByHashWithStatus(hash, full) ?? { kind: 'NotFound' });
   }
 
-  @evmQuery(M.rpc_eth_get_block_receipts_paged.args, M.rpc_eth_get_block_receipts_paged.ret)
+  @evmMethod()
   rpc_eth_get_block_receipts_paged(ref: CandidBlockRef, first: number) {
     return blockReceiptsLookupToCandid(runtime.core?.getBlockReceiptsPage(blockRefFromCandid(ref), first) ?? { kind: 'NotFound' });
   }
 
-  @evmQuery(M.rpc_eth_get_block_number_by_hash.args, M.rpc_eth_get_block_number_by_hash.ret)
+  @evmMethod()
   rpc_eth_get_block_number_by_hash(hash: Uint8Array): Opt<bigint> {
     return opt(runtime.core?.getBlockNumberByHash(hash));
   }
 
   // ---- state at the head ----
 
-  @evmQuery(M.expected_nonce_by_address.args, M.expected_nonce_by_address.ret)
+  @evmMethod()
   expected_nonce_by_address(address: Uint8Array): CandidResult<bigint> {
     return candidResult(runtime.core?.expectedNonceByAddress(address) ?? notReady<bigint>(), (n) => n);
   }
 
-  @evmQuery(M.rpc_eth_get_transaction_count_at.args, M.rpc_eth_get_transaction_count_at.ret)
+  @evmMethod()
   rpc_eth_get_transaction_count_at(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
     return atHead(tag, (core) => core.getTransactionCount(address, 'Pending' in tag));
   }
 
-  @evmQuery(M.rpc_eth_get_balance.args, M.rpc_eth_get_balance.ret)
+  @evmMethod()
   rpc_eth_get_balance(address: Uint8Array, tag: CandidBlockTag): CandidResult<bigint> {
     return atHead(tag, (core) => core.getBalance(address));
   }
 
-  @evmQuery(M.rpc_eth_get_code.args, M.rpc_eth_get_code.ret)
+  @evmMethod()
   rpc_eth_get_code(address: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
     return atHead(tag, (core) => core.getCode(address));
   }
 
-  @evmQuery(M.rpc_eth_get_storage_at.args, M.rpc_eth_get_storage_at.ret)
+  @evmMethod()
   rpc_eth_get_storage_at(address: Uint8Array, slot: Uint8Array, tag: CandidBlockTag): CandidResult<Uint8Array> {
     return atHead(tag, (core) => core.getStorageAt(address, slot));
   }
 
 }
 
-function decodeInitArgs(bytes: Uint8Array): InitArgsCandid | undefined {
+function decodeInitArgs(bytes: Uint8Array): InitArgsView | undefined {
   if (isEmptyArgs(bytes)) return undefined;
-  const [a] = IDL.decode([IDL.Opt(T.InitArgs)], bytes) as [Opt<InitArgsCandid>];
+  const [a] = IDL.decode([IDL.Opt(T.InitArgs)], bytes) as [Opt<InitArgsView>];
   return fromOpt(a);
 }
 
@@ -256,14 +243,14 @@ function isEmptyArgs(bytes: Uint8Array): boolean {
   return bytes.length === 0 || (bytes.length === 6 && bytes[4] === 0 && bytes[5] === 0);
 }
 
-function configurePruning(core: EvmCore, a: InitArgsCandid | undefined): void {
+function configurePruning(core: EvmCore, a: InitArgsView | undefined): void {
   if (a === undefined) return;
-  const p = fromOpt(a.prune_policy as Opt<CandidPrunePolicy>);
+  const p = fromOpt(a.prune_policy);
   const r = core.configurePruning(p === undefined ? undefined : prunePolicyFromCandid(p), fromOpt(a.pruning_enabled));
   if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
 }
 
-function chainInitArgs(a: InitArgsCandid): ChainInitArgs {
+function chainInitArgs(a: InitArgsView): ChainInitArgs {
   return {
     genesisAllocations: fromOpt(a.genesis_allocations),
     baseFee: fromOpt(a.base_fee),

@@ -7,11 +7,11 @@ import { IDL, inspectMessage, msgArgData, msgMethodName, trap } from 'azle';
 import { INSPECT_SCREEN_MAX_TX_BYTES } from '../core/constants.js';
 import { ErrorCode } from '../core/errors.js';
 import { argByteLimit, checkArgBytes } from './arg_check.js';
-import { methodSignatures } from './idl.js';
+import { methodSignatures, type ArgBytes } from './idl.js';
 import { formatRefusal } from './refusal.js';
 import { runtime } from './runtime.js';
 
-const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update' }> = methodSignatures(IDL);
+const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update'; argBytes: ArgBytes }> = methodSignatures(IDL);
 
 /**
  * The screening failures refused here: a signature that does not recover (or, with a sender key hint, was not
@@ -37,7 +37,7 @@ export function acceptIngress(method: string, arg: Uint8Array): true | { readonl
   // Query methods called as updates would only trap (decorators.ts); unknown names (azle's internal
   // methods included) are not for ingress.
   if (sig === undefined || sig.mode !== 'update') return false;
-  if (!checkArgBytes(arg, sig.args.length, argByteLimit(method)).ok) return false;
+  if (!checkArgBytes(arg, sig.args.length, argByteLimit(sig.argBytes)).ok) return false;
   const withKey = method === 'rpc_eth_send_raw_transaction_with_key';
   const limit = INSPECT_SCREEN_MAX_TX_BYTES + BLOB_ARG_OVERHEAD + (withKey ? SENDER_KEY_ARG_OVERHEAD : 0);
   if ((withKey || method === 'rpc_eth_send_raw_transaction') && arg.length <= limit && runtime.core !== undefined) {

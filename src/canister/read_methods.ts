@@ -1,7 +1,5 @@
 // Read API query methods (docs/read-api.md): eth_call (callObject and raw tx), eth_estimateGas, paged
 // logs, gas price, priority fee and fee history. Thin wrappers over the core facade; no chain logic here.
-import { IDL } from 'azle';
-
 import type { BlockTag } from '../core/block_tag.js';
 import type { Result } from '../core/errors.js';
 import {
@@ -20,22 +18,20 @@ import {
   type CandidResult,
   type Opt,
 } from './convert.js';
-import { evmQuery } from './decorators.js';
-import { methodSignatures } from './idl.js';
+import { evmMethod } from './decorators.js';
 import { notReady, runtime } from './runtime.js';
 
-const M = methodSignatures(IDL);
 const same = <V>(v: V): V => v;
 
 export class ReadMethods {
-  @evmQuery(M.rpc_eth_call_object.args, M.rpc_eth_call_object.ret)
+  @evmMethod()
   async rpc_eth_call_object(call: CandidCallObject, tag: CandidBlockTag): Promise<CandidResult<Uint8Array>> {
     const core = runtime.core;
     if (core === undefined) return candidResult(notReady<Uint8Array>(), same);
     return candidResult(await core.callObject(callObjectFromCandid(call), blockTagFromCandid(tag)), same);
   }
 
-  @evmQuery(M.rpc_eth_call_rawtx.args, M.rpc_eth_call_rawtx.ret)
+  @evmMethod()
   async rpc_eth_call_rawtx(raw: Uint8Array, tag: Opt<CandidBlockTag>): Promise<CandidResult<Uint8Array>> {
     const core = runtime.core;
     if (core === undefined) return candidResult(notReady<Uint8Array>(), same);
@@ -44,31 +40,31 @@ export class ReadMethods {
     return candidResult(await core.callRawTx(raw, blockTag), same);
   }
 
-  @evmQuery(M.rpc_eth_estimate_gas_object.args, M.rpc_eth_estimate_gas_object.ret)
+  @evmMethod()
   async rpc_eth_estimate_gas_object(call: CandidCallObject, tag: CandidBlockTag): Promise<CandidResult<bigint>> {
     const core = runtime.core;
     if (core === undefined) return candidResult(notReady<bigint>(), same);
     return candidResult(await core.estimateGasObject(callObjectFromCandid(call), blockTagFromCandid(tag)), same);
   }
 
-  @evmQuery(M.rpc_eth_get_logs_paged.args, M.rpc_eth_get_logs_paged.ret)
+  @evmMethod()
   rpc_eth_get_logs_paged(filter: CandidLogFilter, cursor: Opt<CandidLogCursor>, limit: Opt<number>) {
     const core = runtime.core;
     const r = core === undefined ? notReady<never>() : core.getLogsPaged(logFilterFromCandid(filter), logCursorFromCandid(cursor), fromOpt(limit));
     return candidResult(r, logPageToCandid);
   }
 
-  @evmQuery(M.rpc_eth_gas_price.args, M.rpc_eth_gas_price.ret)
+  @evmMethod()
   rpc_eth_gas_price(): CandidResult<bigint> {
     return candidResult(runtime.core?.gasPrice() ?? notReady<bigint>(), same);
   }
 
-  @evmQuery(M.rpc_eth_max_priority_fee_per_gas.args, M.rpc_eth_max_priority_fee_per_gas.ret)
+  @evmMethod()
   rpc_eth_max_priority_fee_per_gas(): CandidResult<bigint> {
     return candidResult(runtime.core?.maxPriorityFeePerGas() ?? notReady<bigint>(), same);
   }
 
-  @evmQuery(M.rpc_eth_fee_history.args, M.rpc_eth_fee_history.ret)
+  @evmMethod()
   rpc_eth_fee_history(blockCount: bigint, newest: CandidBlockTag, percentiles: number[]) {
     const core = runtime.core;
     const r: Result<Parameters<typeof feeHistoryToCandid>[0]> =

@@ -1,7 +1,7 @@
 // The canister's methods as TypeScript types, read from the one Candid table (src/canister/idl.ts): a method's
 // name fixes its call mode, its argument tuple and its result type, so no call site can claim its own.
 import { IDL } from '@dfinity/candid';
-import { methodSignatures, type CandidValue } from '../canister/idl.js';
+import { methodSignatures, type CandidValue, type Shape } from '../canister/idl.js';
 
 type Signatures = ReturnType<typeof methodSignatures>;
 
@@ -15,6 +15,35 @@ export type MethodArgs<M extends CanisterMethod> = ValuesOf<Signatures[M]['args'
 type ValuesOf<A> = { [I in keyof A]: CandidValue<A[I]> };
 /** The decoded result of a method. */
 export type MethodResult<M extends CanisterMethod> = CandidValue<Signatures[M]['ret']>;
+
+/** The install / upgrade argument's record (every field `opt`). */
+export type InitArgs = Shape<'InitArgs'>;
+/** The value shapes of the table under their names (src/canister/values.ts derives each from idl.ts). */
+export type {
+  AccessListItemView,
+  BlockLookup,
+  BlockReceiptsLookup,
+  BlockReceiptsPageView,
+  BlockView,
+  CallObjectView,
+  CandidBlockRef,
+  CandidBlockTag,
+  CandidError,
+  CandidResult,
+  ExportCursorView,
+  FeeHistoryView,
+  IcSyntheticTxInput,
+  LogCursorView,
+  LogFilterView,
+  LogPageView,
+  LogView,
+  Opt,
+  PendingStatusView,
+  PrunePolicyView,
+  ReceiptLookup,
+  ReceiptView,
+  TxView,
+} from '../canister/values.js';
 
 const signatures = methodSignatures(IDL);
 

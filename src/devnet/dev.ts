@@ -3,10 +3,10 @@
 // host), evm_increaseTime / evm_setNextBlockTimestamp (the host's clock). Blocks are made by the controller-only
 // `mine_block` update; the canister's own mining timer runs only for --block-time N > 0 (azle timers are whole
 // seconds, so N is too).
+import type { HostClient } from '../client/host.js';
 import type { CallMode, CanisterMethod } from '../client/schema.js';
 import type { Transport } from '../client/transport.js';
 import type { DevControl } from '../gateway/methods/dev.js';
-import type { EvmClient } from '../host/evm_client.js';
 import type { HostStateSnapshot, IcHost, PrincipalLike } from '../host/index.js';
 
 /** Snapshots kept (each holds a copy of the heap and stable memory); the oldest is dropped beyond this. */
@@ -29,7 +29,7 @@ export class DevnetControl implements DevControl {
 
   constructor(
     private readonly host: IcHost,
-    private readonly evm: EvmClient,
+    private readonly evm: HostClient,
     private readonly controller: PrincipalLike,
     blockTimeS: number,
     private readonly log: (line: string) => void = () => {},
@@ -43,8 +43,8 @@ export class DevnetControl implements DevControl {
 
   /** Applies --block-time: the canister's mining timer at N seconds, or off for 0 (automine). */
   async configure(blockTimeS: number): Promise<string | undefined> {
-    const r = await this.evm.update<CandidRes<null>>('set_mining_interval', [BigInt(blockTimeS) * 1000n], { caller: this.controller });
-    return 'Err' in r.value ? `${r.value.Err.code}: ${r.value.Err.message}` : undefined;
+    const r = await this.evm.as({ caller: this.controller }).update('set_mining_interval', [BigInt(blockTimeS) * 1000n]);
+    return 'Err' in r ? `${r.Err.code}: ${r.Err.message}` : undefined;
   }
 
   /** One block now (empty when `allowEmpty` and nothing is pending); its number, or undefined when none was made. */
@@ -56,9 +56,9 @@ export class DevnetControl implements DevControl {
       if (want > now) this.host.shiftClock(want - now);
       this.nextTimestamp = undefined;
     }
-    const r = await this.evm.update<CandidRes<[] | [bigint]>>('mine_block', [allowEmpty], { caller: this.controller });
-    if ('Err' in r.value) throw new Error(`mine_block: ${r.value.Err.code}: ${r.value.Err.message}`);
-    return r.value.Ok[0];
+    const r = await this.evm.as({ caller: this.controller }).update('mine_block', [allowEmpty]);
+    if ('Err' in r) throw new Error(`mine_block: ${r.Err.code}: ${r.Err.message}`);
+    return r.Ok[0];
   }
 
   /**
@@ -115,8 +115,8 @@ export class DevnetControl implements DevControl {
   }
 
   async setNextBlockTimestamp(ts: bigint): Promise<string | undefined> {
-    const head = this.evm.query<bigint>('rpc_eth_block_number').value;
-    const block = this.evm.query<[] | [{ timestamp: bigint }]>('rpc_eth_get_block_by_number', [head, false]).value[0];
+    const head = this.evm.querySync('rpc_eth_block_number', []);
+    const block = this.evm.querySync('rpc_eth_get_block_by_number', [head, false])[0];
     if (block !== undefined && ts <= block.timestamp) return `timestamp ${ts} is not after the head block's (${block.timestamp})`;
     const nowS = this.host.now() / NS;
     if (ts < nowS) return `timestamp ${ts} is before the devnet's clock (${nowS}): IC time never goes back`;

@@ -7,7 +7,7 @@ import { keccak256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../core/constants.js';
 import { deriveSyntheticSender } from '../core/tx/ic_synthetic.js';
-import type { EvmClient } from '../host/evm_client.js';
+import type { HostClient } from '../client/host.js';
 import type { DevAccount } from './accounts.js';
 
 /** What a funded IC identity gets: 100 ETH. */
@@ -37,7 +37,7 @@ export interface Funding {
   readonly txHash: `0x${string}` | undefined;
 }
 
-export async function fundIcPrincipals(evm: EvmClient, from: DevAccount, principals: readonly Principal[]): Promise<Funding[]> {
+export async function fundIcPrincipals(evm: HostClient, from: DevAccount, principals: readonly Principal[]): Promise<Funding[]> {
   const account = privateKeyToAccount(from.privateKey);
   const fromBytes = Buffer.from(from.address.slice(2), 'hex');
   const out: Funding[] = [];
@@ -45,14 +45,14 @@ export async function fundIcPrincipals(evm: EvmClient, from: DevAccount, princip
     const d = deriveSyntheticSender(p.toUint8Array(), evm.host.canisterId.toUint8Array());
     if (!d.ok) throw new Error(`--fund-ic ${p.toText()}: ${d.error.message}`);
     const sender = hex(d.value);
-    const balance = ok(evm.query<Res<bigint>>('rpc_eth_get_balance', [d.value, { Pending: null }]).value, 'balance');
+    const balance = ok(evm.querySync('rpc_eth_get_balance', [d.value, { Pending: null }]), 'balance');
     if (balance > 0n) {
       out.push({ principal: p.toText(), sender, txHash: undefined });
       continue;
     }
-    const nonce = ok(evm.query<Res<bigint>>('expected_nonce_by_address', [fromBytes]).value, 'nonce');
-    const gasPrice = ok(evm.query<Res<bigint>>('rpc_eth_gas_price', []).value, 'gas price');
-    const tip = ok(evm.query<Res<bigint>>('rpc_eth_max_priority_fee_per_gas', []).value, 'priority fee');
+    const nonce = ok(evm.querySync('expected_nonce_by_address', [fromBytes]), 'nonce');
+    const gasPrice = ok(evm.querySync('rpc_eth_gas_price', []), 'gas price');
+    const tip = ok(evm.querySync('rpc_eth_max_priority_fee_per_gas', []), 'priority fee');
     const raw = await account.signTransaction({
       type: 'eip1559',
       chainId: Number(CHAIN_ID),
@@ -63,8 +63,8 @@ export async function fundIcPrincipals(evm: EvmClient, from: DevAccount, princip
       maxFeePerGas: gasPrice * 2n + tip,
       maxPriorityFeePerGas: tip,
     });
-    const r = await evm.update<Res<Uint8Array>>('rpc_eth_send_raw_transaction', [Buffer.from(raw.slice(2), 'hex')]);
-    ok(r.value, `funding ${p.toText()}`);
+    const r = await evm.update('rpc_eth_send_raw_transaction', [Buffer.from(raw.slice(2), 'hex')]);
+    ok(r, `funding ${p.toText()}`);
     out.push({ principal: p.toText(), sender, txHash: keccak256(raw) });
   }
   return out;

@@ -4,13 +4,12 @@
 // HTTP interface (src/host/ic_http) for IC clients (HttpAgent, icp-cli, a gateway or indexer process) on 4943.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { build, isStale, WASM_PATH } from '../../scripts/build.js';
+import { build, isStale, WASM_PATH } from './build.js';
 import { CHAIN_ID } from '../core/constants.js';
 import { CanisterClient } from '../client/client.js';
-import { HostTransport } from '../client/host.js';
+import { encodeInitArgs, HostClient } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
-import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
 import { KEYS_FILE, startIcHttp, SubnetKeys, type IcHttpServer } from '../host/ic_http/index.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
 import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
@@ -56,7 +55,7 @@ export interface DevnetOptions {
 
 export interface Devnet {
   readonly host: IcHost;
-  readonly evm: EvmClient;
+  readonly evm: HostClient;
   readonly gateway: Gateway;
   /** The JSON-RPC URL, e.g. http://127.0.0.1:8545. */
   readonly rpcUrl: string;
@@ -116,7 +115,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
       for (const t of r.txs) log(`  tx ${t.hash}: ${mi(t.instructions)} instructions`);
     },
   });
-  const evm = new EvmClient(host);
+  const evm = new HostClient(host);
   const fresh = !host.hasPersistedState;
   if (fresh) {
     log('installing the canister (first start; warm-up of precompile tables takes a few seconds)...');
@@ -127,8 +126,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   }
   // Debug level makes the canister print each block's per-transaction instructions (a data folder created
   // before the devnet had a controller cannot: then only block totals are printed).
-  const lf = await evm.update<{ Ok: null } | { Err: { message: string } }>('set_log_filter', [{ Debug: null }], { caller: DEVNET_CONTROLLER });
-  if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
+  const lf = await evm.as({ caller: DEVNET_CONTROLLER }).update('set_log_filter', [{ Debug: null }]);
+  if ('Err' in lf) log(`per-transaction instruction counts unavailable: ${lf.Err.message}`);
   const blockTime = opts.blockTime ?? DEFAULT_BLOCK_TIME_S;
   const dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
   const why = await dev.configure(blockTime);
@@ -161,7 +160,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     throw e;
   }
   try {
-    const client = new CanisterClient(new AutomineTransport(new HostTransport(evm), dev));
+    const client = new CanisterClient(new AutomineTransport(evm.transport, dev));
     gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client, dev });
     const cache = gateway.context.cache;
     dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
@@ -196,7 +195,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
 export function devnetBanner(d: Devnet, dataDir: string): string {
   const lines = [
     '',
-    `EVM devnet (chain id ${CHAIN_ID}, 0x${CHAIN_ID.toString(16)}) — head block ${d.evm.query<bigint>('rpc_eth_block_number').value}`,
+    `EVM devnet (chain id ${CHAIN_ID}, 0x${CHAIN_ID.toString(16)}) — head block ${d.evm.querySync('rpc_eth_block_number', [])}`,
     `JSON-RPC: ${d.rpcUrl} (WebSocket: ${d.rpcUrl.replace(/^http/, 'ws')})`,
     `IC HTTP interface: ${d.ic.url}  canister ${d.ic.canisterId.toText()}`,
     `IC root key: ${Buffer.from(d.ic.rootKey).toString('hex')}`,

@@ -3,8 +3,7 @@
 // `--no-indexer` turns it off. Every INDEXER_* variable applies. It resumes from its cursor after any stop,
 // including SIGKILL (docs/indexer.md).
 import { join } from 'node:path';
-import { hostClient } from '../client/host.js';
-import type { EvmClient } from '../host/evm_client.js';
+import type { HostClient } from '../client/host.js';
 import { loadIndexerConfig, type IndexerConfig } from '../indexer/config.js';
 import { describeDbUrl, openDb, type Db } from '../indexer/db.js';
 import { Indexer } from '../indexer/indexer.js';
@@ -37,10 +36,10 @@ export async function openDevnetDb(config: IndexerConfig): Promise<DevnetDb> {
  * Starts the pull loop on an open database (the caller owns and closes it). With `dev`, an evm_revert makes the
  * indexer forget the blocks above the restored head (Indexer.requestRewind).
  */
-export function startDevnetIndexer(o: { evm: EvmClient; config: IndexerConfig; db: Db; log: (line: string) => void; dev?: DevnetControl }): DevnetIndexer {
+export function startDevnetIndexer(o: { evm: HostClient; config: IndexerConfig; db: Db; log: (line: string) => void; dev?: DevnetControl }): DevnetIndexer {
   const { config, log } = o;
-  const indexer = new Indexer({ config, client: hostClient(o.evm), db: o.db, log });
-  const onRevert = (): void => void indexer.requestRewind(o.evm.query<bigint>('rpc_eth_block_number').value);
+  const indexer = new Indexer({ config, client: o.evm, db: o.db, log });
+  const onRevert = (): void => void indexer.requestRewind(o.evm.querySync('rpc_eth_block_number', []));
   o.dev?.onRevert.push(onRevert);
   // Runs in the background; a condition retrying cannot fix stops the indexer, never the devnet.
   const running = indexer.run().catch((e: unknown) => log(`indexer stopped: ${(e as Error).message}`));

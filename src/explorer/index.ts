@@ -3,7 +3,7 @@
 // all behind one job queue. Pages (a later module) add their routes to the same table: extraRoutes.
 import type { Db } from '../indexer/db.js';
 import { migrate } from '../indexer/migrate.js';
-import { INDEXER_COMPONENT, INDEXER_MIGRATIONS } from '../indexer/schema.js';
+import { ensureSchema as ensureIndexerSchema } from '../indexer/store.js';
 import type { ApiDeps } from './api_common.js';
 import { etherscanRoutes } from './api_etherscan.js';
 import { sourcifyRoutes } from './api_sourcify.js';
@@ -45,9 +45,10 @@ export function explorerRoutes(deps: ApiDeps, extra: readonly Route[] = []): Rou
 
 export async function startExplorer(o: ExplorerOptions): Promise<Explorer> {
   const { config } = o;
-  // The indexer's tables are read for creation transactions; migrating is idempotent, so the explorer can
-  // start before (or without) the indexer on a fresh database.
-  await migrate(o.db, INDEXER_COMPONENT, INDEXER_MIGRATIONS);
+  // The indexer's tables are read for creation transactions. The indexer owns them and their migrations;
+  // asking it to make them current is idempotent, so the explorer can start before (or without) the indexer
+  // on a fresh database.
+  await ensureIndexerSchema(o.db);
   await migrate(o.db, EXPLORER_COMPONENT, EXPLORER_MIGRATIONS);
   const store = new ExplorerStore(o.db);
   const pool = new CompilerPool({ compileTimeoutMs: config.limits.compileTimeoutMs, maxIdle: Math.max(2, config.limits.maxConcurrentJobs) });

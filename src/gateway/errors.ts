@@ -4,7 +4,7 @@
 // by those phrases: "nonce too low", "insufficient funds", ...). Internal failures are logged server-side
 // and answered with a fixed message: never a stack trace or an internal detail.
 import { ErrorCode } from '../core/errors.js';
-import type { CandidError } from '../canister/values.js';
+import type { CandidError } from '../client/schema.js';
 import { bytesHex } from './hex.js';
 
 export const RpcCode = {

@@ -7,7 +7,7 @@
 // skipped. Filters unpolled for the configured lifetime (default 5 minutes, as geth) are dropped; the number
 // of live filters is bounded.
 import { randomBytes } from 'node:crypto';
-import type { LogCursorView, LogFilterView, Opt } from '../canister/values.js';
+import type { LogCursorView, LogFilterView, Opt } from '../client/schema.js';
 import { RpcCode, RpcError } from './errors.js';
 
 export interface LogsFilterState {

@@ -1,6 +1,6 @@
 // Canister views -> Ethereum JSON-RPC objects, with Ethereum's field names and hex encodings, in the shapes
 // geth returns for Prague blocks, so ethers v6 and viem parse them unchanged.
-import type { AccessListItemView, BlockView, LogView, ReceiptView, TxView } from '../canister/values.js';
+import type { AccessListItemView, BlockView, LogView, ReceiptView, TxView } from '../client/schema.js';
 import { bytesHex, qty } from './hex.js';
 
 const opt = <T>(v: [] | [T]): T | undefined => v[0];

@@ -1,6 +1,6 @@
 // Decoding of positional JSON-RPC parameters into canister arguments; every failure is -32602 with a message
 // naming the parameter.
-import type { CandidBlockTag } from '../canister/values.js';
+import type { CandidBlockTag } from '../client/schema.js';
 import { invalidParams } from './errors.js';
 import { parseData, parseQuantity } from './hex.js';
 

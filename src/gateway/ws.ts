@@ -8,7 +8,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import type { LogCursorView, LogFilterView, Opt } from '../canister/values.js';
+import type { LogCursorView, LogFilterView, Opt } from '../client/schema.js';
 import { MAX_LOG_BLOCK_RANGE } from '../core/constants.js';
 import { RpcCode, RpcError } from './errors.js';
 import { formatLog } from './format.js';

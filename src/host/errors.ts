@@ -36,18 +36,6 @@ export class CanisterInstallError extends HostError {
   }
 }
 
-/** A call was rejected; thrown only by the Candid convenience methods (the raw ones return the reject). */
-export class CallRejectedError extends HostError {
-  override name = 'CallRejectedError';
-  constructor(
-    readonly method: string,
-    readonly code: number,
-    readonly rejectMessage: string,
-  ) {
-    super(`call to ${method} rejected (code ${code}): ${rejectMessage}`);
-  }
-}
-
 /** Thrown inside an ic0 import to abort the running message (caught by the host, never escapes). */
 export class Trap extends Error {
   override name = 'Trap';

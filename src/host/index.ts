@@ -5,14 +5,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { IDL } from '@dfinity/candid';
 import { Principal } from '@dfinity/principal';
 import { IC_INSPECT_INSTRUCTION_LIMIT, IC_QUERY_INSTRUCTION_LIMIT, IC_UPDATE_INSTRUCTION_LIMIT } from '../core/constants.js';
-import { CallRejectedError, CanisterInstallError, HostStateError, RejectCode, Trap } from './errors.js';
+import { CanisterInstallError, HostStateError, RejectCode, Trap } from './errors.js';
 import { HeapSnapshot } from './heap.js';
 import { QueryReplica, type ReplicaQuery, type ReplicaQueryResult, type ReplicaReset, type ReplicaSync } from './replica.js';
 import { StableFile, StableMemory, WASM_PAGE } from './stable.js';
 import { WasmProfiler } from './profile.js';
 import { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, PROFILE_IMPORT_NAME, TABLE_EXPORT, sha256Hex } from './wasm_names.js';
 
-export { CallRejectedError, CanisterInstallError, HostError, HostSetupError, HostStateError, RejectCode } from './errors.js';
+export { CanisterInstallError, HostError, HostSetupError, HostStateError, RejectCode } from './errors.js';
 
 /** The IC's limit for canister_init / canister_post_upgrade (pre_upgrade + post_upgrade together). */
 export const IC_INSTALL_INSTRUCTION_LIMIT = 300_000_000_000n;
@@ -823,15 +823,6 @@ export class IcHost {
     return this.resultOf(ctx, 'update');
   }
 
-  /** Candid convenience: encodes `args` with `argTypes`, decodes the reply with `retTypes`; throws CallRejectedError. */
-  queryCandid<T = unknown>(method: string, argTypes: IDL.Type[], args: unknown[], retTypes: IDL.Type[], opts: CallOptions = {}): T {
-    return decodeReply<T>(method, retTypes, this.query(method, new Uint8Array(IDL.encode(argTypes, args)), opts));
-  }
-
-  async updateCandid<T = unknown>(method: string, argTypes: IDL.Type[], args: unknown[], retTypes: IDL.Type[], opts: CallOptions = {}): Promise<T> {
-    return decodeReply<T>(method, retTypes, await this.update(method, new Uint8Array(IDL.encode(argTypes, args)), opts));
-  }
-
   private hostReject(code: number, message: string, uncertified = false): CallResult {
     return { kind: 'reject', code, message, instructions: this.instrumented ? 0n : undefined, ...(uncertified ? { uncertified: true as const } : {}) };
   }
@@ -1416,12 +1407,6 @@ function toTrap(e: unknown): Trap {
   if (e instanceof WebAssembly.RuntimeError) return new Trap(`Canister trapped: ${e.message}`, 'runtime');
   if (e instanceof RangeError) return new Trap(`Canister trapped: ${e.message}`, 'runtime'); // e.g. stack overflow
   return new Trap(`Canister trapped (host error): ${e instanceof Error ? e.message : String(e)}`, 'runtime');
-}
-
-function decodeReply<T>(method: string, retTypes: IDL.Type[], r: CallResult): T {
-  if (r.kind === 'reject') throw new CallRejectedError(method, r.code, r.message);
-  const values = IDL.decode(retTypes, new Uint8Array(r.bytes));
-  return (retTypes.length === 1 ? values[0] : values) as T;
 }
 
 /** A self-authenticating principal for a DER-encoded public key (what a user's identity signs with). */

@@ -10,7 +10,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { build, isStale } from '../../scripts/build.js';
+import { build, isStale } from '../../src/devnet/build.js';
 import { freePort, Proc, removeDir, SHARED_FILTER_TIMEOUT_MS, startDevnetProcess, tempDir, waitForRpc, type DevnetProcess } from '../support/e2e.js';
 
 declare module 'vitest' {

@@ -1,11 +1,12 @@
 // The evm canister (the real built wasm) in the Node IC host, for the wasm tests: install with init
 // arguments, typed calls, a log of every message the host runs (timers included), and mining by the
 // manual clock.
-import { WASM_PATH } from '../../scripts/build.js';
-import { EvmClient, encodeInitArgs } from '../../src/host/evm_client.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
+import { encodeInitArgs, HostClient } from '../../src/client/host.js';
+import type { QueryMethod } from '../../src/client/schema.js';
 import { IcHost, type IcHostOptions, type MessageStats, type PrincipalLike } from '../../src/host/index.js';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { BlockView, CandidBlockTag, CandidResult, IcSyntheticTxInput, LogView, Opt, PendingStatusView, ReceiptView, TxView } from '../../src/canister/values.js';
+import type { BlockView, CandidBlockTag, CandidResult, IcSyntheticTxInput, LogView, Opt, PendingStatusView, ReceiptView, TxView } from '../../src/client/schema.js';
 
 // The Candid value shapes, from their one definition, under the names the tests use.
 export type { CandidResult, Opt, TxView };
@@ -46,10 +47,10 @@ export function initArgs(o: InitOptions): Uint8Array {
 export class Evm {
   /** Every message the host ran, in order (timers, self-calls, updates, queries). */
   readonly messages: MessageStats[] = [];
-  readonly client: EvmClient;
+  readonly client: HostClient;
 
   private constructor(readonly host: IcHost) {
-    this.client = new EvmClient(host);
+    this.client = new HostClient(host);
   }
 
   /** Installs the canister; `hostOptions` overrides the host's defaults (e.g. its instruction limits). */
@@ -74,18 +75,19 @@ export class Evm {
     this.host.close();
   }
 
-  query<T>(method: Parameters<EvmClient['query']>[0], ...args: unknown[]): T {
-    return this.client.query<T>(method, args).value;
+  /** A query with its arguments spread; the result type is the caller's (tests probe odd argument values). */
+  query<T>(method: QueryMethod, ...args: unknown[]): T {
+    return this.client.transport.querySync(method, args).value as T;
   }
 
   /** A query whose result is `Result<T>`: returns T, throws with the error code otherwise. */
-  ok<T>(method: Parameters<EvmClient['query']>[0], ...args: unknown[]): T {
+  ok<T>(method: QueryMethod, ...args: unknown[]): T {
     return unwrap(this.query<CandidResult<T>>(method, ...args));
   }
 
   async sendRaw(tx: TypedTransaction | Uint8Array, caller?: PrincipalLike): Promise<CandidResult<Uint8Array>> {
     const raw = tx instanceof Uint8Array ? tx : tx.serialize();
-    return (await this.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [raw], caller === undefined ? {} : { caller })).value;
+    return (await this.client.as(caller === undefined ? {} : { caller }).update('rpc_eth_send_raw_transaction', [raw]));
   }
 
   /** Submits and returns the tx_id; fails the test with the error code if rejected. */
@@ -94,7 +96,7 @@ export class Evm {
   }
 
   async submitIc(tx: IcTxInput, caller: PrincipalLike): Promise<CandidResult<Uint8Array>> {
-    return (await this.client.update<CandidResult<Uint8Array>>('submit_ic_tx', [tx], { caller })).value;
+    return (await this.client.as({ caller }).update('submit_ic_tx', [tx]));
   }
 
   /**

@@ -2,11 +2,12 @@
 // (tests/wasm/canister-harden-finalize.test.ts) and the bench (bench/harden.ts): a log emitter whose logs
 // count and size come from calldata, a storage writer, a burner that spends instructions before emitting,
 // and the scenario at the highest limits the admin methods allow (runMaxLimits).
-import type { ReceiptView } from '../../src/canister/values.js';
+import type { HostClient } from '../../src/client/host.js';
+import type { MethodArgs } from '../../src/client/schema.js';
+import type { ReceiptView } from '../../src/client/schema.js';
 import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../../src/core/constants.js';
 import { MAX_BLOCK_GAS_LIMIT, MAX_INSTRUCTION_SOFT_LIMIT } from '../../src/core/ops/limits.js';
 import type { BlockReport } from '../../src/devnet/block_line.js';
-import type { EvmClient } from '../../src/host/evm_client.js';
 import type { IcHost, MessageStats, PrincipalLike } from '../../src/host/index.js';
 import { asm, deployCode, label, ref, word } from './asm.js';
 import { ETH, GWEI, account, cat, feeMarketTx, type Account } from './eth.js';
@@ -124,11 +125,12 @@ const code = (r: Result<unknown>): string | undefined => ('Err' in r ? r.Err.cod
  * byte over the log-byte limit. `blocks` must be fed by the host's debugPrint (parseBlockLine).
  */
 export async function runMaxLimits(
-  c: { readonly host: IcHost; readonly client: EvmClient; readonly messages: readonly MessageStats[]; readonly blocks: readonly BlockReport[] },
+  c: { readonly host: IcHost; readonly client: HostClient; readonly messages: readonly MessageStats[]; readonly blocks: readonly BlockReport[] },
   controller: PrincipalLike,
 ): Promise<MaxLimitsRun> {
-  const admin = async (method: 'set_block_gas_limit' | 'set_instruction_soft_limit' | 'set_log_filter', arg: unknown): Promise<string | undefined> =>
-    code((await c.client.update<Result<null>>(method, [arg], { caller: controller })).value);
+  type Admin = 'set_block_gas_limit' | 'set_instruction_soft_limit' | 'set_log_filter';
+  const admin = async <M extends Admin>(method: M, arg: MethodArgs<M>[0]): Promise<string | undefined> =>
+    code(await c.client.as({ caller: controller }).update(method, [arg] as MethodArgs<M>));
   const refusedAbove = [await admin('set_block_gas_limit', MAX_BLOCK_GAS_LIMIT + 1n), await admin('set_instruction_soft_limit', MAX_INSTRUCTION_SOFT_LIMIT + 1n)];
   for (const [m, a] of [['set_block_gas_limit', MAX_BLOCK_GAS_LIMIT], ['set_instruction_soft_limit', MAX_INSTRUCTION_SOFT_LIMIT], ['set_log_filter', { Debug: null }]] as const) {
     const e = await admin(m, a);
@@ -140,11 +142,11 @@ export async function runMaxLimits(
     nonces.set(from, nonce + 1n);
     const tip = t.tip ?? 250n * GWEI;
     const raw = feeMarketTx(from, { nonce, to: t.to, data: t.data, gasLimit: t.gasLimit, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: tip }).serialize();
-    const r = (await c.client.update<Result<Uint8Array>>('rpc_eth_send_raw_transaction', [raw])).value;
+    const r = await c.client.update('rpc_eth_send_raw_transaction', [raw]);
     if ('Err' in r) throw new Error(`submit refused: ${r.Err.code} ${r.Err.message}`);
     return r.Ok;
   };
-  const pending = (): bigint => c.client.query<{ pending_txs: bigint }>('health').value.pending_txs;
+  const pending = (): bigint => c.client.querySync('health', []).pending_txs;
   const drain = async (): Promise<number> => {
     let rounds = 0;
     while (pending() > 0n) {
@@ -153,7 +155,7 @@ export async function runMaxLimits(
     }
     return rounds;
   };
-  const receipt = (id: Uint8Array): ReceiptView | undefined => c.client.query<[ReceiptView] | []>('get_receipt', [id]).value[0];
+  const receipt = (id: Uint8Array): ReceiptView | undefined => c.client.querySync('get_receipt', [id])[0];
 
   const emitterId = await send(DEPLOYER, { data: deployCode(LOG_EMITTER_RUNTIME), gasLimit: 500_000n });
   const burnerId = await send(DEPLOYER, { data: deployCode(BURN_THEN_EMIT_RUNTIME), gasLimit: 500_000n });

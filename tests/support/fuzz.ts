@@ -5,7 +5,7 @@ import { IDL } from '@dfinity/candid';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { argByteLimit, checkArgBytes } from '../../src/canister/arg_check.js';
 import { parseRefusal } from '../../src/canister/refusal.js';
-import { methodSignatures } from '../../src/canister/idl.js';
+import { methodSignatures, type ArgBytes } from '../../src/canister/idl.js';
 import type { EvmCore } from '../../src/core/index.js';
 import type { IcHost, MessageStats } from '../../src/host/index.js';
 import { handleBody } from '../../src/gateway/rpc.js';
@@ -89,7 +89,7 @@ const count = (t: Tally, code: string): void => void t.codes.set(code, (t.codes.
 
 // ---- Candid argument bytes ----
 
-const SIGS = methodSignatures(IDL) as Record<string, { args: IDL.Type[]; ret: IDL.Type; mode: 'query' | 'update' }>;
+const SIGS = methodSignatures(IDL) as Record<string, { args: IDL.Type[]; ret: IDL.Type; mode: 'query' | 'update'; argBytes: ArgBytes }>;
 export const METHOD_NAMES = Object.keys(SIGS);
 
 /** Valid sample arguments per type shape, encoded, as the seeds for mutation. */
@@ -142,7 +142,7 @@ export function fuzzCandid(t: Tally, seed: number, n: number): void {
     const bytes = candidInput(r, method);
     t.inputs++;
     try {
-      const c = checkArgBytes(bytes, SIGS[method]!.args.length, argByteLimit(method));
+      const c = checkArgBytes(bytes, SIGS[method]!.args.length, argByteLimit(SIGS[method]!.argBytes));
       if (!c.ok) {
         count(t, c.code);
         continue;

@@ -3,7 +3,6 @@
 // transactions are pending (so clients that poll for receipts see blocks within ~100 ms of wall time).
 import { devAccounts, DEV_ACCOUNT_BALANCE, type DevAccount } from '../../src/devnet/accounts.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../../src/gateway/config.js';
-import { hostClient } from '../../src/client/host.js';
 import { startGateway, type Gateway } from '../../src/gateway/server.js';
 import { Evm, type InitOptions } from './canister.js';
 
@@ -32,7 +31,7 @@ export async function startGatewayHarness(
   const internalLog: string[] = [];
   const gateway = await startGateway({
     config: { ...DEFAULT_CONFIG, port: 0, ...o.config },
-    client: hostClient(evm.client),
+    client: evm.client,
     log: (m) => internalLog.push(m),
   });
   const pending = (): bigint => evm.query<{ pending_txs: bigint }>('health').pending_txs;

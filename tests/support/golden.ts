@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WASM_PATH } from '../../scripts/build.js';
-import { EvmClient, encodeInitArgs } from '../../src/host/evm_client.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
+import { encodeInitArgs, HostClient } from '../../src/client/host.js';
 import { IcHost, type MessageStats } from '../../src/host/index.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { LAYOUT_VERSION } from '../../src/core/store/layout.js';
@@ -68,7 +68,7 @@ export function describeGoldenUpgrade(image: string): void {
   it(migrates ? `migrates layout ${made.layout} -> ${LAYOUT_VERSION} in several timer messages in the Migration state, then reads every record as recorded` : 'reads every record as recorded, with no migration', async () => {
     // Status after every timer message of the upgrade (queries between messages change nothing).
     const seen: { mode: string; reason: string; writesAllowed: boolean; healthMode: string; instructions: bigint | undefined }[] = [];
-    let client: EvmClient | undefined;
+    let client: HostClient | undefined;
     let inside = false;
     const prints: string[] = [];
     host = await hostOver(image, WASM_PATH, (m) => {
@@ -77,21 +77,21 @@ export function describeGoldenUpgrade(image: string): void {
       try {
         // (Updates cannot run between the messages of a drain; the refusal of writes in this state is the
         // same guard as a controller's Migration, tested in canister-lifecycle-ops and unit/layout_migration.)
-        const s = client.query<{ mode: Record<string, null>; reason: [] | [string]; writes_allowed: boolean }>('get_ops_status').value;
-        const health = client.query<{ mode: Record<string, null> }>('health').value;
+        const s = client.querySync('get_ops_status', []);
+        const health = client.querySync('health', []);
         seen.push({ mode: Object.keys(s.mode)[0]!, reason: s.reason[0] ?? '', writesAllowed: s.writes_allowed, healthMode: Object.keys(health.mode)[0]!, instructions: m.instructions });
       } finally {
         inside = false;
       }
     }, prints);
-    client = new EvmClient(host);
+    client = new HostClient(host);
     await host.resume(encodeInitArgs(undefined));
 
     const migrating = seen.filter((s) => s.mode === 'Migration');
-    const status = client.query<{ mode: Record<string, null>; writes_allowed: boolean }>('get_ops_status').value;
+    const status = client.querySync('get_ops_status', []);
     expect(status).toMatchObject({ mode: { Normal: null }, writes_allowed: true });
     // Nothing was mined during the upgrade (production paused while migrating; the clock did not move).
-    expect(client.query<bigint>('rpc_eth_block_number').value).toBe(big(expected.head));
+    expect(client.querySync('rpc_eth_block_number', [])).toBe(big(expected.head));
     if (!migrates) {
       expect(migrating, 'no migration for the current layout').toEqual([]);
     } else {
@@ -154,29 +154,33 @@ export function describeGoldenUpgrade(image: string): void {
   }, 1_800_000); // thousands of queries: minutes on a loaded two-core machine
 
   it('then mines the pending transactions: the queued ones, the replacement, and the gapped one once its gap is filled', async () => {
-    const client = new EvmClient(host);
+    const client = new HostClient(host);
     const ids = expected.pending_tx_ids.map((h) => Uint8Array.from(Buffer.from(h, 'hex')));
-    const pendingBefore = ids.map((id) => toJson(client.query('get_pending', [id]).value));
+    const pendingBefore = ids.map((id) => toJson(client.querySync('get_pending', [id])));
     expect(pendingBefore.map((p) => Object.keys(p as object)[0])).toEqual(['Queued', 'Queued', 'Queued', 'Dropped', 'Queued']);
     const head = big(expected.head);
     await host.advanceTime(2000);
-    expect(client.query<bigint>('rpc_eth_block_number').value).toBe(head + 1n);
+    expect(client.querySync('rpc_eth_block_number', [])).toBe(head + 1n);
     const [a1, a2, gapped, replaced, replacement] = ids as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
     for (const id of [a1, a2, replacement]) {
-      const r = client.query<[] | [Receipt]>('get_receipt', [id]).value[0];
+      const r = client.querySync('get_receipt', [id])[0];
       expect(r, 'receipt of a pending transaction after the upgrade').toMatchObject({ status: 1, block_number: head + 1n });
     }
-    expect(toJson(client.query('get_pending', [replaced]).value)).toEqual({ Dropped: { code: 'pool.replaced' } });
-    expect(toJson(client.query('get_pending', [gapped]).value)).toEqual({ Queued: null });
+    expect(toJson(client.querySync('get_pending', [replaced]))).toEqual({ Dropped: { code: 'pool.replaced' } });
+    expect(toJson(client.querySync('get_pending', [gapped]))).toEqual({ Queued: null });
     // The new block continues the recorded chain.
-    const last = client.query<{ Found?: { hash: Uint8Array } }>('rpc_eth_get_block_by_number_with_status', [head, false]).value.Found!;
-    const next = client.query<{ Found?: { parent_hash: Uint8Array } }>('rpc_eth_get_block_by_number_with_status', [head + 1n, false]).value.Found!;
+    const found = (n: bigint) => {
+      const r = client.querySync('rpc_eth_get_block_by_number_with_status', [n, false]);
+      if (!('Found' in r)) throw new Error(`block ${n} not found`);
+      return r.Found;
+    };
+    const [last, next] = [found(head), found(head + 1n)];
     expect(Buffer.from(next.parent_hash).toString('hex')).toBe(Buffer.from(last.hash).toString('hex'));
     // Fill B's gap: both are mined in the next block.
-    const nonce = unwrap(client.query<CandidResult<bigint>>('expected_nonce_by_address', [B.address]).value);
-    const fill = unwrap((await client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [transfer(B, nonce, B.address, 0n).serialize()])).value);
+    const nonce = unwrap(client.querySync('expected_nonce_by_address', [B.address]));
+    const fill = unwrap((await client.update('rpc_eth_send_raw_transaction', [transfer(B, nonce, B.address, 0n).serialize()])));
     await host.advanceTime(2000);
-    for (const id of [fill, gapped]) expect(client.query<[] | [Receipt]>('get_receipt', [id]).value[0]).toMatchObject({ status: 1, block_number: head + 2n });
+    for (const id of [fill, gapped]) expect(client.querySync('get_receipt', [id])[0]).toMatchObject({ status: 1, block_number: head + 2n });
   });
 });
 }

@@ -1,8 +1,7 @@
 // The typed canister client: types come from src/canister/idl.ts (checked by tsc: the @ts-expect-error lines
 // fail the type-check if a wrong call ever type-checks), modes are enforced at run time, transport errors pass.
 import { describe, expect, it } from 'vitest';
-import type { BlockLookup, CallObjectView, FeeHistoryView, LogPageView, PendingStatusView, ReceiptLookup, TxView } from '../../src/canister/values.js';
-import { CanisterCallError, CanisterClient, METHOD_MODES, type CanisterMethod, type MethodArgs, type MethodResult, type Transport } from '../../src/client/index.js';
+import { CanisterCallError, CanisterClient, METHOD_MODES, type CanisterMethod, type Transport } from '../../src/client/index.js';
 
 class Recording implements Transport {
   readonly kind = 'host' as const;
@@ -31,19 +30,6 @@ export async function typeChecks(c: CanisterClient): Promise<unknown[]> {
   await c.query('no_such_method', []);
   return [head, chunkData, firstAvailable, submitted, wrong];
 }
-
-// The hand-written shapes in src/canister/values.ts must stay the inferred ones (both directions), so code
-// using either cannot drift from the Candid table.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const valuesMatchTheTable: [
-  Same<TxView, NonNullable<MethodResult<'rpc_eth_get_transaction_by_eth_hash'>[0]>>,
-  Same<BlockLookup, MethodResult<'rpc_eth_get_block_by_number_with_status'>>,
-  Same<ReceiptLookup, MethodResult<'rpc_eth_get_transaction_receipt_with_status_by_eth_hash'>>,
-  Same<PendingStatusView, MethodResult<'get_pending'>>,
-  Same<{ Ok: LogPageView } | { Err: unknown }, { Ok: Extract<MethodResult<'rpc_eth_get_logs_paged'>, { Ok: unknown }>['Ok'] } | { Err: unknown }>,
-  Same<FeeHistoryView, Extract<MethodResult<'rpc_eth_fee_history'>, { Ok: unknown }>['Ok']>,
-  Same<CallObjectView, MethodArgs<'rpc_eth_call_object'>[0]>,
-] = [true, true, true, true, true, true, true];
 
 describe('CanisterClient', () => {
   it('passes the call to its transport with the mode from the Candid table', async () => {

@@ -2,7 +2,7 @@
 // ranges each poll asks the canister for (every block once, none skipped), resuming inside a block after a
 // poll stopped at its limit, block and pending filters, and the pending feed's ring.
 import { describe, expect, it } from 'vitest';
-import type { LogView } from '../../src/canister/values.js';
+import type { LogView } from '../../src/client/schema.js';
 import { FilterStore } from '../../src/gateway/filters.js';
 import { METHOD_TABLE } from '../../src/gateway/methods/index.js';
 import { GATEWAY_MAX_LOGS } from '../../src/gateway/methods/eth_getLogs.js';

@@ -6,7 +6,7 @@ import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ErrorCode } from '../../src/core/errors.js';
-import type { BlockView, ReceiptView, TxView } from '../../src/canister/values.js';
+import type { BlockView, ReceiptView, TxView } from '../../src/client/schema.js';
 import { renderCompat } from '../../src/gateway/compat.js';
 import { ERROR_MAP, fromCanisterError, RpcError } from '../../src/gateway/errors.js';
 import { METHOD_TABLE, METHODS } from '../../src/gateway/methods/index.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../../src/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/gateway/server.js';
-import type { LogView } from '../../src/canister/values.js';
+import type { LogView } from '../../src/client/schema.js';
 import { bytes, FakeClient } from '../support/gateway_fake.js';
 
 let head = 0n;

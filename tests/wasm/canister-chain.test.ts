@@ -103,7 +103,7 @@ describe('evm canister: transactions of all three types through the mining timer
     const ids: Uint8Array[] = [];
     const submitInstructions: bigint[] = [];
     for (const p of plan) {
-      const r = await evm.client.update('rpc_eth_send_raw_transaction', [p.tx.serialize()]);
+      const r = await evm.client.updateMeasured('rpc_eth_send_raw_transaction', [p.tx.serialize()]);
       if ('Err' in r.value) throw new Error(`submit failed: ${r.value.Err.code}`);
       ids.push(r.value.Ok);
       submitInstructions.push(r.instructions!);

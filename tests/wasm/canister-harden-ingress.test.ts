@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invalidSignatureTx, maxSizeInvalidTx, maxSizeUnfundedTx, unfundedTx } from '../../bench/harden.js';
 import { parseRefusal } from '../../src/canister/refusal.js';
 import { IC_INSPECT_INSTRUCTION_LIMIT, INSPECT_SCREEN_MAX_TX_BYTES, MAX_TX_SIZE } from '../../src/core/constants.js';
-import { hostClient } from '../../src/client/host.js';
 import { handleBody } from '../../src/gateway/rpc.js';
 import { fakeContext } from '../support/gateway_fake.js';
 import { Evm, errCode, type CandidResult } from '../support/canister.js';
@@ -124,7 +123,7 @@ describe('Candid decoding bomb', () => {
 
 describe('expensive junk submits', () => {
   const submit = async (raw: Uint8Array): Promise<{ code: string | undefined; instructions: bigint }> => {
-    const r = await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [raw]);
+    const r = await evm.client.updateMeasured('rpc_eth_send_raw_transaction', [raw]);
     return { code: errCode(r.value), instructions: r.instructions! };
   };
   const big = (fee: bigint, gasLimit: bigint): Uint8Array =>
@@ -201,7 +200,7 @@ describe('expensive junk submits', () => {
 
   it("clients read a refusal as the method's own answer: the gateway maps it to the same JSON-RPC error", async () => {
     // The gateway's dispatch over the real client and the wasm (ingress, so inspection runs).
-    const ctx = fakeContext(hostClient(evm.client) as never);
+    const ctx = fakeContext(evm.client as never);
     const raw = `0x${Buffer.from(invalidSignatureTx(1000)).toString('hex')}`;
     const out = (await handleBody(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }), ctx)) as { error?: { code: number; message: string } };
     // -32602 "invalid sender" (bad signature) or -32000 "insufficient funds": never -32603 internal error.

@@ -44,10 +44,10 @@ describe('pool rules on the real wasm', () => {
 
   it('drops a transaction whose gas limit no longer fits a lowered block gas limit', async () => {
     const big = await evm.submit(feeMarketTx(B, { nonce: 1n, to: plainAddress(2), value: 1n, gasLimit: 500_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }));
-    unwrap((await evm.client.update<CandidResult<null>>('set_block_gas_limit', [100_000n], { caller: CONTROLLER })).value);
+    unwrap((await evm.client.as({ caller: CONTROLLER }).update('set_block_gas_limit', [100_000n])));
     await evm.mine();
     expect(evm.pending(big)).toEqual({ Dropped: { code: 'submit.gas_limit_exceeds_block' } });
-    unwrap((await evm.client.update<CandidResult<null>>('set_block_gas_limit', [3_000_000n], { caller: CONTROLLER })).value);
+    unwrap((await evm.client.as({ caller: CONTROLLER }).update('set_block_gas_limit', [3_000_000n])));
   });
 
   it("a sender's pending transactions must be affordable together", async () => {
@@ -58,9 +58,9 @@ describe('pool rules on the real wasm', () => {
 
   it('purge_pool: controllers only; drops every pending transaction with pool.purged', async () => {
     const ids = [await evm.submit(transfer(A, 0n, plainAddress(4), 1n)), await evm.submit(transfer(A, 5n, plainAddress(4), 1n))];
-    const stranger = (await evm.client.update<CandidResult<bigint>>('purge_pool', [], { caller: selfAuthenticating(0x82) })).value;
+    const stranger = (await evm.client.as({ caller: selfAuthenticating(0x82) }).update('purge_pool', []));
     expect(errCode(stranger)).toBe('auth.not_controller');
-    const n = unwrap((await evm.client.update<CandidResult<bigint>>('purge_pool', [], { caller: CONTROLLER })).value);
+    const n = unwrap((await evm.client.as({ caller: CONTROLLER }).update('purge_pool', [])));
     expect(n).toBe(4n); // A's two and POOR's two
     for (const id of ids) expect(evm.pending(id)).toEqual({ Dropped: { code: 'pool.purged' } });
     expect(evm.query<{ pending_txs: bigint }>('health').pending_txs).toBe(0n);
@@ -68,7 +68,7 @@ describe('pool rules on the real wasm', () => {
 
   it('the status of a dropped transaction is kept for its lifetime, then removed; included ones stay', async () => {
     const dropped = [await evm.submit(transfer(A, 5n, plainAddress(5), 1n))];
-    unwrap((await evm.client.update<CandidResult<bigint>>('purge_pool', [], { caller: CONTROLLER })).value);
+    unwrap((await evm.client.as({ caller: CONTROLLER }).update('purge_pool', [])));
     const droppedAt = evm.host.now();
     expect(evm.pending(dropped[0]!)).toEqual({ Dropped: { code: 'pool.purged' } });
     const included = await evm.submit(transfer(B, await nonceOf(B.address), plainAddress(5), 1n));

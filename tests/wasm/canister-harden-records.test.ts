@@ -8,9 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
-import { encodeInitArgs } from '../../src/host/evm_client.js';
+import { encodeInitArgs } from '../../src/client/host.js';
 import { buildAzleCanister } from '../fixtures/probe/build.js';
 import { Evm, LATEST, errCode, type CandidResult } from '../support/canister.js';
 import { ETH, account, plainAddress, transfer } from '../support/eth.js';

@@ -4,8 +4,8 @@
 // really broken stable memory (an entry removed by another wasm) and cleared once it is put back.
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WASM_PATH } from '../../scripts/build.js';
-import { encodeInitArgs } from '../../src/host/evm_client.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
+import { encodeInitArgs } from '../../src/client/host.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { OPS_CHECK_INTERVAL_MS, OPS_CYCLE_LOW_THRESHOLD, OPS_CYCLE_RESUME_THRESHOLD } from '../../src/core/ops/state.js';
 import { buildAzleCanister } from '../fixtures/probe/build.js';
@@ -35,7 +35,7 @@ afterAll(() => evm?.close());
 const status = () => evm.query<{ mode: Record<string, null>; reason: [] | [string]; since_ns: bigint; writes_allowed: boolean }>('get_ops_status');
 const mode = () => Object.keys(status().mode)[0];
 const setMode = async (m: 'Normal' | 'Migration', reason?: string) =>
-  unwrap((await evm.client.update<CandidResult<unknown>>('set_ops_mode', [{ [m]: null }, reason === undefined ? [] : [reason]], { caller: CONTROLLER })).value);
+  unwrap((await evm.client.as({ caller: CONTROLLER }).update('set_ops_mode', [{ [m]: null } as { Normal: null } | { Migration: null }, reason === undefined ? [] : [reason]])));
 
 describe('operational states', () => {
   it('Migration: writes refused with ops.write.migration before decoding, mining paused, kept across an upgrade, left by a controller', async () => {
@@ -93,7 +93,7 @@ describe('operational states', () => {
     expect(errCode(await evm.submitIc(tx(), USER))).toBe('ops.write.critical_corrupt');
     nonce--;
     expect(errCode(evm.query<CandidResult<bigint>>('rpc_eth_get_balance', TO, LATEST))).toBe('exec.state.unavailable');
-    const set = (await evm.client.update<CandidResult<unknown>>('set_block_gas_limit', [4_000_000n], { caller: CONTROLLER })).value;
+    const set = (await evm.client.as({ caller: CONTROLLER }).update('set_block_gas_limit', [4_000_000n]));
     expect(errCode(set)).toBe('ops.write.critical_corrupt');
     // The ops timer keeps finding it broken.
     await evm.mine(OPS_CHECK_INTERVAL_MS);

@@ -9,6 +9,7 @@ import { blockToCandid, receiptToCandid, txToCandid } from '../../src/canister/c
 import { STORE_INIT, STORED_TOPIC } from '../fixtures/contracts/index.js';
 import { word } from '../support/asm.js';
 import { Evm, unwrap, type CandidResult, type IcTxInput, type Opt } from '../support/canister.js';
+import type { UpdateMethod } from '../../src/client/schema.js';
 import { selfAuthenticating, syntheticHash, syntheticSender } from '../support/ic.js';
 import { ETH, GWEI, createAddress } from '../support/eth.js';
 
@@ -84,7 +85,7 @@ describe('admin methods', () => {
     ];
     for (const caller of [STRANGER, Principal.anonymous(), USER]) {
       for (const [method, args] of calls) {
-        const r = (await evm.client.update<CandidResult<unknown>>(method, args, { caller })).value;
+        const r = (await evm.client.as({ caller }).transport.call('update', method, args)) as CandidResult<unknown>;
         expect('Err' in r && r.Err.code, `${method} by ${caller.toText()}`).toBe('auth.not_controller');
       }
     }
@@ -94,8 +95,8 @@ describe('admin methods', () => {
   });
 
   it('validate their arguments for a controller', async () => {
-    const call = async (method: Parameters<Evm['client']['update']>[0], ...args: unknown[]) =>
-      (await evm.client.update<CandidResult<unknown>>(method, args, { caller: CONTROLLER })).value;
+    const call = async (method: UpdateMethod, ...args: unknown[]) =>
+      (await evm.client.as({ caller: CONTROLLER }).transport.call('update', method, args)) as CandidResult<unknown>;
     const code = (r: CandidResult<unknown>) => ('Err' in r ? r.Err.code : 'Ok');
     expect(code(await call('set_block_gas_limit', 0n))).toBe('arg.invalid');
     expect(code(await call('set_instruction_soft_limit', 0n))).toBe('arg.invalid');
@@ -166,8 +167,8 @@ describe('export_blocks', () => {
 
 describe('pruning by the timer', () => {
   it('a small policy prunes down to the last 256 blocks, at most max_ops_per_tick deletions a tick', async () => {
-    const set = async (method: Parameters<Evm['client']['update']>[0], ...args: unknown[]) =>
-      unwrap((await evm.client.update<CandidResult<unknown>>(method, args, { caller: CONTROLLER })).value);
+    const set = async (method: UpdateMethod, ...args: unknown[]) =>
+      unwrap((await evm.client.as({ caller: CONTROLLER }).transport.call('update', method, args)) as CandidResult<unknown>);
     expect(await set('set_prune_policy', { keep_recent_blocks: KEEP, max_history_bytes: 0n, timer_interval_ms: 1500n, max_ops_per_tick: OPS_PER_TICK })).toEqual({
       keep_recent_blocks: KEEP,
       max_history_bytes: 0n,

@@ -28,7 +28,7 @@ const next = (a: Uint8Array): bigint => {
 };
 
 function page(f: LogFilterFields, cursor?: { block_number: bigint; log_index: number }, limit?: number): { value: CandidResult<LogPage>; instructions: bigint } {
-  const r = evm.client.query<CandidResult<LogPage>>('rpc_eth_get_logs_paged', [logFilter(f), cursor === undefined ? [] : [cursor], limit === undefined ? [] : [limit]]);
+  const r = evm.client.queryMeasured('rpc_eth_get_logs_paged', [logFilter(f), cursor === undefined ? [] : [cursor], limit === undefined ? [] : [limit]]);
   return { value: r.value, instructions: r.instructions! };
 }
 
@@ -187,8 +187,9 @@ describe('rpc_eth_get_block_receipts_paged', () => {
       const sizes: number[] = [];
       let first = 0;
       for (;;) {
-        const r = evm.client.query<{ Found: Page }>('rpc_eth_get_block_receipts_paged', [{ Number: n }, first]);
+        const r = evm.client.queryMeasured('rpc_eth_get_block_receipts_paged', [{ Number: n }, first]);
         if (r.instructions! > max) max = r.instructions!;
+        if (!('Found' in r.value)) throw new Error(`block ${n}: no receipts page`);
         const page = r.value.Found;
         const logs = page.receipts.reduce((s, x) => s + x.logs.length, 0);
         expect(logs).toBeLessThanOrEqual(700);

@@ -32,11 +32,11 @@ let tokenAddress: Uint8Array;
 const aliceNonce = { n: 0n };
 
 function call(f: CallObjectFields, tag: BlockTag = LATEST): { value: Res<Uint8Array>; instructions: bigint } {
-  const r = evm.client.query<Res<Uint8Array>>('rpc_eth_call_object', [callObject(f), tag]);
+  const r = evm.client.queryMeasured('rpc_eth_call_object', [callObject(f), tag]);
   return { value: r.value, instructions: r.instructions! };
 }
 function estimate(f: CallObjectFields, tag: BlockTag = LATEST): { value: Res<bigint>; instructions: bigint } {
-  const r = evm.client.query<Res<bigint>>('rpc_eth_estimate_gas_object', [callObject(f), tag]);
+  const r = evm.client.queryMeasured('rpc_eth_estimate_gas_object', [callObject(f), tag]);
   return { value: r.value, instructions: r.instructions! };
 }
 function ok<T>(r: Res<T>): T {
@@ -86,9 +86,9 @@ describe('fee reads on a fresh chain (genesis only)', () => {
 
   it('query methods refuse to run as updates', async () => {
     for (const m of ['rpc_eth_gas_price', 'rpc_eth_max_priority_fee_per_gas'] as const) {
-      await expect(evm.client.update(m, [])).rejects.toThrow(/query method/);
+      await expect(evm.client.transport.call('update', m, [])).rejects.toThrow(/query method/);
     }
-    await expect(evm.client.update('rpc_eth_call_object', [callObject({ to: BOB }), LATEST])).rejects.toThrow(/query method/);
+    await expect(evm.client.transport.call('update', 'rpc_eth_call_object', [callObject({ to: BOB }), LATEST])).rejects.toThrow(/query method/);
   });
 });
 
@@ -148,7 +148,7 @@ describe('eth_call and eth_estimateGas against a solc ERC-20', () => {
   it('runs a raw signed transaction as a call from its recovered sender, without submitting it', () => {
     const nonce = evm.ok<bigint>('rpc_eth_get_transaction_count_at', ALICE.address, LATEST);
     const raw = feeMarketTx(ALICE, { nonce, to: tokenAddress, data: fn('transfer', [h(BOB), 7n]), gasLimit: 100_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI });
-    const r = evm.client.query<Res<Uint8Array>>('rpc_eth_call_rawtx', [raw.serialize(), []]);
+    const r = evm.client.queryMeasured('rpc_eth_call_rawtx', [raw.serialize(), []]);
     expect(decodeFunctionResult({ abi, functionName: 'transfer', data: h(ok(r.value)) })).toBe(true);
     console.log(`eth_call raw tx (with sender recovery): ${r.instructions} instructions`);
     expect(balanceOf(BOB)).toBe(0n);
@@ -373,7 +373,7 @@ describe('fee reads after busy blocks', () => {
     expect(evm.block(last + 1n)!.base_fee_per_gas).toBe(next);
 
     // The full window: 256 blocks at most, a 5 B query with room to spare.
-    const r = evm.client.query('rpc_eth_fee_history', [256n, LATEST, [10, 20, 30, 40, 50, 60, 70, 80, 90]]);
+    const r = evm.client.queryMeasured('rpc_eth_fee_history', [256n, LATEST, [10, 20, 30, 40, 50, 60, 70, 80, 90]]);
     expect(r.instructions! < QUERY_LIMIT).toBe(true);
   });
 });

@@ -26,7 +26,7 @@ afterAll(() => evm?.close());
 
 // As another canister would call (no ingress inspection), so that every refusal is the method's Err value.
 const withKey = async (raw: Uint8Array, key: Uint8Array) => {
-  const r = await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction_with_key', [raw, key], { fromCanister: true });
+  const r = await evm.client.as({ fromCanister: true }).updateMeasured('rpc_eth_send_raw_transaction_with_key', [raw, key]);
   return { value: r.value, instructions: r.instructions ?? 0n };
 };
 
@@ -81,7 +81,7 @@ describe('rpc_eth_send_raw_transaction_with_key', () => {
     expect(second.instructions * 10n).toBeLessThan(first.instructions * 11n);
     expect(first.instructions * 10n).toBeLessThan(second.instructions * 11n);
     const junk = new Uint8Array([0xc0]);
-    const plain = (await evm.client.update<CandidResult<Uint8Array>>('rpc_eth_send_raw_transaction', [junk], { fromCanister: true })).value;
+    const plain = (await evm.client.as({ fromCanister: true }).update('rpc_eth_send_raw_transaction', [junk]));
     expect(errCode(plain)).toMatch(/^DecodeError::/);
     expect(errCode((await withKey(junk, keyOf(CAROL))).value)).toBe(errCode(plain));
   });

@@ -2,7 +2,7 @@
 // stable memory (the heap is rebuilt), so queued transactions are mined by the new instance's timer with
 // the right receipts, and earlier blocks read the same.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeInitArgs } from '../../src/host/evm_client.js';
+import { encodeInitArgs } from '../../src/client/host.js';
 import { STORE_INIT, STORE_RUNTIME } from '../fixtures/contracts/index.js';
 import { word } from '../support/asm.js';
 import { Evm, LATEST, type Block, type Receipt } from '../support/canister.js';

@@ -46,7 +46,7 @@ describe('devnet: a long query does not stop block production', () => {
 
     // Size the loop from two short runs on the host's own thread (instructions grow linearly with n).
     const cost = (n: number): bigint => {
-      const r = d.evm.query<{ Ok: Uint8Array } | { Err: unknown }>('rpc_eth_call_object', [callObject({ data: loop(n) }), { Latest: null }]);
+      const r = d.evm.queryMeasured('rpc_eth_call_object', [callObject({ data: loop(n) }), { Latest: null }]);
       expect('Ok' in r.value).toBe(true);
       return r.instructions!;
     };
@@ -55,9 +55,9 @@ describe('devnet: a long query does not stop block production', () => {
     const n = Math.floor((3.8e9 - (Number(a) - 1000 * perTurn)) / perTurn); // under the canister's 4.5 B budget
 
     // The head and the main-thread view of the chain: the test's own reads run on the host's thread.
-    const head = (): bigint => d.evm.query<bigint>('rpc_eth_block_number').value;
+    const head = (): bigint => d.evm.querySync('rpc_eth_block_number', []);
     const receiptFound = (hash: Hex): boolean =>
-      'Found' in d.evm.query<Record<string, unknown>>('rpc_eth_get_transaction_receipt_with_status_by_eth_hash', [Buffer.from(hash.slice(2), 'hex')]).value;
+      'Found' in d.evm.querySync('rpc_eth_get_transaction_receipt_with_status_by_eth_hash', [Buffer.from(hash.slice(2), 'hex')]);
     const account = privateKeyToAccount(d.accounts[2]!.privateKey);
     const nonce = Number(BigInt(await rpc<string>(url, 'eth_getTransactionCount', [account.address, 'pending'])));
     const raw = await account.signTransaction({ type: 'legacy', chainId: Number(CHAIN_ID), nonce, gasPrice: 1000n * 10n ** 9n, gas: 21_000n, to: '0x000000000000000000000000000000000000bEEF', value: 1n });

@@ -1,7 +1,7 @@
 // The production canister (.azle/evm/evm.wasm, built by tests/build-wasm.setup.ts) through the Node IC host.
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { CHAIN_ID } from '../../src/core/constants.js';
 import { IcHost } from '../../src/host/index.js';
 

@@ -3,14 +3,15 @@
 // remembered reply stale, and a restored snapshot is the state it copied, byte for byte.
 import { IDL } from '@dfinity/candid';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { probeQuery, probeUpdate } from '../support/probe_calls.js';
 import { IcHost, RejectCode } from '../../src/host/index.js';
 import { buildProbe } from '../fixtures/probe/build.js';
 
 const initArg = new Uint8Array(IDL.encode([IDL.Opt(IDL.Text)], [[]]));
 const kv = (k: string, v: string): Uint8Array => new Uint8Array(IDL.encode([IDL.Text, IDL.Text], [k, v]));
-const get = (h: IcHost, k: string): [] | [string] => h.queryCandid('get', [IDL.Text], [k], [IDL.Opt(IDL.Text)]);
-const counter = (h: IcHost): bigint => h.queryCandid('get_counter', [], [], [IDL.Nat64]);
-const queryWrite = (h: IcHost, k: string): bigint => h.queryCandid('query_write', [IDL.Text, IDL.Text], [k, 'v'], [IDL.Nat64]);
+const get = (h: IcHost, k: string): [] | [string] => probeQuery(h, 'get', [IDL.Text], [k], [IDL.Opt(IDL.Text)]);
+const counter = (h: IcHost): bigint => probeQuery(h, 'get_counter', [], [], [IDL.Nat64]);
+const queryWrite = (h: IcHost, k: string): bigint => probeQuery(h, 'query_write', [IDL.Text, IDL.Text], [k, 'v'], [IDL.Nat64]);
 
 let wasm: string;
 let host: IcHost | undefined;
@@ -49,7 +50,7 @@ describe('remembered query replies', () => {
     const hits = h.queryCacheHits;
     expect(counter(h)).toBe(c0); // the trap changed nothing: still remembered
     expect(h.queryCacheHits).toBe(hits + 1);
-    expect(await h.updateCandid('inc', [], [], [IDL.Nat64])).toBe(c0 + 1n);
+    expect(await probeUpdate(h, 'inc', [], [], [IDL.Nat64])).toBe(c0 + 1n);
     expect(counter(h)).toBe(c0 + 1n); // ran again
     expect(h.queryCacheHits).toBe(hits + 1);
     expect(get(h, 't')).toEqual([]);
@@ -64,7 +65,7 @@ describe('remembered query replies', () => {
       if (r.kind === 'reject') expect(r.code).toBe(RejectCode.CanisterError);
     }
     expect(h.queryCacheHits).toBe(hits);
-    expect(await h.updateCandid('inc', [], [], [IDL.Nat64])).toBeGreaterThan(0n); // still serving
+    expect(await probeUpdate(h, 'inc', [], [], [IDL.Nat64])).toBeGreaterThan(0n); // still serving
   });
 
   it('is off by default', async () => {
@@ -78,11 +79,11 @@ describe('remembered query replies', () => {
 describe('whole-state snapshots', () => {
   it('restores heap, globals and stable memory exactly (on a fresh instance), and keeps serving', async () => {
     const h = await fresh();
-    await h.updateCandid('put', [IDL.Text, IDL.Text], ['kept', '1'], [IDL.Nat64]);
+    await probeUpdate(h, 'put', [IDL.Text, IDL.Text], ['kept', '1'], [IDL.Nat64]);
     const snap = h.snapshotState();
     const c0 = counter(h);
-    await h.updateCandid('put', [IDL.Text, IDL.Text], ['later', '2'], [IDL.Nat64]);
-    await h.updateCandid('put', [IDL.Text, IDL.Text], ['big3', 'x'.repeat(1000)], [IDL.Nat64]);
+    await probeUpdate(h, 'put', [IDL.Text, IDL.Text], ['later', '2'], [IDL.Nat64]);
+    await probeUpdate(h, 'put', [IDL.Text, IDL.Text], ['big3', 'x'.repeat(1000)], [IDL.Nat64]);
     expect(counter(h)).toBeGreaterThan(c0);
     h.restoreState(snap);
     expect(counter(h)).toBe(c0);
@@ -97,6 +98,6 @@ describe('whole-state snapshots', () => {
     for (const [i, p] of snap.stable.pages) expect(again.stable.pages.get(i)!.equals(p)).toBe(true);
     expect(again.timerDeadline).toBe(snap.timerDeadline);
     // And it keeps working from there.
-    expect(await h.updateCandid('inc', [], [], [IDL.Nat64])).toBe(c0 + 1n);
+    expect(await probeUpdate(h, 'inc', [], [], [IDL.Nat64])).toBe(c0 + 1n);
   });
 });

@@ -5,10 +5,10 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WASM_PATH } from '../../scripts/build.js';
+import { WASM_PATH } from '../../src/devnet/build.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { IcHost } from '../../src/host/index.js';
-import { EvmClient } from '../../src/host/evm_client.js';
+import { HostClient } from '../../src/client/host.js';
 import { CANISTER_ID, Evm, unwrap, type CandidResult } from '../support/canister.js';
 import { ETH, account, plainAddress, transfer } from '../support/eth.js';
 
@@ -40,10 +40,10 @@ describe('a stable-memory flush that fails', () => {
     const host = await IcHost.create({ wasm: WASM_PATH, canisterId: CANISTER_ID, stableMemoryFile: file, debugPrint: () => {} });
     try {
       await host.resume();
-      const client = new EvmClient(host);
+      const client = new HostClient(host);
       // Queued, or already Included if the resumed process mined; never Unknown.
-      for (const id of [before, during]) expect(Object.keys(client.query<object>('get_pending', [id]).value)[0]).toMatch(/^(Queued|Included)$/);
-      expect(unwrap(client.query<CandidResult<bigint>>('expected_nonce_by_address', [A.address]).value)).toBe(3n);
+      for (const id of [before, during]) expect(Object.keys(client.querySync('get_pending', [id]))[0]).toMatch(/^(Queued|Included)$/);
+      expect(unwrap(client.querySync('expected_nonce_by_address', [A.address]))).toBe(3n);
     } finally {
       host.close();
     }

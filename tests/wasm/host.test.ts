@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { IDL } from '@dfinity/candid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IC_QUERY_INSTRUCTION_LIMIT } from '../../src/core/constants.js';
+import { probeQuery, probeUpdate } from '../support/probe_calls.js';
 import { IcHost, Principal, RejectCode, type CallResult } from '../../src/host/index.js';
 import { buildProbe } from '../fixtures/probe/build.js';
 import { projectTempDir } from '../../src/host/paths.js';
@@ -23,8 +24,8 @@ async function fresh(extra: Partial<Parameters<typeof IcHost.create>[0]> = {}, a
   return host;
 }
 
-const get = (h: IcHost, k: string): [] | [string] => h.queryCandid('get', [IDL.Text], [k], [IDL.Opt(IDL.Text)]);
-const counter = (h: IcHost): bigint => h.queryCandid('get_counter', [], [], [IDL.Nat64]);
+const get = (h: IcHost, k: string): [] | [string] => probeQuery(h, 'get', [IDL.Text], [k], [IDL.Opt(IDL.Text)]);
+const counter = (h: IcHost): bigint => probeQuery(h, 'get_counter', [], [], [IDL.Nat64]);
 
 function expectReject(r: CallResult, code: number, text: string): void {
   expect(r.kind).toBe('reject');
@@ -42,7 +43,7 @@ describe('probe canister in the Node IC host', () => {
   afterAll(() => host.close());
 
   it('installs with init args and counts instructions of every call', async () => {
-    expect(host.queryCandid('get_init_arg', [], [], [IDL.Text])).toBe('init:hello');
+    expect(probeQuery(host, 'get_init_arg', [], [], [IDL.Text])).toBe('init:hello');
     const q = host.query('get_counter');
     expect(q.kind).toBe('reply');
     expect(q.instructions).toBeGreaterThan(0n);
@@ -53,9 +54,9 @@ describe('probe canister in the Node IC host', () => {
   });
 
   it('passes the caller: anonymous by default, or a self-authenticating principal', () => {
-    expect(host.queryCandid('whoami', [], [], [IDL.Text])).toBe('2vxsx-fae');
+    expect(probeQuery(host, 'whoami', [], [], [IDL.Text])).toBe('2vxsx-fae');
     const user = Principal.selfAuthenticating(new Uint8Array(44).fill(7));
-    expect(host.queryCandid('whoami', [], [], [IDL.Text], { caller: user })).toBe(user.toText());
+    expect(probeQuery(host, 'whoami', [], [], [IDL.Text], { caller: user })).toBe(user.toText());
   });
 
   it('rolls back heap and stable memory of a trapping update, and keeps serving', async () => {
@@ -65,17 +66,17 @@ describe('probe canister in the Node IC host', () => {
     expect(r.instructions).toBeGreaterThan(0n);
     expect(get(host, 'trap-key')).toEqual([]);
     expect(counter(host)).toBe(before);
-    expect(await host.updateCandid('put', [IDL.Text, IDL.Text], ['after-trap', 'ok'], [IDL.Nat64])).toBe(before + 1n);
+    expect(await probeUpdate(host, 'put', [IDL.Text, IDL.Text], ['after-trap', 'ok'], [IDL.Nat64])).toBe(before + 1n);
     expect(get(host, 'after-trap')).toEqual(['ok']);
   });
 
   it('discards the heap and stable writes of a query', () => {
     const before = counter(host);
-    const len = host.queryCandid('len', [], [], [IDL.Nat64]);
-    expect(host.queryCandid('query_write', [IDL.Text, IDL.Text], ['q-key', 'v'], [IDL.Nat64])).toBe(before + 100n);
+    const len = probeQuery(host, 'len', [], [], [IDL.Nat64]);
+    expect(probeQuery(host, 'query_write', [IDL.Text, IDL.Text], ['q-key', 'v'], [IDL.Nat64])).toBe(before + 100n);
     expect(get(host, 'q-key')).toEqual([]);
     expect(counter(host)).toBe(before);
-    expect(host.queryCandid('len', [], [], [IDL.Nat64])).toBe(len);
+    expect(probeQuery(host, 'len', [], [], [IDL.Nat64])).toBe(len);
   });
 
   it('treats a query method called as an update as a replicated query, and an update method as a query is not found', async () => {
@@ -90,14 +91,14 @@ describe('probe canister in the Node IC host', () => {
   });
 
   it('answers raw_rand, so Azle seeds crypto.getRandomValues', async () => {
-    const a = await host.updateCandid<Uint8Array>('random_bytes', [], [], [IDL.Vec(IDL.Nat8)]);
-    const b = await host.updateCandid<Uint8Array>('random_bytes', [], [], [IDL.Vec(IDL.Nat8)]);
+    const a = await probeUpdate<Uint8Array>(host, 'random_bytes', [], [], [IDL.Vec(IDL.Nat8)]);
+    const b = await probeUpdate<Uint8Array>(host, 'random_bytes', [], [], [IDL.Vec(IDL.Nat8)]);
     expect(a.length).toBe(32);
     expect(Buffer.from(a).equals(Buffer.from(b))).toBe(false);
   });
 
   it('returns the real instruction count from performance_counter', async () => {
-    const [msgCount, ctxCount] = host.queryCandid<[bigint, bigint]>('perf', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)]);
+    const [msgCount, ctxCount] = probeQuery<[bigint, bigint]>(host, 'perf', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)]);
     expect(msgCount).toBeGreaterThan(0n);
     expect(ctxCount).toBeGreaterThanOrEqual(msgCount);
     const r = await host.update('burn');
@@ -107,24 +108,24 @@ describe('probe canister in the Node IC host', () => {
   });
 
   it('fires a timer when the clock passes its deadline and not before', async () => {
-    await host.updateCandid('set_timer', [IDL.Nat32], [5], [IDL.Nat64]);
+    await probeUpdate(host, 'set_timer', [IDL.Nat32], [5], [IDL.Nat64]);
     const armedAt = host.now();
     expect(host.globalTimer).toBe(armedAt + 5_000_000_000n);
     await host.advanceTime(4_999);
-    expect(host.queryCandid('timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)])).toEqual([0n, 0n]);
+    expect(probeQuery(host, 'timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)])).toEqual([0n, 0n]);
     await host.advanceTime(1);
-    expect(host.queryCandid('timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)])).toEqual([1n, armedAt + 5_000_000_000n]);
+    expect(probeQuery(host, 'timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)])).toEqual([1n, armedAt + 5_000_000_000n]);
     expect(host.globalTimer).toBe(0n);
   });
 
   it('upgrades: stable entries kept, heap re-initialised, post_upgrade gets its argument', async () => {
-    await host.updateCandid('put', [IDL.Text, IDL.Text], ['kept', 'yes'], [IDL.Nat64]);
+    await probeUpdate(host, 'put', [IDL.Text, IDL.Text], ['kept', 'yes'], [IDL.Nat64]);
     expect(counter(host)).toBeGreaterThan(0n);
     const version = host.canisterVersion;
     await host.upgrade({ arg: initArg('v2') });
     expect(get(host, 'kept')).toEqual(['yes']);
     expect(counter(host)).toBe(0n);
-    expect(host.queryCandid('get_init_arg', [], [], [IDL.Text])).toBe('post_upgrade:v2');
+    expect(probeQuery(host, 'get_init_arg', [], [], [IDL.Text])).toBe('post_upgrade:v2');
     expect(host.canisterVersion).toBe(version + 1n);
   });
 });
@@ -138,7 +139,7 @@ describe('instruction limits', () => {
       expect(r.instructions).toBeGreaterThan(1_000_000_000n);
       expect(get(host, 'spin')).toEqual([]);
       expect(counter(host)).toBe(0n);
-      expect(await host.updateCandid('inc', [], [], [IDL.Nat64])).toBe(1n);
+      expect(await probeUpdate(host, 'inc', [], [], [IDL.Nat64])).toBe(1n);
     } finally {
       host.close();
     }
@@ -164,7 +165,7 @@ describe('without instrumentation', () => {
       const r = await host.update('inc');
       expect(r.kind).toBe('reply');
       expect(r.instructions).toBeUndefined();
-      expect(host.queryCandid('get_init_arg', [], [], [IDL.Text])).toBe('<none>');
+      expect(probeQuery(host, 'get_init_arg', [], [], [IDL.Text])).toBe('<none>');
     } finally {
       host.close();
     }
@@ -177,7 +178,7 @@ describe('stable memory file', () => {
     const file = join(dir, 'stable.bin');
     try {
       const a = await fresh({ stableMemoryFile: file, canisterId: 'ryjl3-tyaaa-aaaaa-aaaba-cai', controllers: ['2vxsx-fae'] });
-      await a.updateCandid('put', [IDL.Text, IDL.Text], ['persisted', 'on disk'], [IDL.Nat64]);
+      await probeUpdate(a, 'put', [IDL.Text, IDL.Text], ['persisted', 'on disk'], [IDL.Nat64]);
       await a.update('put_then_trap', kv('not-persisted', 'x'));
       a.close();
 
@@ -189,7 +190,7 @@ describe('stable memory file', () => {
       expect(get(b, 'persisted')).toEqual(['on disk']);
       expect(get(b, 'not-persisted')).toEqual([]);
       expect(counter(b)).toBe(0n);
-      expect(b.queryCandid('get_init_arg', [], [], [IDL.Text])).toBe('post_upgrade:restart');
+      expect(probeQuery(b, 'get_init_arg', [], [], [IDL.Text])).toBe('post_upgrade:restart');
       b.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -202,10 +203,10 @@ describe('wall clock', () => {
     const host = await fresh({ clock: 'wall', wallTickMs: 10 });
     try {
       const before = host.now();
-      await host.updateCandid('set_timer', [IDL.Nat32], [1], [IDL.Nat64]);
-      expect(host.queryCandid('timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)])).toEqual([0n, 0n]);
+      await probeUpdate(host, 'set_timer', [IDL.Nat32], [1], [IDL.Nat64]);
+      expect(probeQuery(host, 'timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)])).toEqual([0n, 0n]);
       await new Promise((r) => setTimeout(r, 1300));
-      const [fired, at] = host.queryCandid<[bigint, bigint]>('timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)]);
+      const [fired, at] = probeQuery<[bigint, bigint]>(host, 'timer_state', [], [], [IDL.Tuple(IDL.Nat64, IDL.Nat64)]);
       expect(fired).toBe(1n);
       expect(at).toBeGreaterThanOrEqual(before + 1_000_000_000n);
     } finally {

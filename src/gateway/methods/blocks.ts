@@ -1,6 +1,6 @@
 // Blocks by hash, transactions by block position, transaction counts and a block's receipts. Blocks are final
 // (one producer, no reorganisation): every found answer is cached by number and by hash.
-import type { BlockView, CandidBlockRef, ReceiptView } from '../../canister/values.js';
+import type { BlockView, CandidBlockRef, ReceiptView } from '../../client/schema.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { formatBlock, formatReceipt, formatTx } from '../format.js';
 import { bytesHex, qty } from '../hex.js';

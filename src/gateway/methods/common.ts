@@ -1,5 +1,5 @@
 // Helpers shared by the method modules: the head, block parameter resolution, and the callObject decoder.
-import type { AccessListItemView, CallObjectView, CandidBlockTag, CandidResult } from '../../canister/values.js';
+import type { AccessListItemView, CallObjectView, CandidBlockTag, CandidResult } from '../../client/schema.js';
 import { invalidParams, RpcCode, RpcError, unwrapResult } from '../errors.js';
 import { address, blockParam, candidTag, data, hash32, object, quantity, type BlockParam } from '../params.js';
 import type { MethodContext } from './types.js';

@@ -1,4 +1,4 @@
-import type { CandidBlockTag, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../canister/values.js';
+import type { CandidBlockTag, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../client/schema.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import { formatLog } from '../format.js';
 import { address, blockParam, hash32, object, positional } from '../params.js';

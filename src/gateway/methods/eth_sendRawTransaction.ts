@@ -1,4 +1,4 @@
-import type { TxView } from '../../canister/values.js';
+import type { TxView } from '../../client/schema.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { bytesHex } from '../hex.js';
 import { data, positional } from '../params.js';

@@ -1,7 +1,7 @@
 // Filters held by the gateway (src/gateway/filters.ts): eth_newFilter, eth_newBlockFilter,
 // eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter. Log filters
 // and log subscriptions share the decoding and the canister's checks of the criteria (SPEC's log-filter rules).
-import type { LogFilterView } from '../../canister/values.js';
+import type { LogFilterView } from '../../client/schema.js';
 import { MAX_LOG_BLOCK_RANGE } from '../../core/constants.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import type { FilterState, LogsFilterState } from '../filters.js';

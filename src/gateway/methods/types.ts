@@ -6,7 +6,7 @@ import type { InternalLog } from '../errors.js';
 import type { DevControl } from './dev.js';
 import type { FilterStore } from '../filters.js';
 import type { PendingFeed } from '../pending.js';
-import type { LogFilterView } from '../../canister/values.js';
+import type { LogFilterView } from '../../client/schema.js';
 
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
 
