@@ -17,7 +17,7 @@ import {
   lastTxFinalizeBound,
   stateCommitBound,
 } from '../../src/core/ops/limits.js';
-import { ETH, FakeEngine, key, LOG_MARK, okValue, sign1559 } from './chain_testkit.js';
+import { ETH, FakeEngine, key, LOG_MARK, okValue, sign1559 } from '../support/chain_testkit.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { EvmCore } from '../../src/core/index.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Address } from '@ethereumjs/util';
 import { EthereumJsShapeError, checkCallFrameInternals, checkEvmInternals, checkRunStateShapes } from '../../src/core/evm/internals.js';
 import { interpreterPrototype } from '../../src/core/evm/interpreter.js';
-import { env, newEngine } from './evm_fixtures.js';
+import { env, newEngine } from '../support/evm_fixtures.js';
 
 describe('EthereumJS internals check', () => {
   it('accepts the EVM of this EthereumJS version and names what changed when a shape breaks', async () => {

@@ -5,8 +5,8 @@ import { ExportAssembler, ExportFormatError, decodeBlockSegment, exportedBlockVi
 import { EXPORT_MAX_BYTES, type ExportCursor, type ExportResponse } from '../../src/core/export/format.js';
 import { MAX_PRUNE_OPS_PER_TICK } from '../../src/core/prune/store.js';
 import type { EvmCore } from '../../src/core/index.js';
-import { addr, okValue, sign1559 } from './chain_testkit.js';
-import { A, chain, mineBlocks } from './lifecycle_kit.js';
+import { addr, okValue, sign1559 } from '../support/chain_testkit.js';
+import { A, chain, mineBlocks } from '../support/lifecycle_kit.js';
 
 function exportOk(core: EvmCore, cursor: ExportCursor | undefined, maxBytes: number): ExportResponse {
   const r = core.exportBlocks(cursor, maxBytes);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClient, fakeContext } from '../support/gateway_fake.js';
 import { formatTally, fuzzCandid, fuzzRawTx, fuzzRpc, newTally, rawSeeds } from '../support/fuzz.js';
-import { common, ETH, key, setup } from './chain_testkit.js';
+import { common, ETH, key, setup } from '../support/chain_testkit.js';
 
 const SEED = 0x5eed;
 

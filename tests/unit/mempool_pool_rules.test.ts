@@ -14,7 +14,7 @@ import {
 } from '../../src/core/constants.js';
 import { ErrorCode } from '../../src/core/errors.js';
 import { deriveSyntheticSender, type IcTxRecord } from '../../src/core/tx/ic_synthetic.js';
-import { addr, CANISTER, errCode, ETH, key, okValue, principal, PRICE, setup, sign1559 } from './chain_testkit.js';
+import { addr, CANISTER, errCode, ETH, key, okValue, principal, PRICE, setup, sign1559 } from '../support/chain_testkit.js';
 
 const rec = (o: Partial<IcTxRecord> = {}): IcTxRecord => ({
   to: addr(1), value: 1n, gasLimit: 21000n, nonce: 0n, maxFeePerGas: 2n * PRICE, maxPriorityFeePerGas: PRICE, data: new Uint8Array(0), ...o,

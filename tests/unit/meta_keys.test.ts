@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { MetaKey } from '../../src/core/store/meta_keys.js';
-import { ETH, key, okValue, setup, sign1559 } from './chain_testkit.js';
+import { ETH, key, okValue, setup, sign1559 } from '../support/chain_testkit.js';
 
 describe('Meta key registry', () => {
   it('registers distinct keys', () => {
