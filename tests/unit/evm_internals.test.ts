@@ -46,6 +46,11 @@ describe('EthereumJS internals check', () => {
     const wrongPush = Object.assign(Object.create(Object.getPrototypeOf(live!.stack)), live!.stack, { push(this: { _store: bigint[] }, v: bigint) { this._store.unshift(v); } });
     expect(() => checkRunStateShapes(withStack(wrongPush))).toThrow(/Stack.push/);
     expect(() => checkRunStateShapes({ ...live!, memory: { _store: [] } })).toThrow(/RunState.memory/);
+    // The other declared fields, by type: a run state or interpreter that lost one fails naming it.
+    expect(() => checkRunStateShapes({ ...live!, gasLeft: 1 })).toThrow(/RunState\.gasLeft is no longer a bigint/);
+    const it = (live as unknown as { interpreter: object }).interpreter;
+    const noUseGas = Object.assign(Object.create(Object.getPrototypeOf(it)), it, { useGas: undefined });
+    expect(() => checkRunStateShapes({ ...live!, interpreter: noUseGas })).toThrow(/Interpreter\.useGas is no longer a function/);
   });
 });
 
