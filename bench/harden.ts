@@ -1,4 +1,4 @@
-// What hostile input costs the canister (issue 11): a maximum-size raw transaction with an invalid signature,
+// What hostile input costs the canister (docs/hardening.md): a maximum-size raw transaction with an invalid signature,
 // and a Candid decoding bomb refused by canister_inspect_message and by a method's own argument check.
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { IDL } from '@dfinity/candid';
@@ -120,7 +120,7 @@ export async function benchHarden(report: Report): Promise<void> {
 }
 
 /**
- * What finalising a block costs (issue 11, attack 3): the instructions from the end of transaction selection to
+ * What finalising a block costs (docs/hardening.md, "Block production"): the instructions from the end of transaction selection to
  * the block's return (the canister's debug block line), in blocks that differ in one dimension: transactions,
  * logs, log bytes, storage writes. Reported beside the per-unit reservation (src/core/ops/limits.ts).
  */

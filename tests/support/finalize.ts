@@ -1,4 +1,4 @@
-// Issue 11, attack 3 (block finalisation outside the budget), shared by the wasm test
+// Block finalisation outside the budget (docs/hardening.md, "Block production"), shared by the wasm test
 // (tests/wasm/canister-harden-finalize.test.ts) and the bench (bench/harden.ts): a log emitter whose logs
 // count and size come from calldata, a storage writer, a burner that spends instructions before emitting,
 // and the scenario at the highest limits the admin methods allow (runMaxLimits).
@@ -79,7 +79,7 @@ export const BURN_THEN_EMIT_RUNTIME = asm(
 export const burnCall = (calls: number, rounds: number, logs: number, dataBytes: number): Uint8Array =>
   cat(word(BigInt(calls)), word(BigInt(rounds)), word(BigInt(logs)), word(BigInt(dataBytes)));
 
-// ---- The max-limits scenario (issue 11, attack 3 on the real wasm) ----
+// ---- The max-limits scenario (block finalisation outside the budget, on the real wasm) ----
 
 /** Who takes part: funded at install (MAX_LIMITS_GENESIS), each with a role. */
 const DEPLOYER = account(71);

@@ -1,4 +1,4 @@
-// Bounded, seeded fuzzing in `npm test` (issue 11): Candid argument bytes against the argument check and
+// Bounded, seeded fuzzing in `npm test` (docs/hardening.md, "Fuzzing"): Candid argument bytes against the argument check and
 // the decoder, raw transactions against the core's submit, JSON-RPC bodies against the gateway's dispatch.
 // The property each time: a clean answer for every input (an error code, never a throw, never a 500, never
 // a stack trace). `npm run fuzz -- --count N` runs the same generators at scale; the real wasm gets its

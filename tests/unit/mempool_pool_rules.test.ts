@@ -1,4 +1,4 @@
-// Issue 11, attack 2 (a pool that never drains) at full scale through the core: the flood of gapped
+// A pool that never drains (docs/hardening.md, "The pool") at full scale through the core: the flood of gapped
 // transactions the issue describes is capped, a full pool makes room for better executable transactions,
 // not-executable ones expire, never-includable ones are dropped with a reason, a sender's pending
 // transactions must be affordable together, and a controller can purge. docs/execution.md "Pool rules".

@@ -1,4 +1,4 @@
-// Issue 11, item 7: every key of the shared Meta map is registered in src/core/store/meta_keys.ts. A chain is
+// Every key of the shared Meta map is registered in src/core/store/meta_keys.ts. A chain is
 // driven through everything that writes Meta (init, submit, a block, pruning, the ops checks, metrics) and
 // every key found in the map must be a registered one.
 import { describe, expect, it } from 'vitest';

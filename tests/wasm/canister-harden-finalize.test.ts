@@ -1,4 +1,4 @@
-// Issue 11, attack 3 (block finalisation outside the budget) on the real wasm, at the highest block gas limit and
+// Block finalisation outside the budget (docs/hardening.md, "Block production") on the real wasm, at the highest block gas limit and
 // instruction soft limit the admin methods allow: blocks of transactions at both log limits (64 logs, 64 KiB),
 // each block's heaviest case (a transaction of about 17 B started just under the soft limit, after others whose
 // finalisation is reserved), and a transaction one byte over the log-byte limit. No timer message traps, every

@@ -316,7 +316,7 @@ export function resetEvmAfterAbort(evm: unknown): void {
   e.transientStorage.clear();
 }
 
-// ---- per-transaction set-up costs (issue 15, call path) ----
+// ---- per-transaction set-up costs (the call path) ----
 //
 // Each function below replaces one EthereumJS method on one instance (never a prototype) with an equivalent
 // that answers the same values at a lower cost in QuickJS, after checking the private fields it reads; an
