@@ -6,7 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { INSPECT_SCREEN_MAX_TX_BYTES, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, MAX_TX_SIZE } from '../src/core/constants.js';
 import { MAX_INSTRUCTION_SOFT_LIMIT } from '../src/core/ops/limits.js';
 import { recoveryPoint } from '../src/core/secp256k1.js';
-import { parseBlockLine, unquote, type BlockReport } from '../src/devnet/block_line.js';
+import { parseBlockLine, unquote, type BlockReport } from '../src/canister/block_line.js';
 import { deployCode } from '../tests/support/asm.js';
 import { LOG_EMITTER_RUNTIME, MAX_LIMITS_GENESIS, STORAGE_WRITER_RUNTIME, emitCall, runMaxLimits, writeCall } from '../tests/support/finalize.js';
 import { selfAuthenticating } from '../tests/support/ic.js';

@@ -5,7 +5,7 @@
 import type { ReceiptView } from '../../src/canister/values.js';
 import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../../src/core/constants.js';
 import { MAX_BLOCK_GAS_LIMIT, MAX_INSTRUCTION_SOFT_LIMIT } from '../../src/core/ops/limits.js';
-import type { BlockReport } from '../../src/devnet/block_line.js';
+import type { BlockReport } from '../../src/canister/block_line.js';
 import type { EvmClient } from '../../src/host/evm_client.js';
 import type { IcHost, MessageStats, PrincipalLike } from '../../src/host/index.js';
 import { asm, deployCode, label, ref, word } from './asm.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { IC_UPDATE_INSTRUCTION_LIMIT, MAX_LOG_BYTES_PER_TX } from '../../src/core/constants.js';
 import { FINALIZE_INSTRUCTIONS_FIXED, MAX_BLOCK_GAS_LIMIT } from '../../src/core/ops/limits.js';
-import { parseBlockLine, unquote, type BlockReport } from '../../src/devnet/block_line.js';
+import { parseBlockLine, unquote, type BlockReport } from '../../src/canister/block_line.js';
 import { Evm } from '../support/canister.js';
 import { MAX_LIMITS_GENESIS, runMaxLimits, type MaxLimitsRun } from '../support/finalize.js';
 import { selfAuthenticating } from '../support/ic.js';
