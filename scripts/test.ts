@@ -52,7 +52,8 @@ function run(step: Step, prefix: boolean): Promise<{ step: Step; code: number; s
       console.error(`test: ${step.name} did not start: ${e.message}`);
       done(1);
     });
-    child.on('exit', (code, signal) => done(code ?? (signal === null ? 1 : 128)));
+    // 'close' comes after the child's output is all read (its 'exit' may come before).
+    child.on('close', (code, signal) => done(code ?? (signal === null ? 1 : 128)));
   });
 }
 
