@@ -1,15 +1,20 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Three projects: fast pure-core unit tests first, then the tests that run the built canister wasm in the
 // Node IC host (its globalSetup builds the wasm when the sources changed), then the end-to-end client tests.
 export default defineConfig({
   test: {
+    // The default reporter, then each project's total and the slowest files (tests/support/file_times_reporter.ts).
+    reporters: ['default', './tests/support/file_times_reporter.ts'],
     projects: [
       {
         test: {
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           testTimeout: 60_000,
+          // Independent, CPU-bound files: one per core (vitest's default leaves a core idle, one worker on two cores).
+          maxWorkers: availableParallelism(),
           sequence: { groupOrder: 0 },
         },
       },

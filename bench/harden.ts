@@ -1,4 +1,4 @@
-// What hostile input costs the canister (issue 11): a maximum-size raw transaction with an invalid signature,
+// What hostile input costs the canister (docs/hardening.md): a maximum-size raw transaction with an invalid signature,
 // and a Candid decoding bomb refused by canister_inspect_message and by a method's own argument check.
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { IDL } from '@dfinity/candid';
@@ -6,7 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { INSPECT_SCREEN_MAX_TX_BYTES, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, MAX_TX_SIZE } from '../src/core/constants.js';
 import { MAX_INSTRUCTION_SOFT_LIMIT } from '../src/core/ops/limits.js';
 import { recoveryPoint } from '../src/core/secp256k1.js';
-import { parseBlockLine, unquote, type BlockReport } from '../src/devnet/block_line.js';
+import { parseBlockLine, unquote, type BlockReport } from '../src/canister/block_line.js';
 import { deployCode } from '../tests/support/asm.js';
 import { LOG_EMITTER_RUNTIME, MAX_LIMITS_GENESIS, STORAGE_WRITER_RUNTIME, emitCall, runMaxLimits, writeCall } from '../tests/support/finalize.js';
 import { selfAuthenticating } from '../tests/support/ic.js';
@@ -120,7 +120,7 @@ export async function benchHarden(report: Report): Promise<void> {
 }
 
 /**
- * What finalising a block costs (issue 11, attack 3): the instructions from the end of transaction selection to
+ * What finalising a block costs (docs/hardening.md, "Block production"): the instructions from the end of transaction selection to
  * the block's return (the canister's debug block line), in blocks that differ in one dimension: transactions,
  * logs, log bytes, storage writes. Reported beside the per-unit reservation (src/core/ops/limits.ts).
  */

@@ -15,7 +15,7 @@ import { CHAIN_ID } from '../src/core/constants.js';
 import { MemoryCoreHost } from '../src/core/host.js';
 import { EvmCore } from '../src/core/index.js';
 import { keccak256 } from '../src/core/crypto.js';
-import { FakeEngine } from '../tests/unit/chain_testkit.js';
+import { FakeEngine } from '../tests/support/chain_testkit.js';
 import { FakeClient, fakeContext } from '../tests/support/gateway_fake.js';
 import { Evm } from '../tests/support/canister.js';
 import { startGatewayHarness } from '../tests/support/gateway.js';

@@ -66,7 +66,7 @@ function parseArgs(argv: string[]) {
 
 const { dataDir, reset, indexer: withIndexer, icPort, fundIc, blockTime } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
-// An error that escapes every handler is logged; the devnet keeps serving (issue 11, item 8).
+// An error that escapes every handler is logged; the devnet keeps serving.
 installLastResortHandler();
 let indexerConfig: IndexerConfig;
 let explorer: ExplorerConfig;

@@ -7,7 +7,7 @@
 // Merkle-Patricia root over the flat maps (@ethereumjs/mpt; the engine itself keeps no trie) and the logs
 // hash as keccak256(rlp(logs)). Both must equal the fixture's `hash` and `logs`.
 //
-// Counting rules (issue 15):
+// Counting rules (docs/conformance.md):
 // - not applicable: blob (type 3) transactions; on Prague, set-code (type 4) transactions (this service
 //   accepts types 0-2 only).
 // - service limit: the transaction ran into one of the service's documented limits (more than

@@ -1,4 +1,4 @@
-// A bounded check of a message's raw Candid argument bytes, run before any decoding (issue 11, attack 1).
+// A bounded check of a message's raw Candid argument bytes, run before any decoding (docs/hardening.md, "Candid arguments").
 //
 // Why: @dfinity/candid's IDL.decode trusts declared lengths. A `vec null` of length 2^40 is about 20 bytes and
 // makes the decoder loop until the message's instruction limit traps (40 B on an update, paid by the canister),

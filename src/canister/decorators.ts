@@ -3,7 +3,7 @@
 // Every query and update is registered with azle in manual mode, so azle never runs IDL.decode on bytes nobody
 // has looked at: the raw argument bytes are checked first (arg_check.ts: size, type table, argument count,
 // declared lengths; linear in the bytes), and only then decoded and handed to the method. A refused argument
-// gets a clean reject (`candid.*: ...`), never a trap and never an unbounded decode (issue 11, attack 1).
+// gets a clean reject (`candid.*: ...`), never a trap and never an unbounded decode (docs/hardening.md).
 import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, trap, update } from 'azle';
 
 import { argByteLimit, ArgCheckCode, checkArgBytes, knownHeader } from './arg_check.js';

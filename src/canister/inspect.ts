@@ -16,7 +16,7 @@ const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update'; argBytes: 
 /**
  * The screening failures refused here: a signature that does not recover (or, with a sender key hint, was not
  * made by that key) and a sender that cannot pay, which may take its expensive part (the keccak pass and the
- * sender recovery, about 80 M instructions at 2 KiB) to find. Cheaper failures (format, fees, gas, ops
+ * sender recovery: inspect.submit_raw.max_size.instructions in the bench) to find. Cheaper failures (format, fees, gas, ops
  * state) are left to the method, which answers them as Err values for about what this check costs.
  */
 const REFUSED_BY_INSPECTION: ReadonlySet<string> = new Set([ErrorCode.DecodeInvalidSignature, ErrorCode.SubmitInsufficientFunds, ErrorCode.SubmitSenderKeyMismatch]);

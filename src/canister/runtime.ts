@@ -10,7 +10,7 @@ import { EvmCore } from '../core/index.js';
 import { createEvmEngine, WARM_UP_STEPS, type EvmEngine } from '../core/evm/index.js';
 import { MemoryId } from '../core/store/memory_ids.js';
 import { MetaKey, metaKey } from '../core/store/meta_keys.js';
-import { toHex } from '../core/codec/bytes.js';
+import { formatBlockLine } from './block_line.js';
 import { blockTagFromCandid, candidResult, type CandidBlockTag, type CandidResult } from './convert.js';
 import { loadSettings, type CanisterSettings } from './settings.js';
 import { installFastTextCodecs } from './text_codec.js';
@@ -127,12 +127,8 @@ export function restartMiningTimer(): void {
 export async function mine(allowEmpty = false): Promise<Awaited<ReturnType<EvmCore['produceBlock']>> | undefined> {
   if (runtime.core === undefined) return undefined;
   const r = await runtime.core.produceBlock({ allowEmpty });
-  // The per-transaction part (`tx <eth hash> <instructions>`) is what the devnet prints for each transaction.
-  // Built only when debug lines are kept (hex of every hash: 0.1 M instructions a transaction).
-  if (r.kind === 'Produced' && logs('debug')) {
-    const txs = r.txInstructions.map((t) => `; tx 0x${toHex(t.ethHash)} ${t.instructions}`).join('');
-    log('debug', `block ${r.number}: ${r.txCount} txs, ${r.gasUsed} gas, ${performanceCounter(0)} instructions, finalisation ${r.finalizeInstructions} (reserved ${r.finalizeReserved})${txs}`);
-  }
+  // Built only when debug lines are kept (the hex of every transaction's hash costs instructions).
+  if (r.kind === 'Produced' && logs('debug')) log('debug', formatBlockLine(r, () => performanceCounter(0)));
   return r;
 }
 

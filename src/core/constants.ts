@@ -51,8 +51,8 @@ export const IC_INSPECT_INSTRUCTION_LIMIT = 200_000_000n;
 /**
  * Raw transactions up to this size are screened in full (hash-free checks, sender recovery, affordability)
  * by canister_inspect_message, where a refusal costs the canister nothing; larger ones only by the update.
- * Screening costs about 80 M instructions at this size (bench: inspect.submit_raw.*), well inside the 200 M limit
- * with margin; the keccak pass over the payload grows with the size, about 14 K instructions a byte.
+ * Screening at this size costs inspect.submit_raw.max_size.instructions (npm run bench), well inside the 200 M
+ * limit with margin; the keccak pass over the payload grows with the size (keccak.block.instructions a 136 bytes).
  */
 export const INSPECT_SCREEN_MAX_TX_BYTES = 2048;
 

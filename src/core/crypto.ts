@@ -2,10 +2,10 @@
 // (Common customCrypto). One module so the cheapest measured implementation is swapped in one place.
 //
 // keccak256: ./keccak.ts, a keccak-f[1600] on int32 locals written for QuickJS. Inside the canister one
-// permutation (136-byte block) costs 1.88 M instructions, against 4.28 M for js-sha3 and about 13 M for
-// @noble/hashes (measured with the host's counter; scratch/blockprof).
-// Recovery: ./secp256k1.ts, written for the canister's cost model: about 47 M instructions inside the
-// canister against about 184 M for @noble/curves (whose precomputation saves < 8%), same results.
+// permutation (136-byte block) costs keccak.block.instructions (npm run bench), well under js-sha3's and
+// @noble/hashes' (measured with the host's counter when it was chosen).
+// Recovery: ./secp256k1.ts, written for the canister's cost model: a fraction of @noble/curves' cost inside
+// the canister, same results (a submit with recovery: submit_raw.transfer.without_key.instructions).
 
 import { keyTables, publicKeyBytes, recoverPublicKey as recoverPublicKeySecp256k1, recoverPointAt, recoveryPoint, verifiesAs, type KeyTables, type RecoveryPoint } from './secp256k1.js';
 import { bytesEqual, toHex } from './codec/bytes.js';
@@ -35,7 +35,7 @@ export { recoveryPoint, type RecoveryPoint };
 
 /**
  * Addresses of recently recovered keys, by the key's x (its y is compared): a sender's key is hashed once
- * (one keccak block, ~1.75 M instructions) and not again on its next transactions. A memo of a pure
+ * (one keccak block, keccak.block.instructions) and not again on its next transactions. A memo of a pure
  * function, so it changes no answer; cleared when full, so it stays small (~200 bytes an entry).
  */
 const addressMemo = new Map<bigint, { y: bigint; address: Uint8Array }>();
@@ -59,10 +59,10 @@ function addressOfPoint(q: { x: bigint; y: bigint }): Uint8Array {
 /**
  * Senders' public keys given as hints (rpc_eth_send_raw_transaction_with_key) and found by recovery to be the
  * signer's of an admitted transaction, by the key's 64 bytes in hex, with their address and, from the key's
- * second hinted submit on, its verification tables (secp256k1.ts keyTables, about 31 M instructions to
- * build): verifying against them costs about half a recovery. Keys of refused submits are not kept, so junk
- * builds nothing; tables wait for a key's second sight, so a sender's single transaction does not pay for
- * them. A cache of pure functions in least-recently-used order (Map order: a verified key moves to the end,
+ * second hinted submit on, its verification tables (secp256k1.ts keyTables, built in that submit:
+ * submit_raw.transfer.second_with_key.instructions): verifying against them costs about half a recovery.
+ * Keys of refused submits are not kept, so junk builds nothing; tables wait for a key's second sight, so a
+ * sender's single transaction does not pay for them. A cache of pure functions in least-recently-used order (Map order: a verified key moves to the end,
  * the first is evicted when full), about 8 KB a key with tables.
  */
 const knownKeys = new Map<string, { readonly address: Uint8Array; tables?: KeyTables }>();

@@ -34,6 +34,8 @@
 // r, s in [1, n); recovery id 0..3 (2/3 mean R.x = r + n, which must be below p); R.x must have a square
 // root; the recovered point must not be infinity. The result is the same 64-byte x || y as noble's.
 
+import { HEX_DIGITS } from './codec/bytes.js';
+
 /** Field prime p = 2^256 - 2^32 - 977. */
 export const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
 /** Group order n (the curve has cofactor 1, so every point other than infinity has order n). */
@@ -526,7 +528,7 @@ function bytesToBig(b: Uint8Array): bigint {
   for (let i = 0; i < b.length; i++) hex += HEX[b[i]!]!;
   return BigInt(hex);
 }
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const HEX = HEX_DIGITS;
 
 function writeBig32(v: bigint, out: Uint8Array, off: number): void {
   let x = v;

@@ -24,7 +24,7 @@ import type { ExplorerConfig } from '../explorer/config.js';
 import type { Explorer } from '../explorer/index.js';
 import type { Db } from '../indexer/db.js';
 import { startDevnetExplorer } from './explorer.js';
-import { parseBlockLine, unquote, type BlockReport } from './block_line.js';
+import { parseBlockLine, unquote, type BlockReport } from '../canister/block_line.js';
 
 export { parseBlockLine, type BlockReport };
 

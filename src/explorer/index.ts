@@ -1,6 +1,6 @@
 // The explorer: one HTTP server (EXPLORER_HOST:EXPLORER_PORT, Blockscout's 4000 by default) on the indexer's
 // database, serving contract verification through SPEC's API, the Etherscan-compatible /api and Sourcify v2,
-// all behind one job queue. Pages (a later module) add their routes to the same table: extraRoutes.
+// all behind one job queue, and the explorer's pages (./pages), all routes in one table.
 import type { Db } from '../indexer/db.js';
 import { migrate } from '../indexer/migrate.js';
 import { ensureSchema as ensureIndexerSchema } from '../indexer/store.js';
@@ -22,8 +22,6 @@ export interface ExplorerOptions {
   /** The indexer's database (the explorer keeps its tables there and reads the indexer's). */
   readonly db: Db;
   readonly log?: (line: string) => void;
-  /** Routes of other modules (pages) served by the same server, tried after the APIs'. */
-  readonly extraRoutes?: (deps: ApiDeps) => readonly Route[];
   /** The gateway's URL when it is known only later (npm start); default config.rpcUrl. */
   readonly rpcUrl?: Promise<string>;
   /** eth_getCode source; default the gateway at config.rpcUrl. */
@@ -63,7 +61,7 @@ export async function startExplorer(o: ExplorerOptions): Promise<Explorer> {
     }
     const deps: ApiDeps = { ctx: { enabled: config.verifyEnabled, compilers, limits: config.limits }, store, verifier, getCode };
     const pages = pageRoutes({ db: o.db, store, rpcUrl: o.rpcUrl ?? config.rpcUrl, chainId: CHAIN_ID });
-    http = await startHttp({ host: config.host, port: config.port, routes: explorerRoutes(deps, [...(o.extraRoutes?.(deps) ?? []), ...pages]), maxRequestBytes: config.limits.maxRequestBytes, log: o.log });
+    http = await startHttp({ host: config.host, port: config.port, routes: explorerRoutes(deps, pages), maxRequestBytes: config.limits.maxRequestBytes, log: o.log });
     await verifier?.start();
   } catch (e) {
     await http?.close();

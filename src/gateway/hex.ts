@@ -1,13 +1,10 @@
 // Hex encodings of Ethereum's JSON-RPC: QUANTITY (0x-prefixed, no leading zeros, 0x0 for zero) and DATA
 // (0x-prefixed, two digits a byte), and the strict decoders of request parameters.
 
-const HEX_TABLE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+import { toHex } from '../core/codec/bytes.js';
 
-export function bytesHex(b: Uint8Array): string {
-  let s = '0x';
-  for (let i = 0; i < b.length; i++) s += HEX_TABLE[b[i]!];
-  return s;
-}
+/** DATA: `0x` and two digits a byte. */
+export const bytesHex = (b: Uint8Array): string => `0x${toHex(b)}`;
 
 export const qty = (n: bigint | number): string => `0x${n.toString(16)}`;
 

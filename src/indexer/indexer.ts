@@ -7,7 +7,7 @@ import { EXPORT_FORMAT_VERSION } from '../core/export/format.js';
 import { Archive } from './archive.js';
 import type { IndexerConfig } from './config.js';
 import type { Db } from './db.js';
-import { ExportAssembler, ExportFormatError, type ExportedBlock } from './export_decode.js';
+import { ExportAssembler, ExportFormatError, type ExportedBlock } from '../core/export/decode.js';
 import { Progress } from './progress.js';
 import { blockRows, type BlockRows } from './rows.js';
 import { SchemaTooNewError } from './migrate.js';

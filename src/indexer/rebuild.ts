@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Archive, type ArchivedBlock } from './archive.js';
 import type { IndexerConfig } from './config.js';
 import type { Db } from './db.js';
-import { decodeBlock } from './export_decode.js';
+import { decodeBlock } from '../core/export/decode.js';
 import { blockRows, type BlockRows } from './rows.js';
 import { commitBlocks, ensureSchema, openState } from './store.js';
 

@@ -3,7 +3,7 @@
 import { Principal } from '@dfinity/principal';
 import { storedFields } from '../core/tx/stored.js';
 import { TxOrigin } from '../core/tx/types.js';
-import type { ExportedBlock } from './export_decode.js';
+import type { ExportedBlock } from '../core/export/decode.js';
 
 /** keccak256("Transfer(address,address,uint256)"): ERC-20 and ERC-721 share it. */
 export const TRANSFER_TOPIC = Uint8Array.from(Buffer.from('ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', 'hex'));

@@ -1,4 +1,4 @@
-// Issue 11, attack 3 (block finalisation outside the budget), shared by the wasm test
+// Block finalisation outside the budget (docs/hardening.md, "Block production"), shared by the wasm test
 // (tests/wasm/canister-harden-finalize.test.ts) and the bench (bench/harden.ts): a log emitter whose logs
 // count and size come from calldata, a storage writer, a burner that spends instructions before emitting,
 // and the scenario at the highest limits the admin methods allow (runMaxLimits).
@@ -7,7 +7,7 @@ import type { MethodArgs } from '../../src/client/schema.js';
 import type { ReceiptView } from '../../src/client/schema.js';
 import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../../src/core/constants.js';
 import { MAX_BLOCK_GAS_LIMIT, MAX_INSTRUCTION_SOFT_LIMIT } from '../../src/core/ops/limits.js';
-import type { BlockReport } from '../../src/devnet/block_line.js';
+import type { BlockReport } from '../../src/canister/block_line.js';
 import type { IcHost, MessageStats, PrincipalLike } from '../../src/host/index.js';
 import { asm, deployCode, label, ref, word } from './asm.js';
 import { ETH, GWEI, account, cat, feeMarketTx, type Account } from './eth.js';
@@ -80,7 +80,7 @@ export const BURN_THEN_EMIT_RUNTIME = asm(
 export const burnCall = (calls: number, rounds: number, logs: number, dataBytes: number): Uint8Array =>
   cat(word(BigInt(calls)), word(BigInt(rounds)), word(BigInt(logs)), word(BigInt(dataBytes)));
 
-// ---- The max-limits scenario (issue 11, attack 3 on the real wasm) ----
+// ---- The max-limits scenario (block finalisation outside the budget, on the real wasm) ----
 
 /** Who takes part: funded at install (MAX_LIMITS_GENESIS), each with a role. */
 const DEPLOYER = account(71);

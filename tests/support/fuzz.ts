@@ -1,4 +1,4 @@
-// Seeded fuzz generators and runners (issue 11 "Fuzzing"), shared by the bounded tests in `npm test`
+// Seeded fuzz generators and runners (docs/hardening.md, "Fuzzing"), shared by the bounded tests in `npm test`
 // (tests/unit/fuzz.test.ts, tests/wasm/canister-fuzz.test.ts) and `npm run fuzz -- --count N` (scripts/fuzz.ts).
 // Every input comes from a seed, so any failure is reproducible from the seed printed with it.
 import { IDL } from '@dfinity/candid';

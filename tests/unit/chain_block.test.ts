@@ -27,7 +27,7 @@ import {
   sign2930,
   signLegacy,
   TOPIC_A,
-} from './chain_testkit.js';
+} from '../support/chain_testkit.js';
 
 const keys = [1, 2, 3, 4, 5].map(key);
 const [A, B, C, D] = keys as [ReturnType<typeof key>, ReturnType<typeof key>, ReturnType<typeof key>, ReturnType<typeof key>];

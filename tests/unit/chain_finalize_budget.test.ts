@@ -1,4 +1,4 @@
-// Issue 11, attack 3 (block finalisation outside the budget), in the core: the finalisation work of every
+// Block finalisation outside the budget (docs/hardening.md, "Block production"), in the core: the finalisation work of every
 // included transaction (receipts commitment over its log bytes, bloom, stores) is reserved inside the soft
 // limit before the next transaction starts, so a block of log-heavy transactions stops earlier than a block
 // of log-free ones with the same execution cost; what is not reserved (the last transaction's own finalisation,
@@ -17,7 +17,7 @@ import {
   lastTxFinalizeBound,
   stateCommitBound,
 } from '../../src/core/ops/limits.js';
-import { ETH, FakeEngine, key, LOG_MARK, okValue, sign1559 } from './chain_testkit.js';
+import { ETH, FakeEngine, key, LOG_MARK, okValue, sign1559 } from '../support/chain_testkit.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { EvmCore } from '../../src/core/index.js';
 

@@ -4,7 +4,7 @@ import { createEvmEngine } from '../../src/core/evm/index.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { EvmCore } from '../../src/core/index.js';
 import { toHex } from '../../src/core/codec/bytes.js';
-import { addr, ETH, key, okValue, PRICE, sign1559, signLegacy, TOPIC_A } from './chain_testkit.js';
+import { addr, ETH, key, okValue, PRICE, sign1559, signLegacy, TOPIC_A } from '../support/chain_testkit.js';
 
 const A = key(11);
 const B = key(12);

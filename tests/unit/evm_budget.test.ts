@@ -17,7 +17,7 @@ import {
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
 import { LOG_EMITTER_RUNTIME, emitCall } from '../support/finalize.js';
-import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 /** A host whose counter advances by `perRead` on every read, so budget exhaustion is deterministic under Node. */
 class SteppingHost extends MemoryCoreHost {

@@ -8,7 +8,7 @@ import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
 import type { BlockEnv, ExecTx } from '../../src/core/engine.js';
 import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
-import { ALICE, BOB, ETH, TIP, BASE_FEE, env, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, BOB, ETH, TIP, BASE_FEE, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const CAROL = Uint8Array.from({ length: 20 }, (_, i) => (i === 19 ? 3 : 0xbb));
 

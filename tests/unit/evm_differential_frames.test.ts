@@ -9,7 +9,7 @@ import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereu
 import { describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
 import { asm, deployCode, hex, word } from '../support/asm.js';
-import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const push20 = (a: Uint8Array): Uint8Array => op(0x73, ...a);

@@ -12,7 +12,7 @@ import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
 import { usesFastInterpreter } from '../../src/core/evm/interpreter.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
-import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const h = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s, 'hex'));

@@ -14,7 +14,7 @@ import {
   bn254PairingInput,
 } from '../../src/core/evm/warmup.js';
 import { asm, bytes, deployCode, hex, word } from '../support/asm.js';
-import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const pc = (id: number): Uint8Array => {
   const a = new Uint8Array(20);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Address } from '@ethereumjs/util';
 import { EthereumJsShapeError, checkCallFrameInternals, checkEvmInternals, checkRunStateShapes } from '../../src/core/evm/internals.js';
 import { interpreterPrototype } from '../../src/core/evm/interpreter.js';
-import { env, newEngine } from './evm_fixtures.js';
+import { env, newEngine } from '../support/evm_fixtures.js';
 
 describe('EthereumJS internals check', () => {
   it('accepts the EVM of this EthereumJS version and names what changed when a shape breaks', async () => {
@@ -46,6 +46,11 @@ describe('EthereumJS internals check', () => {
     const wrongPush = Object.assign(Object.create(Object.getPrototypeOf(live!.stack)), live!.stack, { push(this: { _store: bigint[] }, v: bigint) { this._store.unshift(v); } });
     expect(() => checkRunStateShapes(withStack(wrongPush))).toThrow(/Stack.push/);
     expect(() => checkRunStateShapes({ ...live!, memory: { _store: [] } })).toThrow(/RunState.memory/);
+    // The other declared fields, by type: a run state or interpreter that lost one fails naming it.
+    expect(() => checkRunStateShapes({ ...live!, gasLeft: 1 })).toThrow(/RunState\.gasLeft is no longer a bigint/);
+    const it = (live as unknown as { interpreter: object }).interpreter;
+    const noUseGas = Object.assign(Object.create(Object.getPrototypeOf(it)), it, { useGas: undefined });
+    expect(() => checkRunStateShapes({ ...live!, interpreter: noUseGas })).toThrow(/Interpreter\.useGas is no longer a function/);
   });
 });
 

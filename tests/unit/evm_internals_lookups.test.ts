@@ -4,7 +4,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { describe, expect, it } from 'vitest';
 import { createChainCommon } from '../../src/core/evm/common.js';
 import { EthereumJsShapeError, fastAlwaysWarmAddress, memoizeCommonLookups } from '../../src/core/evm/internals.js';
-import { newEngine } from './evm_fixtures.js';
+import { newEngine } from '../support/evm_fixtures.js';
 
 const HARDFORKS = Object.values(Hardfork) as string[];
 const EIPS = Array.from({ length: 8300 }, (_, i) => i);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALICE, BOB, ETH, env, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, BOB, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 describe('smoke', () => {
   it('transfers', async () => {

@@ -3,7 +3,7 @@
 // transaction's budget; after the step it runs normally.
 import { describe, expect, it } from 'vitest';
 import { WARM_UP_STEPS, bn254PairingInput, isWarm } from '../../src/core/evm/warmup.js';
-import { ALICE, ETH, env, included, newEngine, tx } from './evm_fixtures.js';
+import { ALICE, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const precompile = (id: number): Uint8Array => {
   const a = new Uint8Array(20);

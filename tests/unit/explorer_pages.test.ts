@@ -2,7 +2,7 @@
 // what each page shows, escaping of hostile chain and user data, pruned and retained blocks, paging, search.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeErrorResult } from 'viem';
+import { encodeErrorResult, encodeFunctionResult, erc20Abi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { migrate } from '../../src/indexer/migrate.js';
@@ -110,6 +110,10 @@ beforeAll(async () => {
         // The replay of the failed transfer reverts with the token's custom error Insufficient(7).
         if (call.from !== undefined) throw Object.assign(new Error('execution reverted'), { code: -32000, data: encodeErrorResult({ abi: VERIFIED.abi, errorName: 'Insufficient', args: [7n] }) });
         if (call.data.startsWith('0x70a08231')) return h32(1234);
+        // The token's ERC-20 metadata, its name carrying markup.
+        if (call.data === '0x06fdde03') return encodeFunctionResult({ abi: erc20Abi, functionName: 'name', result: `Coin${EVIL}` });
+        if (call.data === '0x95d89b41') return encodeFunctionResult({ abi: erc20Abi, functionName: 'symbol', result: 'CN' });
+        if (call.data === '0x313ce567') return encodeFunctionResult({ abi: erc20Abi, functionName: 'decimals', result: 0 });
         throw Object.assign(new Error('execution reverted'), { code: -32000, data: '0x' });
       }
       throw new Error(`unexpected ${method}`);
@@ -258,6 +262,9 @@ describe('explorer pages', () => {
   it('token page: transfers and holders computed from transfers', async () => {
     const p = await get(`/token/${TOKEN}`);
     expect(p.status).toBe(200);
+    // name(), symbol() and decimals() from the token, the name escaped.
+    expect(p.text).toContain(`Token Coin${escapeHtml(EVIL)} (CN)`);
+    expect(p.text).toContain('<th>Decimals</th><td>0</td>');
     expect(p.text).toContain('Holders');
     expect(p.text).toContain(`/address/${ALICE}`);
     expect(p.text).toContain('1,000');

@@ -1,12 +1,13 @@
 // export_blocks and the reference decoder: every block rebuilt from small chunks equals the core's own
 // views; cursors (resume mid-block, invalid, pruned), the byte clamp and the instruction stop.
 import { describe, expect, it } from 'vitest';
-import { ExportAssembler, ExportFormatError, decodeBlockSegment, exportedBlockViews, type ExportedBlock } from '../../src/indexer/export_decode.js';
+import { ExportAssembler, ExportFormatError, decodeBlockSegment, type ExportedBlock } from '../../src/core/export/decode.js';
+import { exportedBlockViews } from '../support/export_views.js';
 import { EXPORT_MAX_BYTES, type ExportCursor, type ExportResponse } from '../../src/core/export/format.js';
 import { MAX_PRUNE_OPS_PER_TICK } from '../../src/core/prune/store.js';
 import type { EvmCore } from '../../src/core/index.js';
-import { addr, okValue, sign1559 } from './chain_testkit.js';
-import { A, chain, mineBlocks } from './lifecycle_kit.js';
+import { addr, okValue, sign1559 } from '../support/chain_testkit.js';
+import { A, chain, mineBlocks } from '../support/lifecycle_kit.js';
 
 function exportOk(core: EvmCore, cursor: ExportCursor | undefined, maxBytes: number): ExportResponse {
   const r = core.exportBlocks(cursor, maxBytes);

@@ -1,4 +1,4 @@
-// Bounded, seeded fuzzing in `npm test` (issue 11): Candid argument bytes against the argument check and
+// Bounded, seeded fuzzing in `npm test` (docs/hardening.md, "Fuzzing"): Candid argument bytes against the argument check and
 // the decoder, raw transactions against the core's submit, JSON-RPC bodies against the gateway's dispatch.
 // The property each time: a clean answer for every input (an error code, never a throw, never a 500, never
 // a stack trace). `npm run fuzz -- --count N` runs the same generators at scale; the real wasm gets its
@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClient, fakeContext } from '../support/gateway_fake.js';
 import { formatTally, fuzzCandid, fuzzRawTx, fuzzRpc, newTally, rawSeeds } from '../support/fuzz.js';
-import { common, ETH, key, setup } from './chain_testkit.js';
+import { common, ETH, key, setup } from '../support/chain_testkit.js';
 
 const SEED = 0x5eed;
 

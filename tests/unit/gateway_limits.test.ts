@@ -1,4 +1,4 @@
-// Issue 11, item 8: what one client can make the gateway hold. A client that never finishes its headers is
+// What one client can make the gateway hold. A client that never finishes its headers is
 // cut off, connections past the cap are refused, and a batch runs at most BATCH_CONCURRENCY items at once.
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

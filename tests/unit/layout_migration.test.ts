@@ -8,8 +8,8 @@ import type { MemoryCoreHost } from '../../src/core/host.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { LAYOUT_VERSION, LayoutStore } from '../../src/core/store/layout.js';
 import { decodeCounters, encodeCounters } from '../../src/core/ops/meter.js';
-import { addr, errCode, okValue, PRICE, sign1559 } from './chain_testkit.js';
-import { A, B, chain, mineBlocks, type Chain } from './lifecycle_kit.js';
+import { addr, errCode, okValue, PRICE, sign1559 } from '../support/chain_testkit.js';
+import { A, B, chain, mineBlocks, type Chain } from '../support/lifecycle_kit.js';
 
 const BODY_MAPS = [MemoryId.Txs, MemoryId.Blocks, MemoryId.Receipts, MemoryId.BlockLogs];
 const INDEX_MAPS = [MemoryId.BlockHashToNumber, MemoryId.TxHashToId, MemoryId.TxStatus, MemoryId.BlockFeeSummary];

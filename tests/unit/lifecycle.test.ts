@@ -7,8 +7,8 @@ import { u64be } from '../../src/core/codec/bytes.js';
 import { opsForBlock } from '../../src/core/prune/pruner.js';
 import { MAX_PRUNE_OPS_PER_TICK, validatePolicy } from '../../src/core/prune/store.js';
 import { OPS_CYCLE_LOW_THRESHOLD, OPS_CYCLE_RESUME_THRESHOLD } from '../../src/core/ops/state.js';
-import { addr, errCode, okValue, PRICE, sign1559 } from './chain_testkit.js';
-import { A, chain, mineBlocks, type Chain } from './lifecycle_kit.js';
+import { addr, errCode, okValue, PRICE, sign1559 } from '../support/chain_testkit.js';
+import { A, chain, mineBlocks, type Chain } from '../support/lifecycle_kit.js';
 
 const policy = (p: Partial<{ keepRecentBlocks: bigint; maxHistoryBytes: bigint; timerIntervalMs: bigint; maxOpsPerTick: number }>) => ({
   keepRecentBlocks: 0n,

@@ -1,4 +1,4 @@
-// Issue 11, attack 2 (a pool that never drains) at full scale through the core: the flood of gapped
+// A pool that never drains (docs/hardening.md, "The pool") at full scale through the core: the flood of gapped
 // transactions the issue describes is capped, a full pool makes room for better executable transactions,
 // not-executable ones expire, never-includable ones are dropped with a reason, a sender's pending
 // transactions must be affordable together, and a controller can purge. docs/execution.md "Pool rules".
@@ -14,7 +14,7 @@ import {
 } from '../../src/core/constants.js';
 import { ErrorCode } from '../../src/core/errors.js';
 import { deriveSyntheticSender, type IcTxRecord } from '../../src/core/tx/ic_synthetic.js';
-import { addr, CANISTER, errCode, ETH, key, okValue, principal, PRICE, setup, sign1559 } from './chain_testkit.js';
+import { addr, CANISTER, errCode, ETH, key, okValue, principal, PRICE, setup, sign1559 } from '../support/chain_testkit.js';
 
 const rec = (o: Partial<IcTxRecord> = {}): IcTxRecord => ({
   to: addr(1), value: 1n, gasLimit: 21000n, nonce: 0n, maxFeePerGas: 2n * PRICE, maxPriorityFeePerGas: PRICE, data: new Uint8Array(0), ...o,

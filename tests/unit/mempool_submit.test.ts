@@ -4,7 +4,7 @@ import { ErrorCode } from '../../src/core/errors.js';
 import { deriveSyntheticSender, type IcTxRecord } from '../../src/core/tx/ic_synthetic.js';
 import { keccak256 } from '../../src/core/crypto.js';
 import { toHex } from '../../src/core/codec/bytes.js';
-import { addr, CANISTER, errCode, ETH, key, okValue, principal, PRICE, setup, sign1559, signRaw1559, sign2930, signLegacy } from './chain_testkit.js';
+import { addr, CANISTER, errCode, ETH, key, okValue, principal, PRICE, setup, sign1559, signRaw1559, sign2930, signLegacy } from '../support/chain_testkit.js';
 
 const k = key(1);
 

@@ -1,10 +1,10 @@
-// Issue 11, item 7: every key of the shared Meta map is registered in src/core/store/meta_keys.ts. A chain is
+// Every key of the shared Meta map is registered in src/core/store/meta_keys.ts. A chain is
 // driven through everything that writes Meta (init, submit, a block, pruning, the ops checks, metrics) and
 // every key found in the map must be a registered one.
 import { describe, expect, it } from 'vitest';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { MetaKey } from '../../src/core/store/meta_keys.js';
-import { ETH, key, okValue, setup, sign1559 } from './chain_testkit.js';
+import { ETH, key, okValue, setup, sign1559 } from '../support/chain_testkit.js';
 
 describe('Meta key registry', () => {
   it('registers distinct keys', () => {

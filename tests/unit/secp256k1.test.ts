@@ -28,7 +28,7 @@ import { addressByKnownKey, isKnownKey, keccak256, recoverAddress, recoverAddres
 import { ecrecoverHook } from '../../src/core/evm/common.js';
 import { parseSignedTx, recoverSender, recoverSenderWithKey } from '../../src/core/tx/decode.js';
 import { bigintToFixed, bytesToBigint, toHex } from '../../src/core/codec/bytes.js';
-import { key, sign1559, signLegacy } from './chain_testkit.js';
+import { key, sign1559, signLegacy } from '../support/chain_testkit.js';
 
 /** Deterministic PRNG (xorshift32), so a failure can be replayed. */
 function rng(seed: number): (n: number) => Uint8Array {

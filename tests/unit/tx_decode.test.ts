@@ -7,7 +7,7 @@ import { countZeroBytes, intrinsicGas } from '../../src/core/tx/intrinsic.js';
 import { keccak256 } from '../../src/core/crypto.js';
 import { ErrorCode } from '../../src/core/errors.js';
 import { bigintToMinBytes, bytesToBigint, toHex } from '../../src/core/codec/bytes.js';
-import { addr, common, key, otherCommon, PRICE, sign1559, sign2930, signLegacy } from './chain_testkit.js';
+import { addr, common, key, otherCommon, PRICE, sign1559, sign2930, signLegacy } from '../support/chain_testkit.js';
 import { createTxFromRLP } from '@ethereumjs/tx';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

@@ -1,4 +1,4 @@
-// Bounded, seeded fuzzing against the real wasm (issue 11), with the runners `npm run fuzz` uses at scale
+// Bounded, seeded fuzzing against the real wasm (docs/hardening.md, "Fuzzing"), with the runners `npm run fuzz` uses at scale
 // (tests/support/fuzz.ts): random and mutated Candid argument bytes to every method (queries as queries;
 // updates both as ingress, through canister_inspect_message, and as calls from a canister), random and
 // mutated raw transactions to rpc_eth_send_raw_transaction, and JSON-RPC bodies over HTTP to the gateway in

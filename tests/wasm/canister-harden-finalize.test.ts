@@ -1,4 +1,4 @@
-// Issue 11, attack 3 (block finalisation outside the budget) on the real wasm, at the highest block gas limit and
+// Block finalisation outside the budget (docs/hardening.md, "Block production") on the real wasm, at the highest block gas limit and
 // instruction soft limit the admin methods allow: blocks of transactions at both log limits (64 logs, 64 KiB),
 // each block's heaviest case (a transaction of about 17 B started just under the soft limit, after others whose
 // finalisation is reserved), and a transaction one byte over the log-byte limit. No timer message traps, every
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { IC_UPDATE_INSTRUCTION_LIMIT, MAX_LOG_BYTES_PER_TX } from '../../src/core/constants.js';
 import { FINALIZE_INSTRUCTIONS_FIXED, MAX_BLOCK_GAS_LIMIT } from '../../src/core/ops/limits.js';
-import { parseBlockLine, unquote, type BlockReport } from '../../src/devnet/block_line.js';
+import { parseBlockLine, unquote, type BlockReport } from '../../src/canister/block_line.js';
 import { Evm } from '../support/canister.js';
 import { MAX_LIMITS_GENESIS, runMaxLimits, type MaxLimitsRun } from '../support/finalize.js';
 import { selfAuthenticating } from '../support/ic.js';

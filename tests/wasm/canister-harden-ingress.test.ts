@@ -1,4 +1,4 @@
-// Issue 11, attacks 1 and 4 against the real wasm. Candid decoding bomb: argument bytes that would make
+// Hostile ingress against the real wasm (docs/hardening.md, "Candid arguments" and "Submits"). Candid decoding bomb: argument bytes that would make
 // @dfinity/candid loop for 2^40 elements are refused by canister_inspect_message (ingress) and by the
 // method's own argument check (calls from canisters, queries), each for well under 5 M instructions, with a
 // clean reject and no trap; well-formed calls still work. Junk submits: a maximum-size transaction is refused
@@ -155,7 +155,7 @@ describe('expensive junk submits', () => {
     expect(junk.length).toBe(MAX_TX_SIZE);
     const r = await submit(junk);
     expect(r.code).toBe('submit.insufficient_funds');
-    // Two passes (before issue 11) were about 3.6 B.
+    // Submit's earlier two passes over the payload cost about 3.6 B.
     expect(r.instructions).toBeLessThan(2_500_000_000n);
     console.log(`submit_raw.max_size_unfunded: ${r.instructions} instructions (${r.code})`);
   });

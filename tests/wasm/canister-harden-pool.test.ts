@@ -1,4 +1,4 @@
-// Issue 11, attack 2 (a pool that never drains) on the real wasm, at a scale a wasm test can run (the full
+// A pool that never drains (docs/hardening.md, "The pool") on the real wasm, at a scale a wasm test can run (the full
 // 8,192-slot flood runs through the core in tests/unit/mempool_pool_rules.test.ts): a sender cannot park
 // more than its share of transactions behind a nonce gap, waiting ones expire, a transaction whose gas
 // limit no longer fits the block is dropped with a reason, pending transactions must be affordable

@@ -1,4 +1,4 @@
-// Issue 11, attacks 5 and 7 against the real wasm. Stored records are broken from another wasm (the corruptor
+// Broken stored records (docs/hardening.md) against the real wasm. Stored records are broken from another wasm (the corruptor
 // fixture edits the stable maps by memory id, as a storage fault would). Attack 5: the next block still comes;
 // each broken transaction is dropped with pool.dropped.faulty, the others are mined, nothing is retried
 // forever. Attack 7: in CriticalCorrupt every head-state read, eth_call, eth_estimateGas and

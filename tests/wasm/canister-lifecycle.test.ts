@@ -4,7 +4,8 @@
 // and around the boundary; export from a pruned cursor; metrics.
 import { Principal } from '@dfinity/principal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportAssembler, exportedBlockViews, type ExportedBlock } from '../../src/indexer/export_decode.js';
+import { ExportAssembler, type ExportedBlock } from '../../src/core/export/decode.js';
+import { exportedBlockViews } from '../support/export_views.js';
 import { blockToCandid, receiptToCandid, txToCandid } from '../../src/canister/convert.js';
 import { STORE_INIT, STORED_TOPIC } from '../fixtures/contracts/index.js';
 import { word } from '../support/asm.js';

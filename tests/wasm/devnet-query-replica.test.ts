@@ -1,4 +1,4 @@
-// Issue 11, gateway item 8: devnet queries that run for seconds (eth_calls looping to near the query
+// Devnet queries that run for seconds (eth_calls looping to near the query
 // instruction limit, one after another) must not stop block production. The devnet runs queries in its host's query replica
 // (src/host/replica.ts), so while the long eth_call runs the block timer keeps mining, a transaction sent
 // meanwhile is mined, dev methods answer; the eth_calls still answer their correct results afterwards.

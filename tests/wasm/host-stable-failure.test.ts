@@ -1,4 +1,4 @@
-// Issue 11, item 9 on the real wasm: when the stable-memory file cannot be written (here the journal's path is
+// The devnet's stable-memory file (docs/hardening.md) on the real wasm: when the stable-memory file cannot be written (here the journal's path is
 // taken by a directory, as a full disk or an I/O error would fail it), the host does not clear its dirty pages
 // and go on as if written: every later write (update, timer) is refused with a clear error while queries go on,
 // and once the flush succeeds everything, including what ran before the failure, is on disk.

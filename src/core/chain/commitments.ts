@@ -2,8 +2,8 @@
 //
 // This chain does NOT use Ethereum's ordered Merkle-Patricia trie roots for these two fields. No client of
 // the chain verifies them (no light clients; ethers, viem and explorers take the roots as opaque bytes),
-// and inside the canister the two tries cost about 21 M instructions per transaction (one keccak per trie
-// node, about 4 M instructions per keccak block), more than executing a value transfer. Instead each root
+// and inside the canister the two tries cost several keccak blocks per transaction (one per trie node, each
+// keccak.block.instructions), more than executing a value transfer (block.transfer.instructions_per_tx). Instead each root
 // is one keccak256 over a flat, deterministic serialization that an indexer can recompute from exported
 // block, transaction and receipt data:
 //

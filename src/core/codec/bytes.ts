@@ -85,8 +85,9 @@ export function asciiText(b: Uint8Array): string | undefined {
   return s;
 }
 
-/** Two hex digits per byte value: a table lookup is cheaper than toString(16) in QuickJS. */
-const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => (i < 16 ? '0' : '') + i.toString(16));
+/** Two hex digits per byte value: a table lookup is cheaper than toString(16) in QuickJS. The one such table. */
+export const HEX_DIGITS: readonly string[] = Array.from({ length: 256 }, (_, i) => (i < 16 ? '0' : '') + i.toString(16));
+const HEX = HEX_DIGITS;
 
 /**
  * Big-endian bytes to bigint. Bytes are taken 6 at a time as exact doubles (48 bits) and joined with one
@@ -115,6 +116,7 @@ export function bigintToFixed(n: bigint, width: number): Uint8Array {
   return out;
 }
 
+/** Lower-case hex of the bytes, two digits a byte, no `0x` (Node code prints `0x`-prefixed hex itself). */
 export function toHex(b: Uint8Array): string {
   let s = '';
   for (let i = 0; i < b.length; i++) s += HEX[b[i]!]!;

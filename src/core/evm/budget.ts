@@ -19,7 +19,7 @@
 import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../constants.js';
 import { ErrorCode } from '../errors.js';
 import { toHex } from './encoding.js';
-import { type PrecompileFn, opcodeMap, precompileMap } from './internals.js';
+import { type OpHandler, type PrecompileFn, opcodeMap, precompileMap, type RunState } from './internals.js';
 
 /**
  * Instructions for one keccak-f permutation (136-byte block) inside the canister, with margin: src/core/keccak.ts
@@ -157,25 +157,16 @@ export class InstructionBudget {
   }
 }
 
-interface BudgetOpEntry {
-  opcodeInfo: unknown;
-  opHandler: ((runState: RunStateLike, common: unknown) => unknown) | undefined;
-  gasHandler: unknown;
-}
-interface RunStateLike {
-  stack: { peek(n: number): bigint[] };
-}
-
 const FRAME_OPS = new Set([0xf0, 0xf1, 0xf2, 0xf4, 0xfa]);
 
 /** Wraps an EVM instance's opcode handlers (its own table; other EVM instances are untouched). */
 export function instrumentOpcodes(evm: unknown, budget: InstructionBudget): void {
-  const map = opcodeMap(evm) as unknown as BudgetOpEntry[];
+  const map = opcodeMap(evm);
   for (let op = 0; op < map.length; op++) {
     const entry = map[op];
     if (entry === undefined || entry.opHandler === undefined) continue;
     const fn = entry.opHandler;
-    let wrapped: (runState: RunStateLike, common: unknown) => unknown;
+    let wrapped: (runState: RunState, common: unknown) => unknown;
     if (op === 0x20) {
       wrapped = (rs, c) => {
         const [, len] = rs.stack.peek(2);

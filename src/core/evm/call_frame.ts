@@ -21,51 +21,22 @@
 
 import { EVMError, Message } from '@ethereumjs/evm';
 import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
-import { type CallFrameInternals, checkCallFrameInternals, journalCheckpointSync, journalCommitSync } from './internals.js';
+import {
+  type CallFrameInternals,
+  checkCallFrameInternals,
+  type ExecResult,
+  type InterpreterCtor,
+  journalCheckpointSync,
+  journalCommitSync,
+  type MessageLike,
+  type OpEntry,
+  type RunState,
+} from './internals.js';
 import { FlatStateManager } from './state.js';
 import { isWarmAddressHex, makeMemGas } from './interpreter.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
-
-interface MessageLike {
-  to: Address | undefined;
-  value: bigint;
-  caller: Address;
-  gasLimit: bigint;
-  data: Uint8Array;
-  depth: number;
-  code: Uint8Array | ((...a: unknown[]) => unknown) | undefined;
-  codeAddress: Address;
-  isStatic: boolean;
-  isCompiled: boolean;
-  isCreate?: boolean;
-  selfdestruct?: Map<string, unknown>;
-  createdAddresses?: Set<string>;
-  delegatecall: boolean;
-  gasRefund: bigint;
-  blobVersionedHashes?: Uint8Array[];
-  accessWitness?: unknown;
-  chargeCodeAccesses?: boolean;
-}
-
-interface ExecResult {
-  exceptionError?: EVMError;
-  executionGasUsed: bigint;
-  returnValue: Uint8Array;
-  gasRefund?: bigint;
-  logs?: unknown[];
-  selfdestruct?: Map<string, unknown>;
-  createdAddresses?: Set<string>;
-  gas?: bigint;
-  stateGasSpilled?: bigint;
-}
-
-interface InterpreterLike {
-  _result: { logs: unknown[]; returnValue?: Uint8Array; selfdestruct: Map<string, unknown>; createdAddresses?: Set<string> };
-  run(code: Uint8Array, opts: object): Promise<{ runState: { gasLeft: bigint; gasRefund: bigint; stateGasSpilled?: bigint }; exceptionError?: EVMError }>;
-}
-type InterpreterCtor = new (...args: unknown[]) => InterpreterLike;
 
 /** Unprefixed hex of an Address, once per Address object (the journal's key for touched accounts). */
 const hexOf = new WeakMap<Address, string>();
@@ -256,21 +227,6 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
 
 // ---- the CALL family's opcodes ----
 
-interface CallOpRunState {
-  stack: { popN(n: number): bigint[]; push(v: bigint): void };
-  memory: { read(offset: number, size: number, avoidCopy?: boolean): Uint8Array; extend(offset: number, size: number): void; write(offset: number, size: number, value: Uint8Array): void };
-  messageGasLimit?: bigint;
-  gasRefund: bigint;
-  returnBytes: Uint8Array;
-  interpreter: {
-    _env: { address: Address; caller: Address; callValue: bigint; isStatic: boolean; depth: number; contract: Account; blobVersionedHashes?: Uint8Array[]; accessWitness?: unknown };
-    _result: { logs: unknown[]; selfdestruct: Map<string, unknown>; createdAddresses?: Set<string> };
-    addStipend(amount: bigint): void;
-    useGas(amount: bigint, context?: string): void;
-  };
-}
-type OpHandler = (rs: CallOpRunState, common: unknown) => unknown;
-
 /**
  * CALL, STATICCALL and DELEGATECALL (opcodes/functions.js) with Interpreter.call / callStatic / callDelegate
  * and _baseCall (interpreter.js) in one async function, the same steps in the same order, for messages that
@@ -288,7 +244,7 @@ function installCallOps(
   const stackLimit = Number(common.param('stackLimit'));
   const stipend = common.param('callStipendGas');
   const eip6780 = common.isActivatedEIP(6780);
-  const map = (evm as unknown as { _opcodeMap: { opHandler: OpHandler }[] })._opcodeMap;
+  const map = evm._opcodeMap;
   for (const [op, kind] of [
     [0xf1, 'call'],
     [0xfa, 'static'],
@@ -297,7 +253,7 @@ function installCallOps(
     const stockOp = map[op]!.opHandler;
     map[op] = {
       ...map[op]!,
-      opHandler: (rs: CallOpRunState, c: unknown): unknown => {
+      opHandler: (rs: RunState, c: unknown): unknown => {
         if (!own(rs.interpreter._env.accessWitness)) return stockOp(rs, c);
         frameReserve(); // as instrumentOpcodes' wrapper of the CALL family
         return callOp(rs, kind);
@@ -305,7 +261,7 @@ function installCallOps(
     };
   }
 
-  async function callOp(rs: CallOpRunState, kind: 'call' | 'static' | 'delegate'): Promise<void> {
+  async function callOp(rs: RunState, kind: 'call' | 'static' | 'delegate'): Promise<void> {
     const it = rs.interpreter;
     const env = it._env;
     const withValue = kind === 'call';
@@ -382,25 +338,6 @@ function installCallOps(
 
 // ---- the CALL family's dynamic gas ----
 
-interface CallGasRunState {
-  stack: { peek(n: number): bigint[] };
-  memoryWordCount: bigint;
-  highestMemCost: bigint;
-  gasLeft: bigint;
-  messageGasLimit?: bigint;
-  lastCallNewAccountStateGas?: bigint;
-  interpreter: {
-    isStatic(): boolean;
-    journal: {
-      isWarmedAddress(a: Uint8Array): boolean;
-      addWarmedAddress(a: Uint8Array): void;
-      journal: Map<string, unknown>;
-      alwaysWarmJournal: Map<string, unknown>;
-    };
-  };
-  stateManager: unknown;
-}
-
 const MASK_160 = (1n << 160n) - 1n;
 
 /** The 20 bytes of the low 160 bits of a stack word (createAddressFromStackBigInt without its hex round trip). */
@@ -429,7 +366,7 @@ function addressBytes(v: bigint): Uint8Array {
  */
 export function installCallGas(evmObj: unknown): void {
   const evm = evmObj as {
-    _opcodeMap: { opcodeInfo: { code: number; isInvalid: boolean }; opHandler: unknown; gasHandler: unknown }[];
+    _opcodeMap: OpEntry[];
     common: CallFrameInternals['common'] & { param(n: string): bigint; gteHardfork(h: string): boolean };
     stateManager: unknown;
   };
@@ -447,7 +384,7 @@ export function installCallGas(evmObj: unknown): void {
   };
   const mem = makeMemGas(common);
   const make = (withValue: boolean, newAccountCheck: boolean, checkStatic: boolean) =>
-    function callGas(rs: CallGasRunState, gas: bigint): bigint {
+    function callGas(rs: RunState, gas: bigint): bigint {
       const p = rs.stack.peek(withValue ? 7 : 6);
       const currentGasLimit = p[0]!;
       const value = withValue ? p[2]! : 0n;

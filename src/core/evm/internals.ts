@@ -15,17 +15,177 @@
 //   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
 //   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint and commit
 //   replayed synchronously); the Interpreter constructor (from interpreter.ts's prototype).
+// Declared here and nowhere else: the private shapes those modules use (OpEntry, RunState and its stack and
+// memory, InterpreterLike, EvmLike, JournalLike, MessageLike, ExecResult), checked at start-up by
+// checkEvmInternals, checkRunStateShapes and checkCallFrameInternals.
 // Also outside this module, each with its own start-up check: the Interpreter prototype's run
 // (interpreter.ts patchPrototype) and the transaction constructors' Common (engine.ts sharedTxCommon).
 
-import { stripHexPrefix } from '@ethereumjs/util';
+import type { EVMError } from '@ethereumjs/evm';
+import { type Account, type Address, stripHexPrefix } from '@ethereumjs/util';
 
+// ---- the private shapes (EVM 10.1.3), declared once ----
+//
+// Every EthereumJS shape the engine's modules read or write (interpreter.ts, call_frame.ts, budget.ts),
+// each with the fields some module uses; the checks below (checkEvmInternals, checkRunStateShapes,
+// checkCallFrameInternals) confirm at engine creation the ones whose move would go unnoticed.
+
+/** One entry of EVM._opcodeMap: the opcode's static facts and its two handlers. */
+export interface OpInfo {
+  readonly code: number;
+  readonly feeBigInt: bigint;
+  readonly dynamicGas: boolean;
+  readonly isInvalid: boolean;
+}
+export type OpHandler = (rs: RunState, common: unknown) => unknown;
+export type GasHandler = (rs: RunState, gas: bigint, common: unknown) => Promise<bigint> | bigint;
 export interface OpEntry {
-  opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas: boolean; isInvalid: boolean };
-  opHandler: ((runState: never, common: unknown) => unknown) | undefined;
-  gasHandler: unknown;
+  readonly opcodeInfo: OpInfo;
+  readonly opHandler: OpHandler;
+  readonly gasHandler: GasHandler | undefined;
 }
 export type PrecompileFn = (opts: { data: Uint8Array; gasLimit: bigint }) => unknown;
+
+/** EthereumJS's Stack: the fast loop reads `_store` / `_len` directly (checkRunStateShapes). */
+export interface StackLike {
+  _store: bigint[];
+  _len: number;
+  _maxHeight: number;
+  peek(n: number): bigint[];
+  popN(n: number): bigint[];
+  push(v: bigint): void;
+}
+/** EthereumJS's Memory: the fast loop reads `_store` directly (checkRunStateShapes). */
+export interface MemoryLike {
+  _store: Uint8Array;
+  extend(offset: number, size: number): void;
+  read(offset: number, size: number, avoidCopy?: boolean): Uint8Array;
+  write(offset: number, size: number, value: Uint8Array): void;
+}
+/** The run-state fields memory expansion gas reads and updates. */
+export interface MemGasState {
+  memoryWordCount: bigint;
+  highestMemCost: bigint;
+}
+/** A frame's RunState (interpreter.js): what the fast loop, the budget wrappers and the CALL family use. */
+export interface RunState extends MemGasState {
+  programCounter: number;
+  opCode: number;
+  memory: MemoryLike;
+  stack: StackLike;
+  code: Uint8Array;
+  validJumps: Uint8Array;
+  shouldDoJumpAnalysis: boolean;
+  gasLeft: bigint;
+  gasRefund: bigint;
+  env: {
+    accessWitness?: unknown;
+    chargeCodeAccesses?: boolean;
+    callData: Uint8Array;
+    isStatic: boolean;
+    address: { bytes: Uint8Array };
+    caller: { bytes: Uint8Array };
+    callValue: bigint;
+  };
+  returnBytes: Uint8Array;
+  interpreter: InterpreterLike;
+  stateManager: unknown;
+  messageGasLimit?: bigint;
+  lastCallNewAccountStateGas?: bigint;
+  stateGasSpilled?: bigint;
+  eip7928PostTargetCallOog?: unknown;
+}
+/** EthereumJS's Common as the fast loop asks it. */
+export interface CommonLike {
+  isActivatedEIP(eip: number): boolean;
+  gteHardfork(hardfork: string): boolean;
+  param(name: string): bigint;
+  customCrypto: { keccak256?: (data: Uint8Array) => Uint8Array };
+}
+/** The EVM fields the fast loop reads. */
+export interface EvmLike {
+  _opcodeMap: OpEntry[];
+  common: CommonLike;
+  DEBUG: boolean;
+  events: { listenerCount(name: string): number };
+  runCode(opts: { code: Uint8Array; gasLimit?: bigint }): Promise<unknown>;
+}
+/** EthereumJS's EIP-2929 journal (evm/dist/esm/journal.js): warm slots keyed by unprefixed hex strings. */
+export interface JournalLike {
+  journal: Map<string, Set<string>>;
+  alwaysWarmJournal: Map<string, Set<string>>;
+  journalDiff: [number, [Set<string>, Map<string, Set<string>>]][];
+  accessList?: Map<string, Set<string>>;
+  isWarmedAddress(address: Uint8Array): boolean;
+  addWarmedAddress(address: Uint8Array): void;
+}
+/** EthereumJS's Interpreter (not exported by @ethereumjs/evm): one per call frame. */
+export interface InterpreterLike {
+  _evm: EvmLike;
+  _runState: RunState;
+  common: CommonLike;
+  profilerOpts?: { enabled?: boolean };
+  getAddress(): { toString(): string };
+  _stateManager: unknown;
+  _env: {
+    address: Address;
+    caller: Address;
+    callValue: bigint;
+    isStatic: boolean;
+    depth: number;
+    contract: Account;
+    blobVersionedHashes?: Uint8Array[];
+    accessWitness?: unknown;
+  };
+  journal: JournalLike;
+  getReturnDataSize(): bigint;
+  isStatic(): boolean;
+  _result: { returnValue?: Uint8Array; logs: unknown[]; selfdestruct: Map<string, unknown>; createdAddresses?: Set<string> };
+  log(data: Uint8Array, numberOfTopics: number, topics: Uint8Array[]): void;
+  addStipend(amount: bigint): void;
+  useGas(amount: bigint, context?: string): void;
+  run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
+}
+export type InterpreterCtor = new (...args: unknown[]) => InterpreterLike;
+export interface RunResult {
+  runState: RunState;
+  exceptionError: EVMError | undefined;
+}
+/** EthereumJS's Message as call_frame.ts builds and reads it. */
+export interface MessageLike {
+  to: Address | undefined;
+  value: bigint;
+  caller: Address;
+  gasLimit: bigint;
+  data: Uint8Array;
+  depth: number;
+  code: Uint8Array | ((...a: unknown[]) => unknown) | undefined;
+  codeAddress: Address;
+  isStatic: boolean;
+  isCompiled: boolean;
+  isCreate?: boolean;
+  selfdestruct?: Map<string, unknown>;
+  createdAddresses?: Set<string>;
+  delegatecall: boolean;
+  gasRefund: bigint;
+  blobVersionedHashes?: Uint8Array[];
+  accessWitness?: unknown;
+  chargeCodeAccesses?: boolean;
+}
+/** EthereumJS's ExecResult of a frame. */
+export interface ExecResult {
+  exceptionError?: EVMError;
+  executionGasUsed: bigint;
+  returnValue: Uint8Array;
+  gasRefund?: bigint;
+  logs?: unknown[];
+  selfdestruct?: Map<string, unknown>;
+  createdAddresses?: Set<string>;
+  gas?: bigint;
+  stateGasSpilled?: bigint;
+}
+
+// ---- start-up checks ----
 
 interface EvmInternals {
   _opcodeMap: OpEntry[];
@@ -76,7 +236,8 @@ export function checkEvmInternals(evm: unknown): void {
  * The fast interpreter (interpreter.ts) reads and writes a frame's stack and memory through their private
  * fields, for speed: the stack as `_store` (a bigint array) with its height in `_len`, the memory as `_store`
  * (a Uint8Array) grown by `extend`. Checked once on a live RunState when the interpreter is installed: the
- * fields exist with those types, and a push through EthereumJS's own method lands where the loop reads it.
+ * fields exist with those types, and a push through EthereumJS's own method lands where the loop reads it;
+ * then the other RunState, Interpreter and Journal fields declared above, by type.
  */
 export function checkRunStateShapes(runState: unknown): void {
   const fail = (what: string): never => {
@@ -97,6 +258,47 @@ export function checkRunStateShapes(runState: unknown): void {
   if (mem === undefined || !(mem._store instanceof Uint8Array) || typeof mem.extend !== 'function') {
     fail('RunState.memory no longer keeps _store (a Uint8Array) and extend()');
   }
+  // The rest of RunState, InterpreterLike and JournalLike as declared above, by type.
+  const r = runState as Record<string, unknown>;
+  const need = (o: unknown, where: string, fields: Record<string, string>): void => {
+    for (const [k, t] of Object.entries(fields)) {
+      const v = (o as Record<string, unknown> | undefined)?.[k];
+      if (t === 'Uint8Array' ? !(v instanceof Uint8Array) : typeof v !== t) fail(`${where}.${k} is no longer a ${t}`);
+    }
+  };
+  need(r.stack, 'RunState.stack', { peek: 'function', popN: 'function' });
+  need(r.memory, 'RunState.memory', { read: 'function', write: 'function' });
+  need(r, 'RunState', {
+    programCounter: 'number',
+    opCode: 'number',
+    gasLeft: 'bigint',
+    gasRefund: 'bigint',
+    memoryWordCount: 'bigint',
+    highestMemCost: 'bigint',
+    code: 'Uint8Array',
+    validJumps: 'Uint8Array',
+    returnBytes: 'Uint8Array',
+    env: 'object',
+    interpreter: 'object',
+  });
+  need(r.env, 'RunState.env', { callData: 'Uint8Array', isStatic: 'boolean', callValue: 'bigint' });
+  const it = r.interpreter as Record<string, unknown>;
+  need(it, 'Interpreter', {
+    _evm: 'object',
+    _env: 'object',
+    _result: 'object',
+    journal: 'object',
+    common: 'object',
+    run: 'function',
+    useGas: 'function',
+    addStipend: 'function',
+    isStatic: 'function',
+    getReturnDataSize: 'function',
+    getAddress: 'function',
+    log: 'function',
+  });
+  need(it._env, 'Interpreter._env', { callValue: 'bigint', isStatic: 'boolean', depth: 'number' });
+  need(it.journal, 'Journal', { isWarmedAddress: 'function', addWarmedAddress: 'function' });
 }
 
 export function opcodeMap(evm: unknown): OpEntry[] {
@@ -114,7 +316,7 @@ export function resetEvmAfterAbort(evm: unknown): void {
   e.transientStorage.clear();
 }
 
-// ---- per-transaction set-up costs (issue 15, call path) ----
+// ---- per-transaction set-up costs (the call path) ----
 //
 // Each function below replaces one EthereumJS method on one instance (never a prototype) with an equivalent
 // that answers the same values at a lower cost in QuickJS, after checking the private fields it reads; an
@@ -260,6 +462,7 @@ export interface CallFrameInternals {
   runCall: (opts: { message?: any }) => Promise<unknown>;
   runPrecompile(code: unknown, data: Uint8Array, gasLimit: bigint): Promise<unknown> | unknown;
   _precompiles: Map<string, PrecompileFn>;
+  _opcodeMap: OpEntry[];
   journal: JournalFrameInternals;
   transientStorage: { checkpoint(): void; commit(): void; revert(): void };
   stateManager: unknown;

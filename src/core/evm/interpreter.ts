@@ -3,7 +3,8 @@
 // Stock `Interpreter.run` awaits an async `runStep` for every opcode, asks Common about EIPs several times
 // a step, evaluates every dynamic gas handler through a promise, and runs jump analysis that turns every
 // PUSH immediate into a bigint. Inside the canister (QuickJS) each promise job and each array
-// destructuring costs thousands of instructions, which made a plain opcode step cost about 87 K.
+// destructuring costs thousands of instructions, which made a plain opcode step cost many times what this loop's
+// does (interp.step.instructions).
 //
 // This loop replaces `run` for the EVM instances registered here (other EVM instances, such as the stock
 // VM the differential tests compare against, keep the original). It:
@@ -32,7 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
-import { checkRunStateShapes } from './internals.js';
+import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
 const ERR = EVMError.errorMessages;
 const MAX = (1n << 256n) - 1n;
@@ -48,97 +49,7 @@ const INLINE_OPS = [
   0x51, 0x52, 0x56, 0x57, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
 ];
 
-interface OpInfo {
-  readonly code: number;
-  readonly feeBigInt: bigint;
-  readonly dynamicGas: boolean;
-  readonly isInvalid: boolean;
-}
-type Handler = (rs: RunState, common: unknown) => unknown;
-type GasHandler = (rs: RunState, gas: bigint, common: unknown) => Promise<bigint>;
-interface OpEntry {
-  readonly opcodeInfo: OpInfo;
-  readonly opHandler: Handler;
-  readonly gasHandler: GasHandler | undefined;
-}
-interface StackLike {
-  _store: bigint[];
-  _len: number;
-  _maxHeight: number;
-}
-interface MemoryLike {
-  _store: Uint8Array;
-  extend(offset: number, size: number): void;
-  read(offset: number, size: number): Uint8Array;
-}
-interface RunState {
-  programCounter: number;
-  opCode: number;
-  memory: MemoryLike;
-  memoryWordCount: bigint;
-  highestMemCost: bigint;
-  stack: StackLike;
-  code: Uint8Array;
-  validJumps: Uint8Array;
-  shouldDoJumpAnalysis: boolean;
-  gasLeft: bigint;
-  gasRefund: bigint;
-  env: {
-    accessWitness?: unknown;
-    chargeCodeAccesses?: boolean;
-    callData: Uint8Array;
-    isStatic: boolean;
-    address: { bytes: Uint8Array };
-    caller: { bytes: Uint8Array };
-    callValue: bigint;
-  };
-  returnBytes: Uint8Array;
-  interpreter: InterpreterLike;
-  eip7928PostTargetCallOog?: unknown;
-}
-interface EvmLike {
-  _opcodeMap: OpEntry[];
-  common: CommonLike;
-  DEBUG: boolean;
-  events: { listenerCount(name: string): number };
-  runCode(opts: { code: Uint8Array; gasLimit?: bigint }): Promise<unknown>;
-}
-interface CommonLike {
-  isActivatedEIP(eip: number): boolean;
-  gteHardfork(hardfork: string): boolean;
-  param(name: string): bigint;
-  customCrypto: { keccak256?: (data: Uint8Array) => Uint8Array };
-}
-interface InterpreterLike {
-  _evm: EvmLike;
-  _runState: RunState;
-  common: CommonLike;
-  profilerOpts?: { enabled?: boolean };
-  getAddress(): { toString(): string };
-  _stateManager: unknown;
-  _env: { address: { bytes: Uint8Array }; contract: unknown };
-  journal: JournalLike;
-  getReturnDataSize(): bigint;
-  isStatic(): boolean;
-  _result: { returnValue: Uint8Array };
-  log(data: Uint8Array, numberOfTopics: number, topics: Uint8Array[]): void;
-  run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
-}
-interface RunResult {
-  runState: RunState;
-  exceptionError: EVMError | undefined;
-}
-
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
-
-/** EthereumJS's EIP-2929 journal (evm/dist/esm/journal.js): warm slots keyed by unprefixed hex strings. */
-interface JournalLike {
-  journal: Map<string, Set<string>>;
-  alwaysWarmJournal: Map<string, Set<string>>;
-  journalDiff: [number, [Set<string>, Map<string, Set<string>>]][];
-  accessList?: Map<string, Set<string>>;
-  addWarmedAddress(address: Uint8Array): void;
-}
 
 /** SLOAD/SSTORE gas parameters (EIP-2200 as amended by EIP-2929 and EIP-3529), read once per EVM. */
 interface StorageGas {
@@ -306,11 +217,6 @@ function writeWord(dst: Uint8Array, at: number, v: bigint): void {
   view.setBigUint64(at + 16, v >> 64n);
   view.setBigUint64(at + 8, v >> 128n);
   view.setBigUint64(at, v >> 192n);
-}
-/** The run-state fields memory expansion gas reads and updates. */
-interface MemGasState {
-  memoryWordCount: bigint;
-  highestMemCost: bigint;
 }
 
 /** Memory expansion gas, with the same bookkeeping as EthereumJS's subMemUsage (words counted in bigint); also call_frame.ts's. */
@@ -771,7 +677,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
               writeWord(bytes, 0, val);
               sm.putStorageSync(ref, bytes);
               // as Interpreter.storageStore: the frame's contract account is re-read after the write
-              it._env.contract = sm.getAccountSync(address);
+              it._env.contract = sm.getAccountSync(address)!;
               continue;
             }
           }

@@ -1,4 +1,4 @@
-// keccak256 of short inputs, remembered. Inside the canister one keccak256 costs about 2 M instructions, and
+// keccak256 of short inputs, remembered. Inside the canister one keccak256 block costs keccak.block.instructions, and
 // execution hashes the same short inputs again and again: every log's address and topics for the bloom
 // (the token address, the event signature, the same few holders), and Solidity's mapping slots
 // (keccak256(key || slot): balances[pair], allowance[trader][router]) in every transaction touching them.

@@ -1,5 +1,5 @@
-// export_blocks payload, format version 1 (docs/export-format.md is the reference; src/indexer/export_decode.ts
-// the reference decoder). Every block is three byte strings, its segments, read in the order (block, segment, offset):
+// export_blocks payload, format version 1 (docs/export-format.md is the reference; ./decode.ts the
+// decoder). Every block is three byte strings, its segments, read in the order (block, segment, offset):
 //
 //   segment 0  block:        header(0) || hash[32] || parent_hash[32] || timestamp u64 || gas_limit u64 || gas_used u64
 //                            || base_fee big || state_root[32] || transactions_root[32] || receipts_root[32]

@@ -5,7 +5,7 @@
 // Maps and encodings:
 //   Pending (10)              tx_id[8] -> sender[20] || eth_tx_hash[32] || nonce u64 || gas_limit u64 || max_fee big
 //                                         || max_priority big || u8 len(principal) || principal
-//                                         || arrival_ns u64 || value big   (appended by issue 11; records
+//                                         || arrival_ns u64 || value big   (appended later; records
 //                                         written before read as arrival = first load, value = 0)
 //   PendingBySenderNonce (11) sender[20] || nonce u64 -> tx_id[8];  sender[20] -> u32 pending count
 //   PendingByPrincipal (12)   principal -> u32 pending count (only IcSynthetic submissions count)
@@ -203,7 +203,7 @@ export class PendingPool {
 
   /**
    * Removes the statuses of transactions dropped at least `lifetimeNs` ago, oldest first, at most `max`
-   * (issue 11, item 6). Statuses dropped before this index existed are not in it and stay.
+   * (docs/hardening.md, "Operational state"). Statuses dropped before this index existed are not in it and stay.
    */
   pruneDroppedStatuses(lifetimeNs: bigint, max: number): number {
     const idx = this.maps.droppedByTime;
@@ -273,7 +273,7 @@ export class PendingPool {
         try {
           e = decodeEntry(k, v, loadedNs);
         } catch {
-          // A summary that no longer decodes would stop every block: it goes (issue 11, attack 5).
+          // A summary that no longer decodes would stop every block: it goes (docs/hardening.md, "The pool").
           bad.push(k.slice());
           continue;
         }

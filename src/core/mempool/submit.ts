@@ -1,6 +1,6 @@
 // Admission of transactions into the pending pool. Order (SPEC "Submit validation order"; the
 // pre-submit guard runs in the facade before these), with every check that needs no hash first so that junk
-// costs little (issue 11, attack 4; docs/execution.md "Submit"):
+// costs little (docs/hardening.md "Submits"; docs/execution.md "Submit"):
 //   size -> format (decode: type, chain id, signature ranges) -> fee minimums -> gas limit / initcode / intrinsic
 //   -> sender (the signature's point R, a square root without hashing; then one keccak pass + recovery) -> balance of this tx -> eth hash: [duplicate: same tx_id back]
 //   -> nonce (too low, window) -> (sender, nonce) conflict or replacement -> sender, not-executable and pool
@@ -70,7 +70,7 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKey
   if (!parsed.ok) return parsed;
   const f = parsed.value.fields;
   // Every check that needs neither a hash nor the sender, before the first keccak pass over the payload
-  // (issue 11, attack 4: a 128 KiB junk transaction must be refused for little).
+  // (a 128 KiB junk transaction must be refused for little: docs/hardening.md, "Submits").
   const cheap = cheapChecks(deps.meta.getConfig(), f);
   if (!cheap.ok) return cheap;
   // The sender: the signature's point R first (no hash: an r that is not the x of a curve point is refused

@@ -26,7 +26,7 @@ export const MIN_INSTRUCTION_SOFT_LIMIT = 100_000_000n;
  * Finalisation work a transaction adds to its block (receipt encoding and the receipts commitment, which hashes
  * every log byte, the block bloom, the receipt, log and status records), counted per included transaction while
  * the block is built and reserved before the next one starts, so that a block of log-heavy transactions cannot
- * push the message past its limit after the last transaction (issue 11, attack 3). Measured on the real wasm
+ * push the message past its limit after the last transaction (docs/hardening.md, "Block production"). Measured on the real wasm
  * (`npm run bench`, block.finalize.*): 1.70 M a transaction, 0.41 M a log, 13.3 K a byte; about 20% added.
  * docs/execution.md "Block production".
  */

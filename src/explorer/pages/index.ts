@@ -3,7 +3,7 @@
 // HTTP server next to the verification APIs; `createPagesHandler` answers the page routes and leaves every other
 // path to the server. Escaping is by construction (./html.ts); every list pages with a keyset cursor.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Abi } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Abi, type Hex } from 'viem';
 import type { Queryable } from '../../indexer/db.js';
 import { decodeInput, decodeLog, decodeRead, decodeRevert, encodeRead, parseArg, readFunctions, showValue, type DecodedCall } from './abi.js';
 import {
@@ -46,7 +46,6 @@ export interface PagesDeps {
 }
 
 export const PAGE_SIZE = 25;
-const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 class PageError extends Error {
   constructor(
@@ -486,30 +485,22 @@ ${last !== undefined && transfers.length === PAGE_SIZE ? html`<div class="pager"
 
 /** name(), symbol(), decimals() by eth_call; each may be missing on a token that does not implement it. */
 async function tokenMeta(deps: PagesDeps, hex: string): Promise<{ name?: string; symbol?: string; decimals?: number }> {
-  const call = async (selector: string): Promise<string | undefined> => {
+  // viem's ERC-20 ABI encodes each call and decodes its answer; an answer that does not decode counts as missing.
+  const call = async (functionName: 'name' | 'symbol' | 'decimals'): Promise<unknown> => {
     try {
-      const r = await deps.rpc('eth_call', [{ to: hex, data: selector }, 'latest']);
-      return typeof r === 'string' && r.length > 2 ? r : undefined;
+      const data = await deps.rpc('eth_call', [{ to: hex, data: encodeFunctionData({ abi: erc20Abi, functionName }) }, 'latest']);
+      if (typeof data !== 'string' || data.length <= 2) return undefined;
+      return decodeFunctionResult({ abi: erc20Abi, functionName, data: data as Hex });
     } catch {
       return undefined;
     }
   };
-  const [n, s, d] = await Promise.all([call('0x06fdde03'), call('0x95d89b41'), call('0x313ce567')]);
-  const str = (r: string | undefined): string | undefined => {
-    if (r === undefined || r.length < 2 + 128) return undefined;
-    try {
-      const len = Number(BigInt(`0x${r.slice(66, 130)}`));
-      if (len > 64) return undefined;
-      return Buffer.from(r.slice(130, 130 + len * 2), 'hex').toString('utf8');
-    } catch {
-      return undefined;
-    }
-  };
-  const decimals = d === undefined ? undefined : Number(BigInt(d.slice(0, 66)));
+  const [name, symbol, decimals] = await Promise.all([call('name'), call('symbol'), call('decimals')]);
+  const short = (v: unknown): v is string => typeof v === 'string' && Buffer.byteLength(v) <= 64;
   return {
-    ...(str(n) === undefined ? {} : { name: str(n)! }),
-    ...(str(s) === undefined ? {} : { symbol: str(s)! }),
-    ...(decimals === undefined || decimals > 77 ? {} : { decimals }),
+    ...(short(name) ? { name } : {}),
+    ...(short(symbol) ? { symbol } : {}),
+    ...(typeof decimals !== 'number' || decimals > 77 ? {} : { decimals }),
   };
 }
 
@@ -607,4 +598,4 @@ async function searchPage(_deps: PagesDeps, q: ExplorerQueries, _path: string[],
   );
 }
 
-export { showValue, TRANSFER_TOPIC };
+export { showValue };

@@ -43,7 +43,7 @@ import type { MethodSpec } from './types.js';
 
 export type { MethodContext, MethodSpec } from './types.js';
 
-/** SPEC's method table, in SPEC's order, then the two extras clients call, then issue 13's blocks, filters and subscriptions. */
+/** SPEC's method table, in SPEC's order, then the two extras clients call, then the block, filter and subscription methods. */
 export const METHODS: readonly MethodSpec[] = [
   web3_clientVersion,
   net_version,

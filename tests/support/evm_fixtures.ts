@@ -9,7 +9,7 @@ import { CHAIN_ID } from '../../src/core/constants.js';
 import type { BlockEnv, ExecTx, IncludedOutcome, TxOutcome } from '../../src/core/engine.js';
 import { createEvmEngine, type EvmEngine, type EvmEngineOptions } from '../../src/core/evm/index.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
-import { addr, hex, word } from '../support/asm.js';
+import { addr, hex, word } from './asm.js';
 
 export const BASE_FEE = 250_000_000_000n;
 export const TIP = 1_000_000_000n;

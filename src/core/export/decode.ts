@@ -1,22 +1,16 @@
-// Reference decoder of the export_blocks payload (format version 1, docs/export-format.md), beside the indexer
-// that reads it (the canister only encodes: src/core/export/format.ts). Pure TypeScript; no canister code.
+// The decoder of the export_blocks payload (format version 1, docs/export-format.md), beside its encoder
+// (./format.ts): pure functions from the exported bytes to the stored records they carry. The indexer reads
+// the stream with it; tests rebuild the canister's views from its records (tests/support/export_views.ts).
 //
 //   const asm = new ExportAssembler(cursor);           // where the pull starts
 //   for (const chunk of response.chunks) for (const b of asm.push(chunk)) store(b);   // whole blocks, in order
 //   cursor = asm.cursor;                               // equals response.next_cursor
-//
-// exportedBlockViews(b) rebuilds the same views the canister answers (rpc_eth_get_block_by_number with full
-// transactions, transactions by tx_id, receipts with logs) by running the canister's own view builders over
-// an in-memory store.
 
-import { ByteReader } from '../core/codec/bytes.js';
-import { ChainStore, encodeReceipt, type StoredBlock, type StoredLog, type StoredReceipt } from '../core/chain/store.js';
-import { MemoryKvMap } from '../core/host.js';
-import { PendingPool } from '../core/mempool/pool.js';
-import { encodeStoredTx, encodeTxStatus, type StoredTx } from '../core/tx/stored.js';
-import type { TxOrigin } from '../core/tx/types.js';
-import { blockView, receiptByTxId, transactionByTxId, type EthBlockView, type EthReceiptView, type EthTxView, type ViewDeps } from '../core/views.js';
-import { EXPORT_FORMAT_VERSION, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from '../core/export/format.js';
+import { ByteReader } from '../codec/bytes.js';
+import type { StoredBlock, StoredLog, StoredReceipt } from '../chain/store.js';
+import type { StoredTx } from '../tx/stored.js';
+import type { TxOrigin } from '../tx/types.js';
+import { EXPORT_FORMAT_VERSION, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from './format.js';
 
 export class ExportFormatError extends Error {}
 
@@ -224,27 +218,4 @@ function concat(parts: readonly Uint8Array[], len: number): Uint8Array {
     o += p.length;
   }
   return out;
-}
-
-/** The canister's views of an exported block, built by the canister's own view code over an in-memory store. */
-export function exportedBlockViews(b: ExportedBlock): { block: EthBlockView; txs: EthTxView[]; receipts: EthReceiptView[] } {
-  const m = () => new MemoryKvMap();
-  const txs = m();
-  const pool = new PendingPool({ pending: m(), bySenderNonce: m(), byPrincipal: m(), status: m(), txs, hashToId: m() });
-  const store = new ChainStore({ blocks: m(), blockHashToNumber: m(), receipts: m(), blockLogs: m() });
-  const logs: StoredLog[] = [];
-  b.receipts.forEach((r) => logs.push(...r.logs));
-  store.putBlock(b.block, logs);
-  b.txs.forEach((t, i) => {
-    txs.insert(t.txId, encodeStoredTx(t));
-    pool.maps.hashToId.insert(t.ethHash, t.txId);
-    pool.maps.status.insert(t.txId, encodeTxStatus({ kind: 'Included', blockNumber: b.block.number, txIndex: i, blockHash: b.block.hash }));
-  });
-  for (const r of b.receipts) store.maps.receipts.insert(r.txId, encodeReceipt(r));
-  const d: ViewDeps = { pool, store, txs };
-  return {
-    block: blockView(d, b.block, true),
-    txs: b.txs.map((t) => transactionByTxId(d, t.txId)!),
-    receipts: b.receipts.map((r) => receiptByTxId(d, r.txId)!),
-  };
 }
