@@ -12,7 +12,7 @@
 // with those arguments. The long variants (the whole conformance suite, fuzzing at scale) run in CI after
 // `npm test` (.ci/run).
 import { spawn } from 'node:child_process';
-import { ROOT } from './build.js';
+import { ROOT } from '../src/devnet/build.js';
 
 interface Step {
   readonly name: string;
