@@ -1,12 +1,9 @@
 // Hex encodings of Ethereum's JSON-RPC: QUANTITY (0x-prefixed, no leading zeros, 0x0 for zero) and DATA
 // (0x-prefixed, two digits a byte), and the strict decoders of request parameters.
 
-const HEX_TABLE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 export function bytesHex(b: Uint8Array): string {
-  let s = '0x';
-  for (let i = 0; i < b.length; i++) s += HEX_TABLE[b[i]!];
-  return s;
+  // Node's encoder: a string built a character pair at a time took seconds for a 16 MiB eth_getLogs answer.
+  return `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
 }
 
 export const qty = (n: bigint | number): string => `0x${n.toString(16)}`;
