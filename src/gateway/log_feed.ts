@@ -20,31 +20,55 @@ export interface LogListener {
   deliver(log: Record<string, unknown>): boolean;
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+/** A filter's address and topics as sets of hex strings: one log is matched against many filters by lookups. */
+interface Matcher {
+  /** undefined: any address. */
+  readonly addresses: ReadonlySet<string> | undefined;
+  /** Per topic position; undefined: any topic there. */
+  readonly topics: readonly (ReadonlySet<string> | undefined)[];
+}
+
+export function compileCriteria(c: LogCriteria): Matcher {
+  const addresses = c.address[0];
+  return {
+    addresses: addresses === undefined || addresses.length === 0 ? undefined : new Set(addresses.map(hex)),
+    topics: (c.topics[0] ?? []).map((p) => (p[0] === undefined || p[0].length === 0 ? undefined : new Set(p[0].map(hex)))),
+  };
+}
+
+/** A log's address and topics in hex, computed once for all the filters it is matched against. */
+interface HexLog {
+  readonly address: string;
+  readonly topics: readonly string[];
+}
 
 /**
- * Whether `log` satisfies a filter's address and topics, as eth_getLogs reads them: any of the addresses (none
+ * Whether a log satisfies a filter's address and topics, as eth_getLogs reads them: any of the addresses (none
  * or an empty list: any), and per topic position null (any) or one of the given topics; a log with fewer
  * topics than a constrained position does not match.
  */
-export function logMatches(c: LogCriteria, log: LogView): boolean {
-  const addresses = c.address[0];
-  if (addresses !== undefined && addresses.length > 0 && !addresses.some((a) => sameBytes(a, log.address))) return false;
-  const positions = c.topics[0] ?? [];
-  for (let i = 0; i < positions.length; i++) {
-    const alternatives = positions[i]![0];
-    if (alternatives === undefined || alternatives.length === 0) continue;
-    const t = log.topics[i];
-    if (t === undefined || !alternatives.some((x) => sameBytes(x, t))) return false;
+function matches(m: Matcher, l: HexLog): boolean {
+  if (m.addresses !== undefined && !m.addresses.has(l.address)) return false;
+  for (let i = 0; i < m.topics.length; i++) {
+    const want = m.topics[i];
+    if (want === undefined) continue;
+    const t = l.topics[i];
+    if (t === undefined || !want.has(t)) return false;
   }
   return true;
+}
+
+export function logMatches(c: LogCriteria, log: LogView): boolean {
+  return matches(compileCriteria(c), { address: hex(log.address), topics: log.topics.map(hex) });
 }
 
 const after = (l: LogView, last: readonly [bigint, number] | undefined): boolean =>
   last === undefined || l.block_number > last[0] || (l.block_number === last[0] && l.log_index > last[1]);
 
 export class SharedLogRead {
-  private readonly listeners = new Set<LogListener>();
+  private readonly listeners = new Map<LogListener, Matcher>();
   /** Next block whose logs have not been read, and the canister's cursor inside it after a read that stopped at a limit. */
   private next: bigint | undefined;
   private cursor: Opt<LogCursorView> = [];
@@ -56,7 +80,7 @@ export class SharedLogRead {
   }
 
   add(l: LogListener): void {
-    this.listeners.add(l);
+    this.listeners.set(l, compileCriteria(l.criteria));
     // A listener that starts below the read position makes the read go back for it; the others skip what
     // they were already sent.
     if (this.next === undefined || l.from < this.next) {
@@ -101,8 +125,9 @@ export class SharedLogRead {
   private dispatch(logs: readonly LogView[]): void {
     for (const l of logs) {
       let formatted: Record<string, unknown> | undefined;
-      for (const s of this.listeners) {
-        if (l.block_number < s.from || !after(l, s.last) || !logMatches(s.criteria, l)) continue;
+      const h: HexLog = { address: hex(l.address), topics: l.topics.map(hex) };
+      for (const [s, m] of this.listeners) {
+        if (l.block_number < s.from || !after(l, s.last) || !matches(m, h)) continue;
         formatted ??= formatLog(l);
         if (!s.deliver(formatted)) continue;
         s.last = [l.block_number, l.log_index];

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { LogView } from '../../src/canister/values.js';
 import { addressKey } from '../../src/gateway/client_key.js';
+import { logMatches } from '../../src/gateway/log_feed.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../../src/gateway/config.js';
 import { QueryGate } from '../../src/gateway/query_gate.js';
 import { startGateway, type Gateway } from '../../src/gateway/server.js';
@@ -147,6 +148,25 @@ describe('subscriptions: a global cap and one shared read', () => {
     expect(logReads).toBeLessThanOrEqual(heads);
     expect(logReads).toBeLessThan(32);
     for (const c of conns) c.ws.close();
+  });
+});
+
+describe("the shared read's matching", () => {
+  it("matches address and topics as eth_getLogs does", () => {
+    const l = { ...log(1n), address: bytes(20, 7), topics: [bytes(32, 1), bytes(32, 2)] };
+    const m = (address: Uint8Array[] | undefined, topics: (Uint8Array[] | null)[] | undefined) =>
+      logMatches({ address: address === undefined ? [] : [address], topics: topics === undefined ? [] : [topics.map((t) => (t === null ? [] : [t]))] }, l);
+    expect(m(undefined, undefined)).toBe(true);
+    expect(m([], undefined)).toBe(true);
+    expect(m([bytes(20, 6), bytes(20, 7)], undefined)).toBe(true);
+    expect(m([bytes(20, 6)], undefined)).toBe(false);
+    expect(m(undefined, [[bytes(32, 1)]])).toBe(true);
+    expect(m(undefined, [null, [bytes(32, 9), bytes(32, 2)]])).toBe(true);
+    expect(m(undefined, [null, [bytes(32, 9)]])).toBe(false);
+    expect(m(undefined, [[], [bytes(32, 2)]])).toBe(true);
+    // A constrained position the log does not have.
+    expect(m(undefined, [null, null, [bytes(32, 3)]])).toBe(false);
+    expect(m(undefined, [null, null, null])).toBe(true);
   });
 });
 
