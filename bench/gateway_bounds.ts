@@ -6,6 +6,8 @@
 //   rpc.gateway.getlogs_16mib.json_bytes    JSON of the largest eth_getLogs answer (16 MiB of log data): what one
 //                                           answer needs of RPC_GATEWAY_MAX_RESPONSE_BYTES
 //   rpc.gateway.getlogs_16mib.ms            the gateway's time for it (pages in, format, serialize, send)
+//   rpc.gateway.getlogs_16mib_10000_logs.json_bytes
+//                                           the same 16 MiB in 10,000 logs (the most JSON around the data)
 //   rpc.gateway.batch20_getlogs_16mib.ms / .json_bytes
 //                                           the attack: a batch of 20 such eth_getLogs, answered within the budget
 //   rpc.gateway.cache_size_estimate.ms_per_mib
@@ -29,30 +31,34 @@ import type { Report } from './evm.js';
 
 const KIB64 = new Uint8Array(64 * 1024).fill(0x5a);
 const fill = (n: number, len: number): Uint8Array => new Uint8Array(len).fill(n);
-const bigLog = (index: number): LogView => ({
-  address: fill(1, 20), topics: [fill(2, 32), fill(3, 32), fill(4, 32), fill(5, 32)], data: KIB64, block_number: 2n, block_hash: fill(9, 32),
+const bigLog = (index: number, data: Uint8Array = KIB64): LogView => ({
+  address: fill(1, 20), topics: [fill(2, 32), fill(3, 32), fill(4, 32), fill(5, 32)], data, block_number: 2n, block_hash: fill(9, 32),
   transaction_hash: fill(7, 32), transaction_index: index, log_index: index,
 });
 
-/** A canister with 16 MiB of logs in block 2 (256 logs of 64 KiB, 4 topics), paged as the canister pages them. */
-function bigLogsCanister(): FakeClient {
-  const count = Math.floor((16 * 1024 * 1024) / (KIB64.length + 128));
-  const perPage = Math.floor(MAX_LOG_PAGE_BYTES / KIB64.length);
+/**
+ * A canister with 16 MiB of logs (data and 4 topics each) in block 2, paged as the canister pages them: logs of
+ * `dataLen` bytes, as many as fit in 16 MiB and eth_getLogs's 10,000.
+ */
+function bigLogsCanister(dataLen = KIB64.length): FakeClient {
+  const data = new Uint8Array(dataLen).fill(0x5a);
+  const count = Math.min(10_000, Math.floor((16 * 1024 * 1024) / (dataLen + 128)));
+  const perPage = Math.min(1000, Math.floor(MAX_LOG_PAGE_BYTES / (dataLen + 128)));
   return new FakeClient({
     rpc_eth_block_number: () => 3n,
     rpc_eth_get_logs_paged: ([, cursor]) => {
       const at = (cursor as [{ log_index: number }] | [])[0]?.log_index ?? 0;
       const n = Math.min(perPage, count - at);
-      return { Ok: { logs: Array.from({ length: n }, (_, i) => bigLog(at + i)), next_cursor: at + n < count ? [{ block_number: 2n, log_index: at + n }] : [] } };
+      return { Ok: { logs: Array.from({ length: n }, (_, i) => bigLog(at + i, data)), next_cursor: at + n < count ? [{ block_number: 2n, log_index: at + n }] : [] } };
     },
   });
 }
 
-async function timedPost(url: string, body: string): Promise<{ ms: number; bytes: number }> {
+async function timedPost(url: string, body: string): Promise<{ ms: number; bytes: number; ok: boolean }> {
   const t0 = performance.now();
   const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
   const text = await res.text();
-  return { ms: performance.now() - t0, bytes: text.length };
+  return { ms: performance.now() - t0, bytes: text.length, ok: !text.includes('"error"') };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -65,6 +71,7 @@ export async function benchGatewayBounds(report: Report): Promise<void> {
     const one = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: '0x3' }] });
     await timedPost(gw.url, one);
     const runs = [await timedPost(gw.url, one), await timedPost(gw.url, one), await timedPost(gw.url, one)];
+    if (!runs.every((r) => r.ok)) throw new Error('16 MiB eth_getLogs: not answered');
     report('rpc.gateway.getlogs_16mib.json_bytes', runs[0]!.bytes, 'bytes');
     report('rpc.gateway.getlogs_16mib.ms', round(median(runs.map((r) => r.ms))), 'ms');
     const batch = JSON.stringify(Array.from({ length: 20 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: '0x3' }] })));
@@ -73,6 +80,15 @@ export async function benchGatewayBounds(report: Report): Promise<void> {
     report('rpc.gateway.batch20_getlogs_16mib.json_bytes', b.bytes, 'bytes');
   } finally {
     await gw.close();
+  }
+  // The same 16 MiB in 10,000 small logs: the most JSON per log byte (the fields around each log).
+  const small = await startGateway({ config: { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1' }, client: bigLogsCanister(1549), log: () => {} });
+  try {
+    const r = await timedPost(small.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: '0x3' }] }));
+    if (!r.ok) throw new Error('10,000 small logs: not answered');
+    report('rpc.gateway.getlogs_16mib_10000_logs.json_bytes', r.bytes, 'bytes');
+  } finally {
+    await small.close();
   }
 
   // Sizing: a block-shaped value of 1 MiB of hex strings.
