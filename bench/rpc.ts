@@ -24,6 +24,7 @@ import { devAccounts } from '../src/devnet/accounts.js';
 import { compileFixture } from '../tests/fixtures/solidity/compile.js';
 import { removeDir, rpc, sleep, startAnvil, startDevnetProcess, tempDir } from '../tests/support/e2e.js';
 import type { Report } from './evm.js';
+import { benchCallFlood, benchGatewayBounds } from './gateway_bounds.js';
 
 const CONCURRENCY = 8;
 const READ_COUNT = { eth_blockNumber: 4000, eth_call: 400 } as const;
@@ -116,7 +117,7 @@ async function sendAndMine(url: string): Promise<number> {
   return receipts.length / seconds;
 }
 
-async function measure(url: string): Promise<Record<string, number>> {
+async function measure(url: string, flood?: Report): Promise<Record<string, number>> {
   const deployer = devAccounts()[0]!;
   const nonce = Number(BigInt(await rpc(url, 'eth_getTransactionCount', [deployer.address, 'latest'])));
   const token = await deployToken(url, deployer.privateKey, nonce);
@@ -130,20 +131,24 @@ async function measure(url: string): Promise<Record<string, number>> {
     const who = `0x${(0xca110000 + k++).toString(16).padStart(40, '0')}` as Hex;
     return [{ to: token, data: encodeFunctionData({ abi, functionName: 'balanceOf', args: [who] }) }, 'latest'];
   };
-  return {
+  const out = {
     'eth_blockNumber.rps': await readLoop(url, 'eth_blockNumber', [], READ_COUNT.eth_blockNumber),
     'eth_call.rps': await readLoop(url, 'eth_call', [{ to: token, data: balanceOf }, 'latest'], READ_COUNT.eth_call),
     'eth_call_distinct.rps': await readLoop(url, 'eth_call', distinct, READ_COUNT.eth_call),
     'send_and_mine.tx_per_s': await sendAndMine(url),
   };
+  // Ours only: the gateway's query queue under one client's flood (bench/gateway_bounds.ts).
+  if (flood !== undefined) await benchCallFlood(url, distinct, flood);
+  return out;
 }
 
 export async function benchRpc(report: Report): Promise<void> {
+  await benchGatewayBounds(report);
   const dataDir = tempDir('bench-');
   const devnet = await startDevnetProcess({ dataDir, args: ['--block-time', '0'] });
   let ours: Record<string, number>;
   try {
-    ours = await measure(devnet.url);
+    ours = await measure(devnet.url, report);
   } finally {
     await devnet.stop();
     removeDir(dataDir);

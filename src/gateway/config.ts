@@ -26,14 +26,28 @@ export interface GatewayConfig {
   readonly filterTimeoutMs: number;
   /** Live filters at most (all clients together). */
   readonly maxFilters: number;
+  /** Live filters of one client at most (a remote address over HTTP, a connection over WebSocket). */
+  readonly maxFiltersPerClient: number;
   /** Open WebSocket connections at most. */
   readonly maxWsConnections: number;
   /** eth_subscribe subscriptions per WebSocket connection at most. */
   readonly maxSubscriptions: number;
+  /** eth_subscribe subscriptions of all connections together at most. */
+  readonly maxTotalSubscriptions: number;
   /** A WebSocket client that lets this many bytes of answers and notifications queue up is disconnected. */
   readonly wsMaxBufferedBytes: number;
   /** How often the gateway reads the head for its WebSocket subscriptions. */
   readonly headPollMs: number;
+  /** Bytes of JSON one HTTP response or WebSocket answer holds at most, shared by a batch's items. */
+  readonly maxResponseBytes: number;
+  /** Bytes of formatted blocks, transactions and receipts the gateway's cache holds at most. */
+  readonly cacheBytes: number;
+  /** Canister queries in flight at once, all clients together. */
+  readonly maxConcurrentQueries: number;
+  /** Canister queries waiting for a slot, all clients together; more is -32005. */
+  readonly maxQueuedQueries: number;
+  /** Canister queries of one client waiting for a slot; more is -32005. */
+  readonly maxQueuedQueriesPerClient: number;
 }
 
 export { ConfigError };
@@ -52,10 +66,17 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   canisterId: undefined,
   filterTimeoutMs: 300_000,
   maxFilters: 1024,
+  maxFiltersPerClient: 64,
   maxWsConnections: 256,
   maxSubscriptions: 64,
+  maxTotalSubscriptions: 1024,
   wsMaxBufferedBytes: 4 * 1024 * 1024,
   headPollMs: 250,
+  maxResponseBytes: 48 * 1024 * 1024,
+  cacheBytes: 64 * 1024 * 1024,
+  maxConcurrentQueries: 16,
+  maxQueuedQueries: 256,
+  maxQueuedQueriesPerClient: 64,
 };
 
 const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message));
@@ -108,9 +129,16 @@ export function loadConfig(env: Env = process.env, opts: { requireCanisterId?: b
     canisterId,
     filterTimeoutMs: int(env, 'RPC_GATEWAY_FILTER_TIMEOUT_MS', DEFAULT_CONFIG.filterTimeoutMs, 1000, 24 * 3600 * 1000),
     maxFilters: int(env, 'RPC_GATEWAY_MAX_FILTERS', DEFAULT_CONFIG.maxFilters, 1, 1_000_000),
+    maxFiltersPerClient: int(env, 'RPC_GATEWAY_MAX_FILTERS_PER_CLIENT', DEFAULT_CONFIG.maxFiltersPerClient, 1, 1_000_000),
     maxWsConnections: int(env, 'RPC_GATEWAY_MAX_WS_CONNECTIONS', DEFAULT_CONFIG.maxWsConnections, 0, 100_000),
     maxSubscriptions: int(env, 'RPC_GATEWAY_MAX_SUBSCRIPTIONS', DEFAULT_CONFIG.maxSubscriptions, 1, 10_000),
+    maxTotalSubscriptions: int(env, 'RPC_GATEWAY_MAX_TOTAL_SUBSCRIPTIONS', DEFAULT_CONFIG.maxTotalSubscriptions, 1, 1_000_000),
     wsMaxBufferedBytes: int(env, 'RPC_GATEWAY_WS_MAX_BUFFERED_BYTES', DEFAULT_CONFIG.wsMaxBufferedBytes, 64 * 1024, 1024 * 1024 * 1024),
     headPollMs: int(env, 'RPC_GATEWAY_HEAD_POLL_MS', DEFAULT_CONFIG.headPollMs, 10, 60_000),
+    maxResponseBytes: int(env, 'RPC_GATEWAY_MAX_RESPONSE_BYTES', DEFAULT_CONFIG.maxResponseBytes, 64 * 1024, 256 * 1024 * 1024),
+    cacheBytes: int(env, 'RPC_GATEWAY_CACHE_BYTES', DEFAULT_CONFIG.cacheBytes, 0, 16 * 1024 * 1024 * 1024),
+    maxConcurrentQueries: int(env, 'RPC_GATEWAY_MAX_CONCURRENT_QUERIES', DEFAULT_CONFIG.maxConcurrentQueries, 1, 10_000),
+    maxQueuedQueries: int(env, 'RPC_GATEWAY_MAX_QUEUED_QUERIES', DEFAULT_CONFIG.maxQueuedQueries, 0, 1_000_000),
+    maxQueuedQueriesPerClient: int(env, 'RPC_GATEWAY_MAX_QUEUED_QUERIES_PER_CLIENT', DEFAULT_CONFIG.maxQueuedQueriesPerClient, 0, 1_000_000),
   };
 }

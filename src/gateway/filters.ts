@@ -5,7 +5,8 @@
 // filter costs a few hundred bytes however long it goes unpolled, and each poll answers exactly what came
 // since the last one: blocks are final (one producer, no reorganisation), so nothing is delivered twice or
 // skipped. Filters unpolled for the configured lifetime (default 5 minutes, as geth) are dropped; the number
-// of live filters is bounded.
+// of live filters is bounded in all and per client (the owner key the transport gives: a remote address over
+// HTTP, a connection over WebSocket), so one client cannot take the whole pool.
 import { randomBytes } from 'node:crypto';
 import type { LogCursorView, LogFilterView, Opt } from '../client/schema.js';
 import { RpcCode, RpcError } from './errors.js';
@@ -36,6 +37,8 @@ export type FilterState = LogsFilterState | BlocksFilterState | PendingFilterSta
 
 interface Entry {
   readonly state: FilterState;
+  /** The client that installed it (its quota). */
+  readonly owner: string;
   lastUsed: number;
   /** Polls of one filter run one after the other, so two concurrent polls cannot deliver the same logs. */
   queue: Promise<unknown>;
@@ -43,14 +46,33 @@ interface Entry {
 
 export const filterNotFound = (): RpcError => new RpcError(RpcCode.Server, 'filter not found');
 
+/** The owner of filters installed without a client key (in-process callers and tests). */
+export const LOCAL_CLIENT = 'local';
+
 export class FilterStore {
   private readonly filters = new Map<string, Entry>();
+  /** Live filters per owner. */
+  private readonly owned = new Map<string, number>();
 
   constructor(
     readonly timeoutMs: number,
     readonly max: number,
     private readonly now: () => number = Date.now,
+    readonly maxPerClient: number = max,
   ) {}
+
+  /** Live filters of one client. */
+  ownedBy(owner: string): number {
+    this.sweep();
+    return this.owned.get(owner) ?? 0;
+  }
+
+  private drop(id: string, e: Entry): void {
+    this.filters.delete(id);
+    const n = (this.owned.get(e.owner) ?? 1) - 1;
+    if (n <= 0) this.owned.delete(e.owner);
+    else this.owned.set(e.owner, n);
+  }
 
   get size(): number {
     this.sweep();
@@ -60,19 +82,23 @@ export class FilterStore {
   /** Drops every filter unused for longer than the lifetime. */
   sweep(): void {
     const limit = this.now() - this.timeoutMs;
-    for (const [id, e] of this.filters) if (e.lastUsed < limit) this.filters.delete(id);
+    for (const [id, e] of this.filters) if (e.lastUsed < limit) this.drop(id, e);
   }
 
-  /** Installs a filter; -32005 when `max` live filters exist. */
-  add(state: FilterState): string {
+  /** Installs a filter for `owner`; -32005 when the owner has `maxPerClient` live filters or all have `max`. */
+  add(state: FilterState, owner: string = LOCAL_CLIENT): string {
     this.sweep();
+    if ((this.owned.get(owner) ?? 0) >= this.maxPerClient) {
+      throw new RpcError(RpcCode.LimitExceeded, `too many filters: at most ${this.maxPerClient} live filters per client; uninstall unused ones (eth_uninstallFilter)`);
+    }
     if (this.filters.size >= this.max) {
       throw new RpcError(RpcCode.LimitExceeded, `too many filters: at most ${this.max} live filters; uninstall unused ones (eth_uninstallFilter)`);
     }
     let id: string;
     do id = `0x${randomBytes(16).toString('hex')}`;
     while (this.filters.has(id));
-    this.filters.set(id, { state, lastUsed: this.now(), queue: Promise.resolve() });
+    this.filters.set(id, { state, owner, lastUsed: this.now(), queue: Promise.resolve() });
+    this.owned.set(owner, (this.owned.get(owner) ?? 0) + 1);
     return id;
   }
 
@@ -80,7 +106,7 @@ export class FilterStore {
     const e = this.filters.get(id);
     if (e === undefined) return undefined;
     if (e.lastUsed < this.now() - this.timeoutMs) {
-      this.filters.delete(id);
+      this.drop(id, e);
       return undefined;
     }
     return e;
@@ -105,8 +131,9 @@ export class FilterStore {
   }
 
   remove(id: string): boolean {
-    const known = this.live(id) !== undefined;
-    this.filters.delete(id);
-    return known;
+    const e = this.live(id);
+    if (e === undefined) return false;
+    this.drop(id, e);
+    return true;
   }
 }

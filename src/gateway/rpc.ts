@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 envelopes: depth check on the raw text before parsing, single and batch requests,
 // notifications (no `id`: executed, never answered), and the dispatch through the method table.
 import { CanisterCallError } from '../client/errors.js';
+import { responseTooLarge, ResponseBudget } from './budget.js';
 import { fromCanisterError, INTERNAL_MESSAGE, RpcCode, RpcError } from './errors.js';
 import { DEV_METHOD_TABLE } from './methods/dev.js';
 import { METHOD_TABLE, UNSUPPORTED, type MethodContext } from './methods/index.js';
@@ -90,27 +91,73 @@ function toRpcError(e: unknown, method: string, ctx: MethodContext): RpcError {
   return new RpcError(RpcCode.Internal, INTERNAL_MESSAGE);
 }
 
-/**
- * A whole HTTP body. Returns the JSON to send, or undefined when nothing is answered (only notifications).
- */
-export async function handleBody(text: string, ctx: MethodContext): Promise<RpcResponse | RpcResponse[] | undefined> {
+type Parsed = { answer: RpcResponse } | { single: unknown } | { batch: unknown[] };
+
+/** Depth, JSON and batch-shape checks of a whole body: an immediate answer, or what to run. */
+function parseBody(text: string, ctx: MethodContext): Parsed {
   if (jsonDepthExceeds(text, ctx.config.maxJsonDepth)) {
-    return errorResponse(null, new RpcError(RpcCode.InvalidRequest, `invalid request: JSON nesting deeper than ${ctx.config.maxJsonDepth}`));
+    return { answer: errorResponse(null, new RpcError(RpcCode.InvalidRequest, `invalid request: JSON nesting deeper than ${ctx.config.maxJsonDepth}`)) };
   }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return errorResponse(null, new RpcError(RpcCode.ParseError, 'parse error: the body is not valid JSON'));
+    return { answer: errorResponse(null, new RpcError(RpcCode.ParseError, 'parse error: the body is not valid JSON')) };
   }
-  if (!Array.isArray(body)) return handleRequest(body, ctx);
-  if (body.length === 0) return errorResponse(null, new RpcError(RpcCode.InvalidRequest, 'invalid request: empty batch'));
+  if (!Array.isArray(body)) return { single: body };
+  if (body.length === 0) return { answer: errorResponse(null, new RpcError(RpcCode.InvalidRequest, 'invalid request: empty batch')) };
   if (body.length > ctx.config.maxBatchLen) {
-    return errorResponse(null, new RpcError(RpcCode.InvalidRequest, `invalid request: batch of ${body.length} requests, at most ${ctx.config.maxBatchLen}`));
+    return { answer: errorResponse(null, new RpcError(RpcCode.InvalidRequest, `invalid request: batch of ${body.length} requests, at most ${ctx.config.maxBatchLen}`)) };
   }
-  const answers = await mapBounded(body, BATCH_CONCURRENCY, (req) => handleRequest(req, ctx));
+  return { batch: body };
+}
+
+/**
+ * A whole HTTP body. Returns the JSON to send, or undefined when nothing is answered (only notifications).
+ */
+export async function handleBody(text: string, ctx: MethodContext): Promise<RpcResponse | RpcResponse[] | undefined> {
+  const p = parseBody(text, ctx);
+  if ('answer' in p) return p.answer;
+  if ('single' in p) return handleRequest(p.single, ctx);
+  const answers = await mapBounded(p.batch, BATCH_CONCURRENCY, (req) => handleRequest(req, ctx));
   const out = answers.filter((x): x is RpcResponse => x !== undefined);
   return out.length === 0 ? undefined : out;
+}
+
+/**
+ * One answer as JSON text, charged to the response's budget: an answer past what remains, or one that cannot be
+ * serialized at all (past V8's string limit), is answered with an error for its id instead.
+ */
+function encodeAnswer(a: RpcResponse, budget: ResponseBudget, ctx: MethodContext): string {
+  let text: string;
+  try {
+    text = JSON.stringify(a);
+  } catch (e) {
+    ctx.log(`answer to id ${String(a.id)} not serializable: ${e instanceof Error ? e.message : String(e)}`);
+    return JSON.stringify(errorResponse(a.id, responseTooLarge(budget.limit)));
+  }
+  // Counted in UTF-16 units, equal to bytes for the ASCII that hex answers are; a string larger than the
+  // budget in units is larger in bytes too.
+  if (budget.take(text.length)) return text;
+  return JSON.stringify(errorResponse(a.id, responseTooLarge(budget.limit)));
+}
+
+/**
+ * A whole HTTP body or WebSocket message, answered as JSON text within one byte budget
+ * (RPC_GATEWAY_MAX_RESPONSE_BYTES) shared by a batch's items; undefined when nothing is answered.
+ */
+export async function answerBody(text: string, ctx: MethodContext): Promise<string | undefined> {
+  const budget = new ResponseBudget(ctx.config.maxResponseBytes);
+  const c: MethodContext = { ...ctx, budget };
+  const p = parseBody(text, c);
+  if ('answer' in p) return encodeAnswer(p.answer, budget, c);
+  const one = async (req: unknown): Promise<string | undefined> => {
+    const a = await handleRequest(req, c);
+    return a === undefined ? undefined : encodeAnswer(a, budget, c);
+  };
+  if ('single' in p) return one(p.single);
+  const parts = (await mapBounded(p.batch, BATCH_CONCURRENCY, one)).filter((x): x is string => x !== undefined);
+  return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
 }
 
 /** Batch items in flight at once: a batch of heavy calls must not hold many canister calls open together. */

@@ -7,7 +7,10 @@ import type { GatewayConfig } from './config.js';
 import { RpcCode, type InternalLog } from './errors.js';
 import type { DevControl } from './methods/dev.js';
 import type { MethodContext } from './methods/index.js';
-import { handleBody } from './rpc.js';
+import { answerBody } from './rpc.js';
+import { addressKey, forClient } from './client_key.js';
+import { approxJsonBytes } from './cache.js';
+import { QueryGate } from './query_gate.js';
 import { FilterStore } from './filters.js';
 import { PendingFeed } from './pending.js';
 import { attachWebSocket } from './ws.js';
@@ -124,13 +127,20 @@ export function createRequestListener(ctx: MethodContext): (req: IncomingMessage
     req.on('end', () => {
       if (aborted) return;
       const text = Buffer.concat(chunks).toString('utf8');
-      handleBody(text, ctx).then(
-        (out) => (out === undefined ? send(204) : send(200, JSON.stringify(out))),
-        (e: unknown) => {
-          ctx.log(`unhandled: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-          send(500, jsonError(RpcCode.Internal, 'internal error'));
-        },
-      );
+      const failed = (e: unknown): void => {
+        ctx.log(`unhandled: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        if (!res.headersSent) send(500, jsonError(RpcCode.Internal, 'internal error'));
+        else res.destroy();
+      };
+      answerBody(text, forClient(ctx, addressKey(req.socket.remoteAddress))).then((out) => {
+        // A failure while sending is answered too, never a request left open.
+        try {
+          if (out === undefined) send(204);
+          else send(200, out);
+        } catch (e) {
+          failed(e);
+        }
+      }, failed);
     });
   };
 }
@@ -139,11 +149,12 @@ export function createContext(opts: GatewayOptions): MethodContext {
   return {
     client: opts.client,
     config: opts.config,
-    cache: new Lru<unknown>(opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES),
+    cache: new Lru<unknown>(opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES, opts.config.cacheBytes, approxJsonBytes),
     log: opts.log ?? ((m) => console.error(`[gateway] ${m}`)),
     ...(opts.dev === undefined ? {} : { dev: opts.dev }),
-    filters: new FilterStore(opts.config.filterTimeoutMs, opts.config.maxFilters),
+    filters: new FilterStore(opts.config.filterTimeoutMs, opts.config.maxFilters, Date.now, opts.config.maxFiltersPerClient),
     pending: new PendingFeed(),
+    queries: new QueryGate(opts.config.maxConcurrentQueries, opts.config.maxQueuedQueries, opts.config.maxQueuedQueriesPerClient),
   };
 }
 

@@ -1,8 +1,9 @@
 // JSON-RPC over WebSocket on the HTTP server's port (an upgrade, as geth and anvil serve it): every method of
 // the table, plus eth_subscribe / eth_unsubscribe. One head follower reads the canister's head every
-// headPollMs while any block-driven subscription exists and advances each subscription from its own next
-// block, so every subscriber sees every block and log once, in order, however many blocks arrive between
-// reads. Bounds: connections, subscriptions per connection, requests in flight per connection, message size
+// headPollMs while any block-driven subscription exists and advances each newHeads subscription from its own
+// next block; the logs of new blocks are read once for all logs subscriptions (src/gateway/log_feed.ts). Every
+// subscriber sees every block and log once, in order, however many blocks arrive between reads. Bounds:
+// connections, subscriptions per connection and in all, requests in flight per connection, message size
 // (the HTTP body limit), and output queued per connection (a slow consumer is disconnected, never buffered
 // without limit). Dead peers are found with ping/pong.
 import type { IncomingMessage, Server } from 'node:http';
@@ -11,13 +12,13 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { LogCursorView, LogFilterView, Opt } from '../client/schema.js';
 import { MAX_LOG_BLOCK_RANGE } from '../core/constants.js';
 import { RpcCode, RpcError } from './errors.js';
-import { formatLog } from './format.js';
+import { SharedLogRead, type LogListener } from './log_feed.js';
 import { readBlock } from './methods/blocks.js';
 import { headNumber } from './methods/common.js';
-import { GATEWAY_MAX_LOGS, readLogPages } from './methods/eth_getLogs.js';
 import { MAX_BLOCKS_PER_POLL, type LogCriteria } from './methods/filters.js';
 import type { MethodContext, SubscriptionKind, SubscriptionSession } from './methods/types.js';
-import { handleBody } from './rpc.js';
+import { answerBody } from './rpc.js';
+import { forClient } from './client_key.js';
 
 /** Ping every connection this often; one that has not answered the previous ping is closed. */
 export const WS_PING_INTERVAL_MS = 30_000;
@@ -32,32 +33,47 @@ export function headerOf(block: Record<string, unknown>): Record<string, unknown
 
 type Send = (result: unknown) => boolean;
 
-/** A subscription that advances with the chain: newHeads or logs. */
+/** A newHeads subscription: advances with the chain from its own next block. */
 interface BlockSub {
   readonly id: string;
-  readonly kind: 'newHeads' | 'logs';
-  readonly criteria: LogCriteria | undefined;
   next: bigint;
-  cursor: Opt<LogCursorView>;
   readonly send: Send;
   closed: boolean;
 }
 
 class HeadFollower {
   private readonly subs = new Set<BlockSub>();
+  /** Every logs subscription reads through this one read of each block's logs. */
+  private readonly logRead: SharedLogRead;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
 
-  constructor(private readonly ctx: MethodContext) {}
+  constructor(private readonly ctx: MethodContext) {
+    this.logRead = new SharedLogRead(ctx);
+  }
+
+  private start(): void {
+    this.timer ??= setInterval(() => void this.tick(), this.ctx.config.headPollMs);
+  }
 
   add(s: BlockSub): void {
     this.subs.add(s);
-    this.timer ??= setInterval(() => void this.tick(), this.ctx.config.headPollMs);
+    this.start();
+  }
+
+  addLogs(l: LogListener): void {
+    this.logRead.add(l);
+    this.start();
   }
 
   remove(s: BlockSub): void {
     this.subs.delete(s);
-    if (this.subs.size === 0) this.stop();
+    if (this.subs.size === 0 && this.logRead.size === 0) this.stop();
+  }
+
+  removeLogs(l: LogListener): void {
+    this.logRead.remove(l);
+    if (this.subs.size === 0 && this.logRead.size === 0) this.stop();
   }
 
   stop(): void {
@@ -72,12 +88,16 @@ class HeadFollower {
       const head = await headNumber(this.ctx);
       for (const s of [...this.subs]) {
         try {
-          if (s.kind === 'newHeads') await this.heads(s, head);
-          else await this.logs(s, head);
+          await this.heads(s, head);
         } catch (e) {
           // Not advanced: the same blocks are tried again on the next tick.
-          this.ctx.log(`subscription ${s.id} (${s.kind}): ${e instanceof Error ? e.message : String(e)}`);
+          this.ctx.log(`subscription ${s.id} (newHeads): ${e instanceof Error ? e.message : String(e)}`);
         }
+      }
+      try {
+        await this.logRead.tick(head);
+      } catch (e) {
+        this.ctx.log(`logs subscriptions: ${e instanceof Error ? e.message : String(e)}`);
       }
     } catch (e) {
       this.ctx.log(`head follower: ${e instanceof Error ? e.message : String(e)}`);
@@ -94,48 +114,38 @@ class HeadFollower {
       s.next++;
     }
   }
+}
 
-  private async logs(s: BlockSub, head: bigint): Promise<void> {
-    if (s.next > head || s.closed) return;
-    let to = head;
-    if (to - s.next + 1n > MAX_LOG_BLOCK_RANGE) to = s.next + MAX_LOG_BLOCK_RANGE - 1n;
-    const view: LogFilterView = { ...s.criteria!, from_block: [{ Number: s.next }], to_block: [{ Number: to }], block_hash: [] };
-    const { logs, next } = await readLogPages(this.ctx, view, s.cursor, GATEWAY_MAX_LOGS);
-    for (const l of logs) if (!s.send(formatLog(l))) return;
-    if (next.length === 0) {
-      s.next = to + 1n;
-      s.cursor = [];
-    } else {
-      s.next = next[0].block_number;
-      s.cursor = next;
-    }
-  }
+/** Subscriptions of all connections together (the bound RPC_GATEWAY_MAX_TOTAL_SUBSCRIPTIONS). */
+interface SubscriptionCount {
+  live: number;
 }
 
 let subCounter = 0n;
 const newSubId = (): string => `0x${(++subCounter).toString(16)}${Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0')}`;
 
+let connCounter = 0;
+
 class Connection {
-  private readonly blockSubs = new Map<string, BlockSub>();
-  private readonly pendingSubs = new Map<string, () => void>();
-  /** Subscriptions made but not started yet (they count against the bound). */
+  /** Every live subscription of this connection: how to stop it. */
+  private readonly subs = new Map<string, () => void>();
+  /** Subscriptions made but not started yet (they count against the bounds). */
   private arming = 0;
   private inFlight = 0;
   alive = true;
+  /** The client, for per-client quotas: one WebSocket connection is one client. */
+  readonly clientKey = `ws#${++connCounter}`;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly ctx: MethodContext,
     private readonly follower: HeadFollower,
+    private readonly total: SubscriptionCount,
   ) {
     ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
     ws.on('pong', () => (this.alive = true));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
-  }
-
-  private get subscriptions(): number {
-    return this.blockSubs.size + this.pendingSubs.size;
   }
 
   /** Sends unless the peer is gone or too slow (then it is disconnected); false when not sent. */
@@ -167,37 +177,52 @@ class Connection {
       subscribe: (kind, criteria) => this.subscribe(toArm, kind, criteria),
       unsubscribe: (id) => this.unsubscribe(id),
     };
-    handleBody(text, { ...this.ctx, session })
+    answerBody(text, { ...forClient(this.ctx, this.clientKey), session })
       .then(
         (out) => {
-          if (out !== undefined) this.send(JSON.stringify(out));
+          if (out !== undefined) this.send(out);
         },
         (e: unknown) => {
           this.ctx.log(`unhandled: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
           this.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RpcCode.Internal, message: 'internal error' } }));
         },
       )
+      // A failure while sending: logged, the connection keeps serving.
+      .catch((e: unknown) => this.ctx.log(`websocket send: ${e instanceof Error ? e.message : String(e)}`))
       .finally(() => {
         this.inFlight--;
         for (const a of toArm) a();
       });
   }
 
-  private async subscribe(toArm: (() => void)[], kind: SubscriptionKind, criteria: LogCriteria | undefined): Promise<string> {
-    if (this.subscriptions + this.arming >= this.ctx.config.maxSubscriptions) {
-      throw new RpcError(RpcCode.LimitExceeded, `too many subscriptions: at most ${this.ctx.config.maxSubscriptions} per connection`);
+  /** The per-connection and the global bound, checked before a subscription is made (-32005). */
+  private checkSubscriptionBounds(): void {
+    const { maxSubscriptions, maxTotalSubscriptions } = this.ctx.config;
+    if (this.subs.size + this.arming >= maxSubscriptions) {
+      throw new RpcError(RpcCode.LimitExceeded, `too many subscriptions: at most ${maxSubscriptions} per connection`);
     }
+    if (this.total.live >= maxTotalSubscriptions) {
+      throw new RpcError(RpcCode.LimitExceeded, `too many subscriptions: the gateway serves at most ${maxTotalSubscriptions}; try again later`);
+    }
+  }
+
+  private async subscribe(toArm: (() => void)[], kind: SubscriptionKind, criteria: LogCriteria | undefined): Promise<string> {
+    this.checkSubscriptionBounds();
     const id = newSubId();
     this.arming++;
-    if (kind === 'newPendingTransactions') {
+    this.total.live++;
+    const arm = (start: () => () => void): void => {
       toArm.push(() => {
         this.arming--;
-        if (this.ws.readyState !== WebSocket.OPEN) return;
-        this.pendingSubs.set(
-          id,
-          this.ctx.pending.listen((hash) => void this.notify(id, hash)),
-        );
+        if (this.ws.readyState !== WebSocket.OPEN) {
+          this.total.live--;
+          return;
+        }
+        this.subs.set(id, start());
       });
+    };
+    if (kind === 'newPendingTransactions') {
+      arm(() => this.ctx.pending.listen((hash) => void this.notify(id, hash)));
       return id;
     }
     let next: bigint;
@@ -205,40 +230,46 @@ class Connection {
       next = (await headNumber(this.ctx)) + 1n;
     } catch (e) {
       this.arming--;
+      this.total.live--;
       throw e;
     }
-    const s: BlockSub = { id, kind, criteria, next, cursor: [], send: (result) => this.notify(id, result), closed: false };
-    toArm.push(() => {
-      this.arming--;
-      if (this.ws.readyState !== WebSocket.OPEN) return;
-      this.blockSubs.set(id, s);
+    if (kind === 'logs') {
+      const l: LogListener = { criteria: criteria!, from: next, last: undefined, deliver: (log) => this.notify(id, log) };
+      arm(() => {
+        this.follower.addLogs(l);
+        return () => this.follower.removeLogs(l);
+      });
+      return id;
+    }
+    const s: BlockSub = { id, next, send: (result) => this.notify(id, result), closed: false };
+    arm(() => {
       this.follower.add(s);
+      return () => {
+        s.closed = true;
+        this.follower.remove(s);
+      };
     });
     return id;
   }
 
   unsubscribe(id: string): boolean {
-    const s = this.blockSubs.get(id);
-    if (s !== undefined) {
-      s.closed = true;
-      this.blockSubs.delete(id);
-      this.follower.remove(s);
-      return true;
-    }
-    const stop = this.pendingSubs.get(id);
+    const stop = this.subs.get(id);
     if (stop === undefined) return false;
     stop();
-    this.pendingSubs.delete(id);
+    this.subs.delete(id);
+    this.total.live--;
     return true;
   }
 
   dispose(): void {
-    for (const id of [...this.blockSubs.keys(), ...this.pendingSubs.keys()]) this.unsubscribe(id);
+    for (const id of [...this.subs.keys()]) this.unsubscribe(id);
   }
 }
 
 export interface WebSocketEndpoint {
   readonly connections: number;
+  /** Live subscriptions of all connections. */
+  readonly subscriptions: number;
   close(): void;
 }
 
@@ -247,6 +278,7 @@ export function attachWebSocket(server: Server, ctx: MethodContext): WebSocketEn
   const { config } = ctx;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxHttpBodySize });
   const follower = new HeadFollower(ctx);
+  const total: SubscriptionCount = { live: 0 };
   const conns = new Map<WebSocket, Connection>();
   const refuse = (socket: Duplex, status: string): void => {
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -257,7 +289,7 @@ export function attachWebSocket(server: Server, ctx: MethodContext): WebSocketEn
     if (config.corsOrigin !== '*' && origin !== undefined && origin !== config.corsOrigin) return refuse(socket, '403 Forbidden');
     if (conns.size >= config.maxWsConnections) return refuse(socket, '503 Service Unavailable');
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c = new Connection(ws, ctx, follower);
+      const c = new Connection(ws, ctx, follower, total);
       conns.set(ws, c);
       ws.on('close', () => conns.delete(ws));
     });
@@ -279,6 +311,9 @@ export function attachWebSocket(server: Server, ctx: MethodContext): WebSocketEn
   return {
     get connections() {
       return conns.size;
+    },
+    get subscriptions() {
+      return total.live;
     },
     close() {
       server.off('upgrade', onUpgrade);

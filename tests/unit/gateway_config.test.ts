@@ -32,10 +32,17 @@ describe('loadConfig', () => {
       canisterId: undefined,
       filterTimeoutMs: 300_000,
       maxFilters: 1024,
+      maxFiltersPerClient: 64,
       maxWsConnections: 256,
       maxSubscriptions: 64,
+      maxTotalSubscriptions: 1024,
       wsMaxBufferedBytes: 4 * 1024 * 1024,
       headPollMs: 250,
+      maxResponseBytes: 48 * 1024 * 1024,
+      cacheBytes: 64 * 1024 * 1024,
+      maxConcurrentQueries: 16,
+      maxQueuedQueries: 256,
+      maxQueuedQueriesPerClient: 64,
     });
     expect(loadConfig({})).toEqual(DEFAULT_CONFIG);
   });
@@ -59,6 +66,13 @@ describe('loadConfig', () => {
       RPC_GATEWAY_MAX_SUBSCRIPTIONS: '5',
       RPC_GATEWAY_WS_MAX_BUFFERED_BYTES: '100000',
       RPC_GATEWAY_HEAD_POLL_MS: '50',
+      RPC_GATEWAY_MAX_FILTERS_PER_CLIENT: '2',
+      RPC_GATEWAY_MAX_TOTAL_SUBSCRIPTIONS: '6',
+      RPC_GATEWAY_MAX_RESPONSE_BYTES: '100000',
+      RPC_GATEWAY_CACHE_BYTES: '0',
+      RPC_GATEWAY_MAX_CONCURRENT_QUERIES: '3',
+      RPC_GATEWAY_MAX_QUEUED_QUERIES: '7',
+      RPC_GATEWAY_MAX_QUEUED_QUERIES_PER_CLIENT: '1',
     });
     expect(c).toEqual({
       maxHttpBodySize: 1000,
@@ -74,10 +88,17 @@ describe('loadConfig', () => {
       canisterId: CANISTER,
       filterTimeoutMs: 2000,
       maxFilters: 3,
+      maxFiltersPerClient: 2,
       maxWsConnections: 4,
       maxSubscriptions: 5,
+      maxTotalSubscriptions: 6,
       wsMaxBufferedBytes: 100000,
       headPollMs: 50,
+      maxResponseBytes: 100000,
+      cacheBytes: 0,
+      maxConcurrentQueries: 3,
+      maxQueuedQueries: 7,
+      maxQueuedQueriesPerClient: 1,
     });
   });
 
@@ -97,6 +118,9 @@ describe('loadConfig', () => {
       [{ RPC_GATEWAY_MAX_SUBSCRIPTIONS: 'many' }, 'RPC_GATEWAY_MAX_SUBSCRIPTIONS'],
       [{ RPC_GATEWAY_WS_MAX_BUFFERED_BYTES: '1' }, 'RPC_GATEWAY_WS_MAX_BUFFERED_BYTES'],
       [{ RPC_GATEWAY_HEAD_POLL_MS: '0' }, 'RPC_GATEWAY_HEAD_POLL_MS'],
+      [{ RPC_GATEWAY_MAX_RESPONSE_BYTES: '1000' }, 'RPC_GATEWAY_MAX_RESPONSE_BYTES'],
+      [{ RPC_GATEWAY_MAX_CONCURRENT_QUERIES: '0' }, 'RPC_GATEWAY_MAX_CONCURRENT_QUERIES'],
+      [{ RPC_GATEWAY_MAX_FILTERS_PER_CLIENT: '0' }, 'RPC_GATEWAY_MAX_FILTERS_PER_CLIENT'],
     ];
     for (const [env, name] of bad) {
       expect(() => loadConfig(env), name).toThrow(ConfigError);

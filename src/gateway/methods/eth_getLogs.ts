@@ -1,4 +1,5 @@
 import type { CandidBlockTag, LogCursorView, LogFilterView, LogPageView, LogView, Opt } from '../../client/schema.js';
+import { responseTooLarge } from '../budget.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import { formatLog } from '../format.js';
 import { address, blockParam, hash32, object, positional } from '../params.js';
@@ -66,22 +67,32 @@ export const eth_getLogs: MethodSpec = {
   name: 'eth_getLogs',
   canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
   blockTags: '`fromBlock`/`toBlock`: `latest`, `pending`, `safe`, `finalized` (= head, read once), `earliest` (= 0), number; or `blockHash`',
-  limits: `range at most 10,000 blocks (-32005); at most ${GATEWAY_MAX_LOGS} logs and ${GATEWAY_MAX_LOG_BYTES / 1024 / 1024} MiB of log data and topics per answer (-32005); one address; topics[0] one value or at most 16 alternatives`,
+  limits: `range at most 10,000 blocks (-32005); at most ${GATEWAY_MAX_LOGS} logs and ${GATEWAY_MAX_LOG_BYTES / 1024 / 1024} MiB of log data and topics per answer (-32005), less when the batch's other answers leave less of RPC_GATEWAY_MAX_RESPONSE_BYTES; one address; topics[0] one value or at most 16 alternatives`,
   differences:
     'An address array with more than one entry and any condition on topics[1..3] are unsupported (-32602). `blockHash` is resolved through the canister\'s hash index (any stored block). The gateway reads the canister\'s pages (1000 logs each) until done.',
   async handler(params, ctx) {
     const [f] = positional(params, 'eth_getLogs', 1, 1);
     const filter = await logFilter(ctx, f);
-    const { logs, bytes } = await readLogPages(ctx, filter, [], GATEWAY_MAX_LOGS + 1, GATEWAY_MAX_LOG_BYTES);
+    const cap = logByteCap(ctx);
+    const { logs, bytes } = await readLogPages(ctx, filter, [], GATEWAY_MAX_LOGS + 1, cap);
     if (bytes > GATEWAY_MAX_LOG_BYTES) {
       throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOG_BYTES} bytes of logs; narrow the block range or the filter`);
     }
+    if (bytes > cap) throw responseTooLarge(ctx.budget!.limit);
     if (logs.length > GATEWAY_MAX_LOGS) {
       throw new RpcError(RpcCode.LimitExceeded, `query returned more than ${GATEWAY_MAX_LOGS} results; narrow the block range or the filter`);
     }
     return logs.map(formatLog);
   },
 };
+
+/**
+ * The most log bytes this answer may read: GATEWAY_MAX_LOG_BYTES, or less when the response's byte budget
+ * (shared by a batch's items) has less room left; hex doubles the bytes in the answer.
+ */
+function logByteCap(ctx: MethodContext): number {
+  return ctx.budget === undefined ? GATEWAY_MAX_LOG_BYTES : Math.min(GATEWAY_MAX_LOG_BYTES, Math.floor(ctx.budget.remaining / 2));
+}
 
 /**
  * Reads the canister's pages of `filter` from `cursor` until the range is done, `max` logs are collected

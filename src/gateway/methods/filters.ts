@@ -9,7 +9,7 @@ import { formatLog } from '../format.js';
 import { address, blockParam, object, positional } from '../params.js';
 import { readBlock } from './blocks.js';
 import { headNumber, unwrap } from './common.js';
-import { eth_getLogs, FILTER_KEYS, GATEWAY_MAX_LOGS, readLogPages, topicsParam } from './eth_getLogs.js';
+import { eth_getLogs, FILTER_KEYS, GATEWAY_MAX_LOG_BYTES, GATEWAY_MAX_LOGS, readLogPages, topicsParam } from './eth_getLogs.js';
 import type { MethodContext, MethodSpec } from './types.js';
 
 export type LogCriteria = Pick<LogFilterView, 'address' | 'topics'>;
@@ -57,7 +57,7 @@ export const eth_newFilter: MethodSpec = {
   name: 'eth_newFilter',
   canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
   blockTags: '`fromBlock`/`toBlock`: tags (= head), `earliest` (= 0), number',
-  limits: 'live filters: RPC_GATEWAY_MAX_FILTERS (1024, -32005 above); dropped after RPC_GATEWAY_FILTER_TIMEOUT_MS (5 min) without a poll; eth_getLogs\'s filter rules and errors',
+  limits: 'live filters: RPC_GATEWAY_MAX_FILTERS_PER_CLIENT (64) per client (a remote address over HTTP, a connection over WebSocket) and RPC_GATEWAY_MAX_FILTERS (1024) in all, -32005 above; dropped after RPC_GATEWAY_FILTER_TIMEOUT_MS (5 min) without a poll; eth_getLogs\'s filter rules and errors',
   differences:
     'Held by the gateway (not the canister): a restarted gateway forgets its filters ("filter not found", clients install a new one). eth_getFilterChanges reports logs of blocks after the one at install (or from an explicit later fromBlock) up to an explicit toBlock, each exactly once; `blockHash` is refused (-32602: use eth_getLogs).',
   async handler(params, ctx) {
@@ -69,7 +69,7 @@ export const eth_newFilter: MethodSpec = {
     const head = await headNumber(ctx);
     const criteria = await logCriteria(ctx, o, head);
     const state: LogsFilterState = { kind: 'logs', raw: o, criteria, next: from !== undefined && from > head ? from : head + 1n, to, cursor: [] };
-    return ctx.filters.add(state);
+    return ctx.filters.add(state, ctx.clientKey);
   },
 };
 
@@ -81,7 +81,7 @@ export const eth_newBlockFilter: MethodSpec = {
   differences: 'Held by the gateway. eth_getFilterChanges returns the hashes of blocks produced since the last poll, in order.',
   async handler(params, ctx) {
     positional(params, 'eth_newBlockFilter', 0, 0);
-    return ctx.filters.add({ kind: 'blocks', next: (await headNumber(ctx)) + 1n });
+    return ctx.filters.add({ kind: 'blocks', next: (await headNumber(ctx)) + 1n }, ctx.clientKey);
   },
 };
 
@@ -95,11 +95,14 @@ export const eth_newPendingTransactionFilter: MethodSpec = {
   async handler(params, ctx) {
     const [full] = positional(params, 'eth_newPendingTransactionFilter', 0, 1);
     if (full !== undefined && full !== null && full !== false) throw invalidParams('full transactions are not supported: pass no argument or false');
-    return ctx.filters.add({ kind: 'pending', next: ctx.pending.next });
+    return ctx.filters.add({ kind: 'pending', next: ctx.pending.next }, ctx.clientKey);
   },
 };
 
-/** One poll of a log filter: the logs of blocks [next, min(head, to)], resuming inside a block after a full poll. */
+/**
+ * One poll of a log filter: the logs of blocks [next, min(head, to)], resuming inside a block after a poll that
+ * stopped at eth_getLogs's count or byte limit (the rest comes on the next poll, nothing is refused).
+ */
 async function logChanges(ctx: MethodContext, s: LogsFilterState): Promise<unknown[]> {
   const head = await headNumber(ctx);
   let to = head;
@@ -107,7 +110,7 @@ async function logChanges(ctx: MethodContext, s: LogsFilterState): Promise<unkno
   if (to - s.next + 1n > MAX_LOG_BLOCK_RANGE) to = s.next + MAX_LOG_BLOCK_RANGE - 1n;
   if (s.next > to) return [];
   const view: LogFilterView = { ...s.criteria, from_block: [{ Number: s.next }], to_block: [{ Number: to }], block_hash: [] };
-  const { logs, next } = await readLogPages(ctx, view, s.cursor, GATEWAY_MAX_LOGS);
+  const { logs, next } = await readLogPages(ctx, view, s.cursor, GATEWAY_MAX_LOGS, GATEWAY_MAX_LOG_BYTES);
   if (next.length === 0) {
     s.next = to + 1n;
     s.cursor = [];
@@ -135,7 +138,7 @@ export const eth_getFilterChanges: MethodSpec = {
   name: 'eth_getFilterChanges',
   canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged', 'rpc_eth_get_block_by_number_with_status'],
   blockTags: '-',
-  limits: `at most ${GATEWAY_MAX_LOGS} logs or ${MAX_BLOCKS_PER_POLL} block hashes a poll (the rest on the next poll)`,
+  limits: `at most ${GATEWAY_MAX_LOGS} logs (and about ${GATEWAY_MAX_LOG_BYTES / 1024 / 1024} MiB of log data and topics) or ${MAX_BLOCKS_PER_POLL} block hashes a poll (the rest on the next poll)`,
   differences:
     'Unknown or expired filter: -32000 `filter not found` (as geth). Polls of one filter run one after another, so concurrent polls never return the same entries. No `removed: true` logs (there are no reorganisations).',
   async handler(params, ctx) {

@@ -6,6 +6,8 @@ import type { InternalLog } from '../errors.js';
 import type { DevControl } from './dev.js';
 import type { FilterStore } from '../filters.js';
 import type { PendingFeed } from '../pending.js';
+import type { ResponseBudget } from '../budget.js';
+import type { QueryGate } from '../query_gate.js';
 import type { LogFilterView } from '../../client/schema.js';
 
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
@@ -31,6 +33,15 @@ export interface MethodContext {
   readonly pending: PendingFeed;
   /** Set for requests that came over a WebSocket. */
   readonly session?: SubscriptionSession;
+  /**
+   * Who asked, for per-client quotas (filters, queued queries): the remote address over HTTP (an IPv6 address
+   * by its /64), the connection over WebSocket. Absent for in-process callers.
+   */
+  readonly clientKey?: string;
+  /** The gate every client's canister queries pass (bounded, fair queue); absent for in-process callers. */
+  readonly queries?: QueryGate;
+  /** The byte budget of the response being built (shared by a batch's items); absent outside a response. */
+  readonly budget?: ResponseBudget;
 }
 
 export interface MethodSpec {
