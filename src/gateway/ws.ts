@@ -9,8 +9,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import type { LogCursorView, LogFilterView, Opt } from '../client/schema.js';
-import { MAX_LOG_BLOCK_RANGE } from '../core/constants.js';
 import { RpcCode, RpcError } from './errors.js';
 import { SharedLogRead, type LogListener } from './log_feed.js';
 import { readBlock } from './methods/blocks.js';
