@@ -13,8 +13,6 @@ import type { HostStateSnapshot, IcHost, PrincipalLike } from '../host/index.js'
 export const MAX_SNAPSHOTS = 16;
 const NS = 1_000_000_000n;
 
-type CandidRes<T> = { Ok: T } | { Err: { code: string; message: string } };
-
 export class DevnetControl implements DevControl {
   private automine: boolean;
   private nextTimestamp: bigint | undefined;

@@ -8,13 +8,13 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { CHAIN_ID } from '../core/constants.js';
 import { deriveSyntheticSender } from '../core/tx/ic_synthetic.js';
 import type { HostClient } from '../client/host.js';
+import type { CandidResult } from '../client/schema.js';
 import type { DevAccount } from './accounts.js';
 
 /** What a funded IC identity gets: 100 ETH. */
 export const IC_FUNDING = 100n * 10n ** 18n;
 
-type Res<T> = { Ok: T } | { Err: { code: string; message: string } };
-const ok = <T>(r: Res<T>, what: string): T => {
+const ok = <T>(r: CandidResult<T>, what: string): T => {
   if ('Err' in r) throw new Error(`${what}: ${r.Err.code}: ${r.Err.message}`);
   return r.Ok;
 };

@@ -6,6 +6,7 @@ import { IDL } from '@dfinity/candid';
 import { Principal } from '@dfinity/principal';
 import { IC_INSPECT_INSTRUCTION_LIMIT, IC_QUERY_INSTRUCTION_LIMIT, IC_UPDATE_INSTRUCTION_LIMIT } from '../core/constants.js';
 import { CanisterInstallError, HostStateError, RejectCode, Trap } from './errors.js';
+import type { CallOptions, CallResult, PrincipalLike } from './calls.js';
 import { HeapSnapshot } from './heap.js';
 import { QueryReplica, type ReplicaQuery, type ReplicaQueryResult, type ReplicaReset, type ReplicaSync } from './replica.js';
 import { StableFile, StableMemory, WASM_PAGE } from './stable.js';
@@ -13,6 +14,7 @@ import { WasmProfiler } from './profile.js';
 import { COUNTER_EXPORT, GLOBAL_EXPORT_PREFIX, LIMIT_EXPORT, LIMIT_IMPORT_MODULE, LIMIT_IMPORT_NAME, PROFILE_IMPORT_NAME, TABLE_EXPORT, sha256Hex } from './wasm_names.js';
 
 export { CanisterInstallError, HostError, HostSetupError, HostStateError, RejectCode } from './errors.js';
+export type { CallOptions, CallResult, PrincipalLike } from './calls.js';
 
 /** The IC's limit for canister_init / canister_post_upgrade (pre_upgrade + post_upgrade together). */
 export const IC_INSTALL_INSTRUCTION_LIMIT = 300_000_000_000n;
@@ -20,19 +22,6 @@ export const IC_INSTALL_INSTRUCTION_LIMIT = 300_000_000_000n;
 export const DEFAULT_MAX_STABLE_PAGES = (400n * 1024n * 1024n * 1024n) / 65536n;
 export const ANONYMOUS = Principal.anonymous();
 export const MANAGEMENT_CANISTER = Principal.fromText('aaaaa-aa');
-
-export type CallResult =
-  | { kind: 'reply'; bytes: Uint8Array; instructions: bigint | undefined }
-  | {
-      kind: 'reject';
-      code: number;
-      message: string;
-      instructions: bigint | undefined;
-      /** Refused before execution (no such method, inspect_message): the IC answers it uncertified, never in request_status. */
-      uncertified?: true;
-    };
-
-export type PrincipalLike = Principal | string | Uint8Array;
 
 /** IcHost.snapshotState(): opaque to callers; valid for restoreState() on the same host. */
 export interface HostStateSnapshot {
@@ -44,13 +33,6 @@ export interface HostStateSnapshot {
   readonly version: bigint;
   readonly clock: { readonly timeNs: bigint; readonly lastTimeNs: bigint; readonly offsetNs: bigint; readonly commitTimeNs: bigint };
   readonly wasmHash: string;
-}
-
-export interface CallOptions {
-  /** Default: the anonymous principal 2vxsx-fae. */
-  caller?: PrincipalLike;
-  /** The call comes from another canister: no canister_inspect_message (the IC inspects ingress only). */
-  fromCanister?: boolean;
 }
 
 export interface IcHostOptions {

@@ -24,7 +24,7 @@
 // close() terminates it.
 import { Worker } from 'node:worker_threads';
 import { HostStateError, RejectCode } from './errors.js';
-import type { CallResult } from './index.js';
+import type { CallResult } from './calls.js';
 
 export interface ReplicaReset {
   readonly module: WebAssembly.Module;

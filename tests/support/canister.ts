@@ -6,7 +6,7 @@ import { encodeInitArgs, HostClient } from '../../src/client/host.js';
 import type { QueryMethod } from '../../src/client/schema.js';
 import { IcHost, type IcHostOptions, type MessageStats, type PrincipalLike } from '../../src/host/index.js';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { BlockView, CandidBlockTag, CandidResult, IcSyntheticTxInput, LogView, Opt, PendingStatusView, ReceiptView, TxView } from '../../src/client/schema.js';
+import type { BlockView, CandidBlockTag, CandidResult, IcSyntheticTxInput, LogView, Opt, PendingStatusView, PrunePolicyView, ReceiptView, TxView } from '../../src/client/schema.js';
 
 // The Candid value shapes, from their one definition, under the names the tests use.
 export type { CandidResult, Opt, TxView };
@@ -29,7 +29,7 @@ export interface InitOptions {
   miningIntervalMs?: bigint;
   /** Controllers of the canister (admin methods); the first one installs it. */
   controllers?: PrincipalLike[];
-  prunePolicy?: { keep_recent_blocks: bigint; max_history_bytes: bigint; timer_interval_ms: bigint; max_ops_per_tick: number };
+  prunePolicy?: PrunePolicyView;
   pruningEnabled?: boolean;
 }
 

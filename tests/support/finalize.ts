@@ -4,7 +4,7 @@
 // and the scenario at the highest limits the admin methods allow (runMaxLimits).
 import type { HostClient } from '../../src/client/host.js';
 import type { MethodArgs } from '../../src/client/schema.js';
-import type { ReceiptView } from '../../src/client/schema.js';
+import type { CandidResult, ReceiptView } from '../../src/client/schema.js';
 import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../../src/core/constants.js';
 import { MAX_BLOCK_GAS_LIMIT, MAX_INSTRUCTION_SOFT_LIMIT } from '../../src/core/ops/limits.js';
 import type { BlockReport } from '../../src/canister/block_line.js';
@@ -112,8 +112,7 @@ export interface MaxLimitsRun {
   readonly rounds: number;
 }
 
-type Result<T> = { Ok: T } | { Err: { code: string; message: string } };
-const code = (r: Result<unknown>): string | undefined => ('Err' in r ? r.Err.code : undefined);
+const code = (r: CandidResult<unknown>): string | undefined => ('Err' in r ? r.Err.code : undefined);
 
 /**
  * Sets the block gas limit and the instruction soft limit to the highest the admin methods allow, fills the pool

@@ -95,6 +95,22 @@ describe('layering: imports in src/ follow DESIGN.md', () => {
     expect(bad).toEqual([]);
   });
 
+  it('the IC host has no import circle, not even a type-only one', () => {
+    const host = edges.filter((e) => e.from.startsWith('src/host/') && e.to?.startsWith('src/host/'));
+    const next = new Map<string, string[]>();
+    for (const e of host) next.set(e.from, [...(next.get(e.from) ?? []), e.to!.replace(/\.js$/, '.ts')]);
+    const circles: string[] = [];
+    const walk = (file: string, path: string[]): void => {
+      if (path.includes(file)) {
+        if (file === path[0]) circles.push([...path, file].join(' -> '));
+        return;
+      }
+      for (const to of next.get(file) ?? []) walk(to, [...path, file]);
+    };
+    for (const file of next.keys()) walk(file, []);
+    expect(circles).toEqual([]);
+  });
+
   it('refuses the edges the rules forbid', () => {
     const edge = (from: string, to: string): Edge => ({ from, spec: to, to });
     expect(violation(edge('src/devnet/index.ts', 'scripts/build.js'))).toMatch(/never imports scripts/);
