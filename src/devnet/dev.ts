@@ -3,11 +3,11 @@
 // host), evm_increaseTime / evm_setNextBlockTimestamp (the host's clock). Blocks are made by the controller-only
 // `mine_block` update; the canister's own mining timer runs only for --block-time N > 0 (azle timers are whole
 // seconds, so N is too).
-import type { CallMode, CanisterMethod } from '../client/schema.js';
-import type { Transport } from '../client/transport.js';
+import { IDL } from '@dfinity/candid';
+import { methodSignatures } from '../canister/idl.js';
 import type { DevControl } from '../gateway/methods/dev.js';
 import type { EvmClient } from '../host/evm_client.js';
-import type { HostStateSnapshot, IcHost, PrincipalLike } from '../host/index.js';
+import type { CallResult, HostStateSnapshot, IcHost, PrincipalLike } from '../host/index.js';
 
 /** Snapshots kept (each holds a copy of the heap and stable memory); the oldest is dropped beyond this. */
 export const MAX_SNAPSHOTS = 16;
@@ -62,8 +62,9 @@ export class DevnetControl implements DevControl {
   }
 
   /**
-   * After an accepted transaction: when automining, a block before the submit is answered. Submits that
-   * arrive in the same event-loop turn share one block (the block is made once the turn's requests are in).
+   * After an accepted transaction (the host's afterUpdate hook, for every way one arrives): when automining, a
+   * block before the submit is answered. Submits that arrive in the same event-loop turn share one block (the
+   * block is made once the turn's requests are in).
    */
   afterSubmit(): Promise<void> {
     if (!this.automine) return Promise.resolve();
@@ -125,19 +126,19 @@ export class DevnetControl implements DevControl {
   }
 }
 
-/** The gateway's transport with automine: an accepted eth_sendRawTransaction is mined before it answers. */
-export class AutomineTransport implements Transport {
-  readonly kind: Transport['kind'];
-  constructor(
-    private readonly inner: Transport,
-    private readonly control: DevnetControl,
-  ) {
-    this.kind = inner.kind;
-  }
+const SUBMIT_METHODS: ReadonlySet<string> = new Set(['rpc_eth_send_raw_transaction', 'rpc_eth_send_raw_transaction_with_key', 'submit_ic_tx']);
+const SIGNATURES = methodSignatures(IDL);
 
-  async call(mode: CallMode, method: CanisterMethod, args: readonly unknown[]): Promise<unknown> {
-    const r = await this.inner.call(mode, method, args);
-    if ((method === 'rpc_eth_send_raw_transaction' || method === 'rpc_eth_send_raw_transaction_with_key') && typeof r === 'object' && r !== null && 'Ok' in r) await this.control.afterSubmit();
-    return r;
+/**
+ * Whether an update's result is an accepted transaction: a submit method (an Ethereum-signed or an IC-synthetic
+ * one, whichever way it came: the gateway, the IC HTTP interface, the devnet itself) that answered Ok.
+ */
+export function acceptedSubmit(method: string, result: CallResult): boolean {
+  if (!SUBMIT_METHODS.has(method) || result.kind !== 'reply') return false;
+  try {
+    const [r] = IDL.decode([SIGNATURES[method as keyof typeof SIGNATURES].ret], result.bytes) as [{ Ok?: unknown }];
+    return typeof r === 'object' && r !== null && 'Ok' in r;
+  } catch {
+    return false;
   }
 }

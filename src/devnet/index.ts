@@ -9,15 +9,17 @@ import { CHAIN_ID } from '../core/constants.js';
 import { CanisterClient } from '../client/client.js';
 import { HostTransport } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
+import { DEVNET_CLIENT_VERSION } from './config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { EvmClient, encodeInitArgs } from '../host/evm_client.js';
 import { KEYS_FILE, startIcHttp, SubnetKeys, type IcHttpServer } from '../host/ic_http/index.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
 import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
-import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
-import { AutomineTransport, DevnetControl } from './dev.js';
+import { DEV_ACCOUNT_BALANCE, devAccounts, devSigner, type DevAccount } from './accounts.js';
+import { acceptedSubmit, DevnetControl } from './dev.js';
 
 export const DEFAULT_BLOCK_TIME_S = 2;
+export { DEVNET_CLIENT_VERSION, devnetGatewayConfig } from './config.js';
 /** Remembered query replies (IcHostOptions.queryCache): repeated reads between blocks skip the wasm. */
 const QUERY_CACHE_ENTRIES = 4096;
 import { fundIcPrincipals, type Funding } from './fund_ic.js';
@@ -34,7 +36,7 @@ export interface DevnetOptions {
   /** Delete the data folder first. */
   readonly reset?: boolean;
   readonly log?: (line: string) => void;
-  /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults. */
+  /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults with DEVNET_CLIENT_VERSION. */
   readonly gateway?: GatewayConfig;
   /**
    * Seconds between blocks (`--block-time`): 0 mines a block as soon as a transaction is accepted (automine,
@@ -92,6 +94,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   // One report per produced block: the canister's debug line gives each transaction's instructions, the
   // host's message statistics the whole timer message's.
   let report: BlockReport | undefined;
+  // Automine sees every accepted transaction, whichever way it came (gateway, IC HTTP interface, the devnet's own).
+  let dev: DevnetControl | undefined;
   const host = await IcHost.create({
     wasm: WASM_PATH,
     clock: 'wall',
@@ -101,6 +105,9 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     // a query running to the 5 B limit takes seconds, and must not hold block production or other requests.
     queryReplica: true,
     hostLog: log,
+    afterUpdate: async (method, result) => {
+      if (dev !== undefined && acceptedSubmit(method, result)) await dev.afterSubmit();
+    },
     stableMemoryFile: join(opts.dataDir, STABLE_FILE),
     debugPrint: (raw) => {
       const m = unquote(raw);
@@ -130,7 +137,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const lf = await evm.update<{ Ok: null } | { Err: { message: string } }>('set_log_filter', [{ Debug: null }], { caller: DEVNET_CONTROLLER });
   if ('Err' in lf.value) log(`per-transaction instruction counts unavailable: ${lf.value.Err.message}`);
   const blockTime = opts.blockTime ?? DEFAULT_BLOCK_TIME_S;
-  const dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
+  dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
   const why = await dev.configure(blockTime);
   if (why !== undefined) log(`--block-time ${blockTime} not applied (the canister's own timer keeps mining): ${why}`);
 
@@ -161,8 +168,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     throw e;
   }
   try {
-    const client = new CanisterClient(new AutomineTransport(new HostTransport(evm), dev));
-    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client, dev });
+    const client = new CanisterClient(new HostTransport(evm));
+    gateway = await startGateway({ config: opts.gateway ?? { ...DEFAULT_CONFIG, clientVersion: DEVNET_CLIENT_VERSION }, client, dev, signer: devSigner(accounts) });
     const cache = gateway.context.cache;
     dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
   } catch (e) {
