@@ -51,6 +51,7 @@ interface InitArgsCandid {
   prune_policy: Opt<unknown>;
   pruning_enabled: Opt<boolean>;
   fee_recipient: Opt<Uint8Array>;
+  genesis_code: Opt<{ address: Uint8Array; code: Uint8Array }[]>;
 }
 
 
@@ -272,6 +273,7 @@ function chainInitArgs(a: InitArgsCandid): ChainInitArgs {
     blockGasLimit: fromOpt(a.block_gas_limit),
     instructionSoftLimit: fromOpt(a.instruction_soft_limit),
     feeRecipient: fromOpt(a.fee_recipient),
+    genesisCode: fromOpt(a.genesis_code),
   };
 }
 

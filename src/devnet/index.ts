@@ -17,6 +17,7 @@ import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/
 import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
 import { DEV_ACCOUNT_BALANCE, devAccounts, devSigner, type DevAccount } from './accounts.js';
 import { acceptedSubmit, DevnetControl } from './dev.js';
+import { PREDEPLOYS } from './predeploys.js';
 
 export const DEFAULT_BLOCK_TIME_S = 2;
 export { DEVNET_CLIENT_VERSION, devnetGatewayConfig } from './config.js';
@@ -127,7 +128,12 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const fresh = !host.hasPersistedState;
   if (fresh) {
     log('installing the canister (first start; warm-up of precompile tables takes a few seconds)...');
-    await host.install(encodeInitArgs({ genesis_allocations: [accounts.map((a) => ({ address: hexToBytes(a.address), balance: DEV_ACCOUNT_BALANCE }))] }));
+    await host.install(
+      encodeInitArgs({
+        genesis_allocations: [accounts.map((a) => ({ address: hexToBytes(a.address), balance: DEV_ACCOUNT_BALANCE }))],
+        genesis_code: [PREDEPLOYS.map((p) => ({ address: hexToBytes(p.address), code: hexToBytes(p.code) }))],
+      }),
+    );
   } else {
     log(`resuming the chain from ${opts.dataDir} ...`);
     await host.resume();

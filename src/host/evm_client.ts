@@ -29,6 +29,7 @@ export const EMPTY_INIT_ARGS = {
   prune_policy: [],
   pruning_enabled: [],
   fee_recipient: [],
+  genesis_code: [],
 };
 
 export function encodeInitArgs(args: Partial<Record<keyof typeof EMPTY_INIT_ARGS, unknown[]>> | undefined): Uint8Array {

@@ -30,6 +30,8 @@ export interface InitOptions {
   controllers?: PrincipalLike[];
   prunePolicy?: { keep_recent_blocks: bigint; max_history_bytes: bigint; timer_interval_ms: bigint; max_ops_per_tick: number };
   pruningEnabled?: boolean;
+  /** Runtime code accounts hold from block 0 (the `genesis_code` init argument). */
+  genesisCode?: { address: Uint8Array; code: Uint8Array }[];
 }
 
 export function initArgs(o: InitOptions): Uint8Array {
@@ -40,6 +42,7 @@ export function initArgs(o: InitOptions): Uint8Array {
     mining_interval_ms: o.miningIntervalMs === undefined ? [] : [o.miningIntervalMs],
     prune_policy: o.prunePolicy === undefined ? [] : [o.prunePolicy],
     pruning_enabled: o.pruningEnabled === undefined ? [] : [o.pruningEnabled],
+    genesis_code: o.genesisCode === undefined ? [] : [o.genesisCode],
   });
 }
 
