@@ -11,9 +11,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { devnetExplorerConfig } from '../src/devnet/explorer.js';
 import { ExplorerConfigError, type ExplorerConfig } from '../src/explorer/config.js';
-import { DEFAULT_BLOCK_TIME_S, devnetBanner, devnetDataDirDefault, startDevnet } from '../src/devnet/index.js';
+import { DEFAULT_BLOCK_TIME_S, devnetBanner, devnetDataDirDefault, devnetGatewayConfig, startDevnet } from '../src/devnet/index.js';
 import { parseFundPrincipal } from '../src/devnet/fund_ic.js';
-import { ConfigError, loadConfig, type GatewayConfig } from '../src/gateway/config.js';
+import { ConfigError, type GatewayConfig } from '../src/gateway/config.js';
 import { devnetIndexerConfig, openDevnetDb, startDevnetIndexer, type DevnetDb, type DevnetIndexer } from '../src/devnet/indexer.js';
 import type { IndexerConfig } from '../src/indexer/config.js';
 import { installLastResortHandler } from '../src/gateway/server.js';
@@ -71,7 +71,7 @@ installLastResortHandler();
 let indexerConfig: IndexerConfig;
 let explorer: ExplorerConfig;
 try {
-  gateway = loadConfig(process.env);
+  gateway = devnetGatewayConfig(process.env);
   // The database's place comes from the indexer's configuration even with --no-indexer: the explorer uses it.
   indexerConfig = devnetIndexerConfig(dataDir);
   explorer = devnetExplorerConfig(process.env);

@@ -42,6 +42,8 @@ export function candidTypes(untypedIdl: Idl) {
   const Result = <V>(ok: Typed<V>) => IDL.Variant({ Ok: ok, Err: Error });
 
   const GenesisAllocation = IDL.Record({ address: IDL.Vec(IDL.Nat8), balance: IDL.Nat });
+  /** Runtime code an account holds in block 0 (predeployed contracts: the CREATE2 deployer, Multicall3). */
+  const GenesisCode = IDL.Record({ address: IDL.Vec(IDL.Nat8), code: IDL.Vec(IDL.Nat8) });
   const PrunePolicy = IDL.Record({
     /** Keep at least this many most recent blocks (bodies, receipts, logs); 0 keeps everything. */
     keep_recent_blocks: IDL.Nat64,
@@ -63,6 +65,7 @@ export function candidTypes(untypedIdl: Idl) {
     pruning_enabled: IDL.Opt(IDL.Bool),
     /** 20-byte address credited with priority fees; default the zero address. */
     fee_recipient: IDL.Opt(IDL.Vec(IDL.Nat8)),
+    genesis_code: IDL.Opt(IDL.Vec(GenesisCode)),
   });
 
   const OpsMode = IDL.Variant({ Normal: IDL.Null, Migration: IDL.Null, Cycle: IDL.Null, CriticalCorrupt: IDL.Null });

@@ -259,6 +259,7 @@ function chainInitArgs(a: InitArgsView): ChainInitArgs {
     blockGasLimit: fromOpt(a.block_gas_limit),
     instructionSoftLimit: fromOpt(a.instruction_soft_limit),
     feeRecipient: fromOpt(a.fee_recipient),
+    genesisCode: fromOpt(a.genesis_code),
   };
 }
 

@@ -88,6 +88,23 @@ function decode(method: CanisterMethod, f: IDL.FuncClass, r: CallResult): Measur
   return { value, instructions: r.instructions };
 }
 
+const SUBMIT_METHODS: ReadonlySet<string> = new Set<CanisterMethod>(['rpc_eth_send_raw_transaction', 'rpc_eth_send_raw_transaction_with_key', 'submit_ic_tx']);
+
+/**
+ * Whether an update's raw result is an accepted transaction: a submit method (an Ethereum-signed or an
+ * IC-synthetic one, whichever way it came: the gateway, the IC HTTP interface, the devnet itself) that
+ * answered Ok. For hooks that see the host's calls below any client (the devnet's automine).
+ */
+export function acceptedSubmit(method: string, result: CallResult): boolean {
+  if (!SUBMIT_METHODS.has(method) || result.kind !== 'reply') return false;
+  try {
+    const [r] = IDL.decode(func(method as CanisterMethod).retTypes, result.bytes) as [unknown];
+    return typeof r === 'object' && r !== null && 'Ok' in r;
+  } catch {
+    return false;
+  }
+}
+
 /** The typed client over the in-process host, with the synchronous and measured calls tests and benchmarks use. */
 export class HostClient extends CanisterClient {
   declare readonly transport: HostTransport;

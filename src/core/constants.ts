@@ -105,3 +105,8 @@ export const MAX_FEE_HISTORY_PERCENTILES = 100;
 // eth_maxPriorityFeePerGas / eth_gasPrice: percentile of the lowest effective tip of each of the last blocks.
 export const PRIORITY_FEE_LOOKBACK_BLOCKS = 20n;
 export const PRIORITY_FEE_PERCENTILE = 60;
+
+/** EIP-170: the largest runtime code an account may hold; also the bound on each genesis code entry. */
+export const MAX_CODE_SIZE = 24_576;
+/** Genesis code entries an install may give (keccak of each code runs in init). */
+export const MAX_GENESIS_CODE_ENTRIES = 64;

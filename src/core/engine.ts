@@ -92,4 +92,6 @@ export interface ExecutionEngine {
   getStorage(address: Address, slot: Bytes32): Bytes32;
   /** Genesis allocations and tests: credit balance outside any block. */
   setGenesisBalance(address: Address, balance: bigint): void;
+  /** Genesis code (predeployed contracts): the account's code outside any block; its balance is kept, its nonce at least 1. */
+  setGenesisCode(address: Address, code: Uint8Array): void;
 }

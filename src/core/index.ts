@@ -9,7 +9,8 @@
 // is Queued or Included returns the first tx_id (idempotent retry, no second recovery); once Dropped the
 // bytes are treated as new. So submit.already_known is never returned by this core.
 
-import { CHAIN_ID, DEFAULT_BASE_FEE, DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK, MAX_NONCE_WINDOW } from './constants.js';
+import { CHAIN_ID, DEFAULT_BASE_FEE, DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK, MAX_CODE_SIZE, MAX_GENESIS_CODE_ENTRIES, MAX_NONCE_WINDOW } from './constants.js';
+import { toHex } from './codec/bytes.js';
 import type { Address, Bytes32, ExecutionEngine } from './engine.js';
 import { ErrorCode, err, ok, type CoreError, type Result } from './errors.js';
 import type { CoreHost } from './host.js';
@@ -65,9 +66,17 @@ export interface GenesisAllocation {
   readonly balance: bigint;
 }
 
+/** Runtime code an account holds from block 0 (a predeployed contract). */
+export interface GenesisCode {
+  readonly address: Address;
+  readonly code: Uint8Array;
+}
+
 /** The chain part of the canister's InitArgs; every field optional (SPEC defaults). */
 export interface ChainInitArgs {
   readonly genesisAllocations?: readonly GenesisAllocation[];
+  /** Applied after the allocations: an account in both keeps its balance and gets the code. */
+  readonly genesisCode?: readonly GenesisCode[];
   /** Base fee of block 1. */
   readonly baseFee?: bigint;
   readonly minGasPrice?: bigint;
@@ -171,9 +180,20 @@ export class EvmCore {
       if (a.address.length !== 20) return err(ErrorCode.ArgAddressLength, 'genesis allocation address must be 20 bytes');
       if (a.balance < 0n) return err(ErrorCode.ArgInvalid, 'genesis balance must be non-negative');
     }
+    const codeAt = new Set<string>();
+    const codes = args.genesisCode ?? [];
+    if (codes.length > MAX_GENESIS_CODE_ENTRIES) return err(ErrorCode.ArgInvalid, `at most ${MAX_GENESIS_CODE_ENTRIES} genesis code entries`);
+    for (const c of codes) {
+      if (c.address.length !== 20) return err(ErrorCode.ArgAddressLength, 'genesis code address must be 20 bytes');
+      if (c.code.length === 0 || c.code.length > MAX_CODE_SIZE) return err(ErrorCode.ArgInvalid, `genesis code must be 1 to ${MAX_CODE_SIZE} bytes (EIP-170)`);
+      const k = toHex(c.address);
+      if (codeAt.has(k)) return err(ErrorCode.ArgInvalid, `genesis code given twice for 0x${k}`);
+      codeAt.add(k);
+    }
     this.meta.setConfig(cfg);
     this.lifecycle.checkLayout(); // nothing stored yet: writes the current layout version
     for (const a of args.genesisAllocations ?? []) this.engine.setGenesisBalance(a.address, a.balance);
+    for (const c of codes) this.engine.setGenesisCode(c.address, c.code);
     const baseFee = args.baseFee ?? DEFAULT_BASE_FEE;
     const timestamp = this.host.timeNs() / 1_000_000_000n;
     const parentHash = new Uint8Array(32);

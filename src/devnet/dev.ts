@@ -4,8 +4,6 @@
 // `mine_block` update; the canister's own mining timer runs only for --block-time N > 0 (azle timers are whole
 // seconds, so N is too).
 import type { HostClient } from '../client/host.js';
-import type { CallMode, CanisterMethod } from '../client/schema.js';
-import type { Transport } from '../client/transport.js';
 import type { DevControl } from '../gateway/methods/dev.js';
 import type { HostStateSnapshot, IcHost, PrincipalLike } from '../host/index.js';
 
@@ -60,8 +58,9 @@ export class DevnetControl implements DevControl {
   }
 
   /**
-   * After an accepted transaction: when automining, a block before the submit is answered. Submits that
-   * arrive in the same event-loop turn share one block (the block is made once the turn's requests are in).
+   * After an accepted transaction (the host's afterUpdate hook, for every way one arrives): when automining, a
+   * block before the submit is answered. Submits that arrive in the same event-loop turn share one block (the
+   * block is made once the turn's requests are in).
    */
   afterSubmit(): Promise<void> {
     if (!this.automine) return Promise.resolve();
@@ -123,19 +122,3 @@ export class DevnetControl implements DevControl {
   }
 }
 
-/** The gateway's transport with automine: an accepted eth_sendRawTransaction is mined before it answers. */
-export class AutomineTransport implements Transport {
-  readonly kind: Transport['kind'];
-  constructor(
-    private readonly inner: Transport,
-    private readonly control: DevnetControl,
-  ) {
-    this.kind = inner.kind;
-  }
-
-  async call(mode: CallMode, method: CanisterMethod, args: readonly unknown[]): Promise<unknown> {
-    const r = await this.inner.call(mode, method, args);
-    if ((method === 'rpc_eth_send_raw_transaction' || method === 'rpc_eth_send_raw_transaction_with_key') && typeof r === 'object' && r !== null && 'Ok' in r) await this.control.afterSubmit();
-    return r;
-  }
-}

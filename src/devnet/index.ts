@@ -7,16 +7,19 @@ import { join } from 'node:path';
 import { build, isStale, WASM_PATH } from './build.js';
 import { CHAIN_ID } from '../core/constants.js';
 import { CanisterClient } from '../client/client.js';
-import { encodeInitArgs, HostClient } from '../client/host.js';
+import { acceptedSubmit, encodeInitArgs, HostClient } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
+import { DEVNET_CLIENT_VERSION } from './config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { KEYS_FILE, startIcHttp, SubnetKeys, type IcHttpServer } from '../host/ic_http/index.js';
 import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/index.js';
 import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
-import { DEV_ACCOUNT_BALANCE, devAccounts, type DevAccount } from './accounts.js';
-import { AutomineTransport, DevnetControl } from './dev.js';
+import { DEV_ACCOUNT_BALANCE, devAccounts, devSigner, type DevAccount } from './accounts.js';
+import { DevnetControl } from './dev.js';
+import { PREDEPLOYS } from './predeploys.js';
 
 export const DEFAULT_BLOCK_TIME_S = 2;
+export { DEVNET_CLIENT_VERSION, devnetGatewayConfig } from './config.js';
 /** Remembered query replies (IcHostOptions.queryCache): repeated reads between blocks skip the wasm. */
 const QUERY_CACHE_ENTRIES = 4096;
 import { fundIcPrincipals, type Funding } from './fund_ic.js';
@@ -33,7 +36,7 @@ export interface DevnetOptions {
   /** Delete the data folder first. */
   readonly reset?: boolean;
   readonly log?: (line: string) => void;
-  /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults. */
+  /** The gateway's configuration (host, port, limits, CORS, client version); default SPEC's defaults with DEVNET_CLIENT_VERSION. */
   readonly gateway?: GatewayConfig;
   /**
    * Seconds between blocks (`--block-time`): 0 mines a block as soon as a transaction is accepted (automine,
@@ -91,6 +94,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   // One report per produced block: the canister's debug line gives each transaction's instructions, the
   // host's message statistics the whole timer message's.
   let report: BlockReport | undefined;
+  // Automine sees every accepted transaction, whichever way it came (gateway, IC HTTP interface, the devnet's own).
+  let dev: DevnetControl | undefined;
   const host = await IcHost.create({
     wasm: WASM_PATH,
     clock: 'wall',
@@ -100,6 +105,9 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     // a query running to the 5 B limit takes seconds, and must not hold block production or other requests.
     queryReplica: true,
     hostLog: log,
+    afterUpdate: async (method, result) => {
+      if (dev !== undefined && acceptedSubmit(method, result)) await dev.afterSubmit();
+    },
     stableMemoryFile: join(opts.dataDir, STABLE_FILE),
     debugPrint: (raw) => {
       const m = unquote(raw);
@@ -119,7 +127,12 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const fresh = !host.hasPersistedState;
   if (fresh) {
     log('installing the canister (first start; warm-up of precompile tables takes a few seconds)...');
-    await host.install(encodeInitArgs({ genesis_allocations: [accounts.map((a) => ({ address: hexToBytes(a.address), balance: DEV_ACCOUNT_BALANCE }))] }));
+    await host.install(
+      encodeInitArgs({
+        genesis_allocations: [accounts.map((a) => ({ address: hexToBytes(a.address), balance: DEV_ACCOUNT_BALANCE }))],
+        genesis_code: [PREDEPLOYS.map((p) => ({ address: hexToBytes(p.address), code: hexToBytes(p.code) }))],
+      }),
+    );
   } else {
     log(`resuming the chain from ${opts.dataDir} ...`);
     await host.resume();
@@ -129,7 +142,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const lf = await evm.as({ caller: DEVNET_CONTROLLER }).update('set_log_filter', [{ Debug: null }]);
   if ('Err' in lf) log(`per-transaction instruction counts unavailable: ${lf.Err.message}`);
   const blockTime = opts.blockTime ?? DEFAULT_BLOCK_TIME_S;
-  const dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
+  dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
   const why = await dev.configure(blockTime);
   if (why !== undefined) log(`--block-time ${blockTime} not applied (the canister's own timer keeps mining): ${why}`);
 
@@ -160,8 +173,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     throw e;
   }
   try {
-    const client = new CanisterClient(new AutomineTransport(evm.transport, dev));
-    gateway = await startGateway({ config: opts.gateway ?? DEFAULT_CONFIG, client, dev });
+    gateway = await startGateway({ config: opts.gateway ?? { ...DEFAULT_CONFIG, clientVersion: DEVNET_CLIENT_VERSION }, client: evm, dev, signer: devSigner(accounts) });
     const cache = gateway.context.cache;
     dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
   } catch (e) {

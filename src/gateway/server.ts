@@ -6,6 +6,7 @@ import type { CanisterClient } from '../client/index.js';
 import type { GatewayConfig } from './config.js';
 import { RpcCode, type InternalLog } from './errors.js';
 import type { DevControl } from './methods/dev.js';
+import type { Signer } from './signer.js';
 import type { MethodContext } from './methods/index.js';
 import { answerBody } from './rpc.js';
 import { addressKey, forClient } from './client_key.js';
@@ -26,6 +27,8 @@ export interface GatewayOptions {
   readonly cacheEntries?: number;
   /** The devnet's development methods (evm_mine, evm_snapshot, ...); without it they are -32601. */
   readonly dev?: DevControl;
+  /** The devnet's development accounts (keys stay in the devnet); without it eth_accounts is [] and the eth_sign* methods are -32601. */
+  readonly signer?: Signer;
   /** Limits on what slow or many clients can make the server hold (defaults: SERVER_LIMITS). */
   readonly limits?: Partial<ServerLimits>;
 }
@@ -152,6 +155,7 @@ export function createContext(opts: GatewayOptions): MethodContext {
     cache: new Lru<unknown>(opts.cacheEntries ?? DEFAULT_CACHE_ENTRIES, opts.config.cacheBytes, approxJsonBytes),
     log: opts.log ?? ((m) => console.error(`[gateway] ${m}`)),
     ...(opts.dev === undefined ? {} : { dev: opts.dev }),
+    ...(opts.signer === undefined ? {} : { signer: opts.signer }),
     filters: new FilterStore(opts.config.filterTimeoutMs, opts.config.maxFilters, Date.now, opts.config.maxFiltersPerClient),
     pending: new PendingFeed(),
     queries: new QueryGate(opts.config.maxConcurrentQueries, opts.config.maxQueuedQueries, opts.config.maxQueuedQueriesPerClient),

@@ -63,6 +63,12 @@ export interface IcHostOptions {
   debugPrint?: (message: string) => void;
   /** Called after every message with its statistics (benchmarks and the devnet's per-block report). */
   onMessage?: (stats: MessageStats) => void;
+  /**
+   * Awaited after every external update call (IcHost.update, so also the IC HTTP interface's calls) and before
+   * its result is returned: the devnet's automine makes a block here, so whichever way a transaction arrives, it
+   * is mined before its submit answers. It may make update calls of its own (they run this hook too).
+   */
+  afterUpdate?: (method: string, result: CallResult) => Promise<void>;
   queryInstructionLimit?: bigint;
   updateInstructionLimit?: bigint;
   /** Where prepared (instrumented / rewritten) wasm files are cached. */
@@ -802,7 +808,9 @@ export class IcHost {
     this.execute(isUpdate ? 'update' : 'replicated_query', `${isUpdate ? 'canister_update' : 'canister_query'} ${method}`, method, arg, caller, ctx);
     this.finishIfDone(ctx);
     this.drain(100_000);
-    return this.resultOf(ctx, 'update');
+    const result = this.resultOf(ctx, 'update');
+    if (this.opts.afterUpdate !== undefined) await this.opts.afterUpdate(method, result);
+    return result;
   }
 
   private hostReject(code: number, message: string, uncertified = false): CallResult {

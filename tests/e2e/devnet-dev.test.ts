@@ -2,11 +2,13 @@
 // cast send and ethers' tx.wait() find their receipt at once (automine, no block timer to wait for), and the
 // development methods (evm_snapshot / evm_revert, evm_mine, evm_increaseTime) work through both clients.
 import { JsonRpcProvider, Wallet } from 'ethers';
+import { concat, createPublicClient, getContractAddress, http, keccak256, parseAbi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devAccounts } from '../../src/devnet/accounts.js';
+import { CREATE2_DEPLOYER, MULTICALL3 } from '../../src/devnet/predeploys.js';
 import { removeDir, rpc, runOk, startDevnetProcess, tempDir, type DevnetProcess } from '../support/e2e.js';
 
-const [a0, , , , , , , a7, a8] = devAccounts();
+const [a0, , a2, , , , , a7, a8] = devAccounts();
 let devnet: DevnetProcess;
 let dataDir: string;
 const cast = (...args: string[]) => runOk('cast', [...args, '--rpc-url', devnet.url]);
@@ -48,5 +50,37 @@ describe('npm start -- --block-time 0', () => {
     await provider.send('evm_mine', []);
     expect((await provider.getBlock('latest'))!.timestamp).toBeGreaterThanOrEqual(t0 + 3600);
     provider.destroy();
+  });
+
+  it('predeploys: viem multicall of three reads through Multicall3; a CREATE2 through the deployer, sent with cast send --unlocked, lands at the predicted address', async () => {
+    expect(keccak256((await rpc<Hex>(devnet.url, 'eth_getCode', [MULTICALL3.address, 'latest'])) as Hex)).toBe(MULTICALL3.codeHash);
+    expect(keccak256((await rpc<Hex>(devnet.url, 'eth_getCode', [CREATE2_DEPLOYER.address, 'latest'])) as Hex)).toBe(CREATE2_DEPLOYER.codeHash);
+    const client = createPublicClient({ transport: http(devnet.url) });
+    const abi = parseAbi(['function getChainId() view returns (uint256)', 'function getEthBalance(address) view returns (uint256)', 'function getBlockNumber() view returns (uint256)']);
+    const mc = MULTICALL3.address;
+    const [chainId, balance, block] = await client.multicall({
+      multicallAddress: mc,
+      allowFailure: false,
+      contracts: [
+        { address: mc, abi, functionName: 'getChainId' },
+        { address: mc, abi, functionName: 'getEthBalance', args: [a8!.address] },
+        { address: mc, abi, functionName: 'getBlockNumber' },
+      ],
+    });
+    expect(chainId).toBe(4801360n);
+    expect(balance).toBe(await client.getBalance({ address: a8!.address }));
+    // Calls run in the next block's environment (docs/read-api.md): NUMBER is the head's plus one.
+    expect(block).toBe((await rpc<Hex>(devnet.url, 'eth_blockNumber').then(BigInt)) + 1n);
+
+    // Init code deploying a 10-byte runtime that returns the word 42.
+    const runtime = '0x602a60005260206000f3' as Hex;
+    const init = concat(['0x69', runtime, '0x600052600a6016f3']);
+    const salt = `0x${'11'.repeat(32)}` as Hex;
+    const predicted = getContractAddress({ opcode: 'CREATE2', from: CREATE2_DEPLOYER.address, salt, bytecode: init });
+    const out = JSON.parse(await cast('send', '--unlocked', '--from', a2!.address, CREATE2_DEPLOYER.address, concat([salt, init]), '--json'));
+    expect(out.status).toBe('0x1');
+    expect(out.from.toLowerCase()).toBe(a2!.address.toLowerCase());
+    expect(await client.getCode({ address: predicted })).toBe(runtime);
+    expect(BigInt(await client.call({ to: predicted }).then((r) => r.data ?? '0x0'))).toBe(42n);
   });
 });

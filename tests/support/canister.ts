@@ -31,6 +31,8 @@ export interface InitOptions {
   controllers?: PrincipalLike[];
   prunePolicy?: PrunePolicyView;
   pruningEnabled?: boolean;
+  /** Runtime code accounts hold from block 0 (the `genesis_code` init argument). */
+  genesisCode?: { address: Uint8Array; code: Uint8Array }[];
 }
 
 export function initArgs(o: InitOptions): Uint8Array {
@@ -41,6 +43,7 @@ export function initArgs(o: InitOptions): Uint8Array {
     mining_interval_ms: o.miningIntervalMs === undefined ? [] : [o.miningIntervalMs],
     prune_policy: o.prunePolicy === undefined ? [] : [o.prunePolicy],
     pruning_enabled: o.pruningEnabled === undefined ? [] : [o.pruningEnabled],
+    genesis_code: o.genesisCode === undefined ? [] : [o.genesisCode],
   });
 }
 

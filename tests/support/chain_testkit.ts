@@ -197,14 +197,18 @@ export class FakeEngine implements ExecutionEngine {
   getNonce(a: Uint8Array): bigint {
     return this.nonces.get(toHex(a)) ?? 0n;
   }
-  getCode(): Uint8Array {
-    return new Uint8Array(0);
+  readonly codes = new Map<string, Uint8Array>();
+  getCode(a: Uint8Array): Uint8Array {
+    return this.codes.get(toHex(a)) ?? new Uint8Array(0);
   }
   getStorage(): Uint8Array {
     return new Uint8Array(32);
   }
   setGenesisBalance(a: Uint8Array, b: bigint): void {
     this.balances.set(toHex(a), b);
+  }
+  setGenesisCode(a: Uint8Array, code: Uint8Array): void {
+    this.codes.set(toHex(a), code);
   }
 }
 

@@ -69,6 +69,7 @@ import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
 import { encodeAccount, toHex } from './encoding.js';
+import { keccak256 } from '../crypto.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
 
 export interface EvmEngineOptions {
@@ -311,6 +312,26 @@ export class EvmEngine implements ExecutionEngine {
     );
     accounts.insert(address, enc);
     chainGenesisWrite(accounts, address, enc);
+  }
+
+  setGenesisCode(address: Address, code: Uint8Array): void {
+    if (this.block !== undefined) throw new Error('setGenesisCode: a block is open');
+    const maps = this.blockExec.sm.maps;
+    const prev = readHeadAccount(maps.accounts, address);
+    const codeHash = keccak256(code);
+    if (!maps.code.containsKey(codeHash)) maps.code.insert(codeHash, code.slice());
+    // A contract account's nonce starts at 1 (EIP-161), as the deployed originals' did.
+    const enc = encodeAccount({
+      exists: true,
+      nonce: prev !== undefined && prev.nonce > 1n ? prev.nonce : 1n,
+      balance: prev?.balance ?? 0n,
+      codeHash,
+      codeSize: code.length,
+      gen: prev?.gen ?? 0,
+      hasStorage: prev?.hasStorage ?? false,
+    });
+    maps.accounts.insert(address, enc);
+    chainGenesisWrite(maps.accounts, address, enc);
   }
 
   /** The state root recorded by the last commitBlock (or genesis credits). */

@@ -6,9 +6,10 @@ export const eth_accounts: MethodSpec = {
   canister: [],
   blockTags: '-',
   limits: '-',
-  differences: 'Always `[]`: the gateway holds no keys (not in SPEC\'s table; answered because Hardhat and web3.js call it). Sign locally and use eth_sendRawTransaction.',
-  async handler(params) {
+  differences:
+    "In front of a canister on the IC: always `[]`, the gateway holds no keys (not in SPEC's table; answered because Hardhat and web3.js call it): sign locally and use eth_sendRawTransaction. On the devnet (`npm start`): its ten development accounts, lower-case, in anvil's order.",
+  async handler(params, ctx) {
     positional(params, 'eth_accounts', 0, 0);
-    return [];
+    return ctx.signer?.accounts() ?? [];
   },
 };

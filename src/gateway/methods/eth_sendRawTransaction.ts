@@ -4,7 +4,31 @@ import { bytesHex } from '../hex.js';
 import { data, positional } from '../params.js';
 import { senderPublicKey } from '../sender_key.js';
 import { unwrap } from './common.js';
-import type { MethodSpec } from './types.js';
+import type { MethodContext, MethodSpec } from './types.js';
+
+/** Submits signed transaction bytes (with the sender's key as a hint) and answers the transaction's hash. */
+export async function submitRaw(ctx: MethodContext, bytes: Uint8Array): Promise<string> {
+  // With the sender's key as a hint when it recovers here (src/gateway/sender_key.ts); without it the
+  // canister answers the same, for more instructions, and reports what is wrong with the transaction.
+  const key = senderPublicKey(bytes);
+  const submitted =
+    key === undefined
+      ? await ctx.client.update('rpc_eth_send_raw_transaction', [bytes])
+      : await ctx.client.update('rpc_eth_send_raw_transaction_with_key', [bytes, key]);
+  const txId = unwrap(ctx, submitted);
+  let t: TxView | undefined;
+  try {
+    t = (await ctx.client.query('rpc_eth_get_transaction_by_tx_id', [txId]))[0];
+  } catch (e) {
+    ctx.log(`eth_sendRawTransaction: hash lookup of tx_id ${bytesHex(txId)} failed: ${(e as Error).message}`);
+  }
+  if (t === undefined) {
+    throw new RpcError(RpcCode.Server, `transaction accepted (tx_id ${bytesHex(txId)}) but its hash is unavailable`);
+  }
+  const hash = bytesHex(t.hash);
+  ctx.pending.publish(hash);
+  return hash;
+}
 
 export const eth_sendRawTransaction: MethodSpec = {
   name: 'eth_sendRawTransaction',
@@ -15,26 +39,6 @@ export const eth_sendRawTransaction: MethodSpec = {
     'Types 0x0 (EIP-155 only), 0x1, 0x2; 0x3/0x4 are -32602. Returns `eth_tx_hash` resolved from the canister\'s `tx_id`; if that lookup fails after a successful submit: -32000. Submit errors carry geth\'s phrases (`nonce too low`, `insufficient funds`, ...).',
   async handler(params, ctx) {
     const [raw] = positional(params, 'eth_sendRawTransaction', 1, 1);
-    const bytes = data(raw, 'signedTransaction');
-    // With the sender's key as a hint when it recovers here (src/gateway/sender_key.ts); without it the
-    // canister answers the same, for more instructions, and reports what is wrong with the transaction.
-    const key = senderPublicKey(bytes);
-    const submitted =
-      key === undefined
-        ? await ctx.client.update('rpc_eth_send_raw_transaction', [bytes])
-        : await ctx.client.update('rpc_eth_send_raw_transaction_with_key', [bytes, key]);
-    const txId = unwrap(ctx, submitted);
-    let t: TxView | undefined;
-    try {
-      t = (await ctx.client.query('rpc_eth_get_transaction_by_tx_id', [txId]))[0];
-    } catch (e) {
-      ctx.log(`eth_sendRawTransaction: hash lookup of tx_id ${bytesHex(txId)} failed: ${(e as Error).message}`);
-    }
-    if (t === undefined) {
-      throw new RpcError(RpcCode.Server, `transaction accepted (tx_id ${bytesHex(txId)}) but its hash is unavailable`);
-    }
-    const hash = bytesHex(t.hash);
-    ctx.pending.publish(hash);
-    return hash;
+    return submitRaw(ctx, data(raw, 'signedTransaction'));
   },
 };

@@ -39,11 +39,12 @@ import {
   eth_uninstallFilter,
 } from './filters.js';
 import { eth_subscribe, eth_unsubscribe } from './subscribe.js';
+import { SIGNING_METHODS } from './signing.js';
 import type { MethodSpec } from './types.js';
 
 export type { MethodContext, MethodSpec } from './types.js';
 
-/** SPEC's method table, in SPEC's order, then the two extras clients call, then the block, filter and subscription methods. */
+/** SPEC's method table, in SPEC's order, then the two extras clients call, then blocks, filters and subscriptions, then the development accounts' methods. */
 export const METHODS: readonly MethodSpec[] = [
   web3_clientVersion,
   net_version,
@@ -80,14 +81,12 @@ export const METHODS: readonly MethodSpec[] = [
   eth_uninstallFilter,
   eth_subscribe,
   eth_unsubscribe,
+  ...SIGNING_METHODS,
 ];
 
 /** SPEC's unsupported methods still unsupported (and the other common ones): -32601 with a message saying so. */
 export const UNSUPPORTED: Readonly<Record<string, string>> = {
   eth_pendingTransactions: 'the pending pool is not exposed',
-  eth_sendTransaction: 'the gateway holds no keys: sign locally and use eth_sendRawTransaction',
-  eth_sign: 'the gateway holds no keys',
-  eth_signTransaction: 'the gateway holds no keys',
   eth_getProof: 'state is not a Merkle-Patricia trie (docs/execution.md)',
   eth_createAccessList: 'not implemented',
   eth_getUncleByBlockNumberAndIndex: 'there are no uncles',

@@ -4,6 +4,7 @@ import type { CanisterClient, CanisterMethod } from '../../client/index.js';
 import type { GatewayConfig } from '../config.js';
 import type { InternalLog } from '../errors.js';
 import type { DevControl } from './dev.js';
+import type { Signer } from '../signer.js';
 import type { FilterStore } from '../filters.js';
 import type { PendingFeed } from '../pending.js';
 import type { ResponseBudget } from '../budget.js';
@@ -27,6 +28,8 @@ export interface MethodContext {
   readonly log: InternalLog;
   /** The devnet's development methods (evm_*); absent in front of a real canister. */
   readonly dev?: DevControl;
+  /** The devnet's development accounts (eth_accounts, eth_sendTransaction, eth_sign*); absent in front of a real canister. */
+  readonly signer?: Signer;
   /** Filters held for their clients (eth_newFilter and friends). */
   readonly filters: FilterStore;
   /** Hashes of transactions this gateway accepted (pending filters and subscriptions). */
