@@ -3,7 +3,7 @@
 // development keys); without one (a gateway in front of a canister on the IC) they are -32601 as before.
 // The gateway fills what the caller left out, the signer only signs; a signed transaction goes the
 // eth_sendRawTransaction path (same checks, same pool, same automine).
-import type { CallObjectView } from '../../canister/values.js';
+import type { CallObjectView } from '../../client/schema.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import { bytesHex } from '../hex.js';
 import { address, data, positional } from '../params.js';
