@@ -242,8 +242,8 @@ export function candidTypes(untypedIdl: Idl) {
     access_list: IDL.Opt(IDL.Vec(AccessListItem)),
   });
   /**
-   * eth_getLogs filter. `address` and `topics` take lists so the canister itself answers UnsupportedFilter
-   * for more than one address or a condition on topics[1..]; topics[i] = null or [] is a wildcard.
+   * eth_getLogs filter; topics[i] = null or [] is a wildcard. rpc_eth_get_logs_paged answers UnsupportedFilter
+   * for more than one address or a condition on topics[1..] (SPEC); rpc_eth_get_logs_filtered takes both.
    */
   const RpcLogFilterView = IDL.Record({
     from_block: IDL.Opt(BlockTag),
@@ -441,6 +441,8 @@ export function methodSignatures(untypedIdl: Idl) {
     rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes)),
     rpc_eth_estimate_gas_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(IDL.Nat64)),
     rpc_eth_get_logs_paged: q([t.RpcLogFilterView, IDL.Opt(t.LogCursor), IDL.Opt(IDL.Nat32)], t.Result(t.RpcLogPageView)),
+    /** The same pages under Ethereum's whole filter: address lists and OR lists on every topic position. */
+    rpc_eth_get_logs_filtered: q([t.RpcLogFilterView, IDL.Opt(t.LogCursor), IDL.Opt(IDL.Nat32)], t.Result(t.RpcLogPageView)),
     rpc_eth_gas_price: q([], t.Result(IDL.Nat)),
     rpc_eth_max_priority_fee_per_gas: q([], t.Result(IDL.Nat)),
     rpc_eth_fee_history: q([IDL.Nat64, t.BlockTag, IDL.Vec(IDL.Float64)], t.Result(t.FeeHistoryView)),

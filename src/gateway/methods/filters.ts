@@ -1,6 +1,6 @@
 // Filters held by the gateway (src/gateway/filters.ts): eth_newFilter, eth_newBlockFilter,
 // eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter. Log filters
-// and log subscriptions share the decoding and the canister's checks of the criteria (SPEC's log-filter rules).
+// and log subscriptions share the decoding and the canister's checks of the criteria (eth_getLogs's filter rules).
 import type { LogFilterView } from '../../canister/values.js';
 import { MAX_LOG_BLOCK_RANGE } from '../../core/constants.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
@@ -8,7 +8,7 @@ import type { FilterState, LogsFilterState } from '../filters.js';
 import { formatLog } from '../format.js';
 import { address, blockParam, object, positional } from '../params.js';
 import { readBlock } from './blocks.js';
-import { headNumber, unwrap } from './common.js';
+import { headNumber, tagNumber, unwrap } from './common.js';
 import { eth_getLogs, FILTER_KEYS, GATEWAY_MAX_LOGS, readLogPages, topicsParam } from './eth_getLogs.js';
 import type { MethodContext, MethodSpec } from './types.js';
 
@@ -28,7 +28,7 @@ export async function logCriteria(ctx: MethodContext, o: Record<string, unknown>
     topics: topicsParam(o.topics),
   };
   const probe: LogFilterView = { ...criteria, from_block: [{ Number: head }], to_block: [{ Number: head }], block_hash: [] };
-  unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [probe, [], [1]]));
+  unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_filtered', [probe, [], [1]]));
   return criteria;
 }
 
@@ -44,8 +44,7 @@ function explicitNumber(v: unknown, name: string): bigint | undefined {
   if (v === undefined || v === null) return undefined;
   const p = blockParam(v, name);
   if ('hash' in p) throw invalidParams(`${name}: expected a block number or tag`);
-  if ('number' in p) return p.number;
-  return p.tag === 'earliest' ? 0n : undefined;
+  return tagNumber(p, () => undefined);
 }
 
 function filterId(v: unknown): string {
@@ -55,7 +54,7 @@ function filterId(v: unknown): string {
 
 export const eth_newFilter: MethodSpec = {
   name: 'eth_newFilter',
-  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_filtered'],
   blockTags: '`fromBlock`/`toBlock`: tags (= head), `earliest` (= 0), number',
   limits: 'live filters: RPC_GATEWAY_MAX_FILTERS (1024, -32005 above); dropped after RPC_GATEWAY_FILTER_TIMEOUT_MS (5 min) without a poll; eth_getLogs\'s filter rules and errors',
   differences:
@@ -133,7 +132,7 @@ async function blockChanges(ctx: MethodContext, s: Extract<FilterState, { kind: 
 
 export const eth_getFilterChanges: MethodSpec = {
   name: 'eth_getFilterChanges',
-  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged', 'rpc_eth_get_block_by_number_with_status'],
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_filtered', 'rpc_eth_get_block_by_number_with_status'],
   blockTags: '-',
   limits: `at most ${GATEWAY_MAX_LOGS} logs or ${MAX_BLOCKS_PER_POLL} block hashes a poll (the rest on the next poll)`,
   differences:
@@ -158,7 +157,7 @@ export const eth_getFilterChanges: MethodSpec = {
 
 export const eth_getFilterLogs: MethodSpec = {
   name: 'eth_getFilterLogs',
-  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_filtered'],
   blockTags: '-',
   limits: "eth_getLogs's limits",
   differences: 'eth_getLogs with the filter as installed (its tags resolved now); does not move what eth_getFilterChanges reports next. A block or pending filter: -32000 `filter not found`.',
