@@ -444,6 +444,12 @@ describe('eth_getLogs', () => {
     expect(await callErr(f, 'eth_getLogs', [{ limit: 5 }])).toMatchObject({ code: -32602 });
     expect(await callErr(f, 'eth_getLogs', [{ blockHash: hx(32), fromBlock: '0x1' }])).toMatchObject({ code: -32602 });
     expect(await callErr(f, 'eth_getLogs', [{ topics: [null, null, null, null, null] }])).toEqual({ code: -32602, message: 'topics: at most 4 positions, got 5' });
+    // Oversized lists are refused before any entry is decoded or the canister is asked.
+    const before = f.count('rpc_eth_get_logs_filtered');
+    const many = Array.from({ length: 1001 }, () => hx(20));
+    expect(await callErr(f, 'eth_getLogs', [{ address: many }])).toEqual({ code: -32602, message: 'address: at most 1000 addresses, got 1001' });
+    expect(await callErr(f, 'eth_getLogs', [{ topics: [null, Array.from({ length: 1001 }, () => hx(32))] }])).toEqual({ code: -32602, message: 'topics[1]: at most 1000 alternatives, got 1001' });
+    expect(f.count('rpc_eth_get_logs_filtered')).toBe(before);
     f.handlers.rpc_eth_get_logs_filtered = () => err(ErrorCode.LogsRangeTooLarge, 'range 20000 > 10000');
     expect(await callErr(f, 'eth_getLogs', [{ fromBlock: '0x0' }])).toMatchObject({ code: -32005 });
   });

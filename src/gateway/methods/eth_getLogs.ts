@@ -25,14 +25,27 @@ async function rangeTag(ctx: MethodContext, v: unknown, name: string, head: () =
   return [{ Number: await tagNumber(p, head) }];
 }
 
+// The counts are checked before any entry is decoded (the canister checks them again, with the same words), so
+// an oversized list costs the gateway nothing and never becomes an oversized canister argument.
+export function addressParam(v: unknown): Opt<Uint8Array[]> {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) return [[address(v)]];
+  if (v.length > MAX_LOG_FILTER_ADDRESSES) throw invalidParams(`address: at most ${MAX_LOG_FILTER_ADDRESSES} addresses, got ${v.length}`);
+  return [v.map((x, i) => address(x, `address[${i}]`))];
+}
+
 export function topicsParam(v: unknown): Opt<Opt<Uint8Array[]>[]> {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw invalidParams('topics: expected an array');
+  if (v.length > MAX_LOG_TOPICS) throw invalidParams(`topics: at most ${MAX_LOG_TOPICS} positions, got ${v.length}`);
   return [
     v.map((t, i): Opt<Uint8Array[]> => {
       if (t === null) return [];
       if (typeof t === 'string') return [[hash32(t, `topics[${i}]`)]];
-      if (Array.isArray(t)) return [t.map((x, j) => hash32(x, `topics[${i}][${j}]`))];
+      if (Array.isArray(t)) {
+        if (t.length > MAX_LOG_FILTER_TOPIC_ALTERNATIVES) throw invalidParams(`topics[${i}]: at most ${MAX_LOG_FILTER_TOPIC_ALTERNATIVES} alternatives, got ${t.length}`);
+        return [t.map((x, j) => hash32(x, `topics[${i}][${j}]`))];
+      }
       throw invalidParams(`topics[${i}]: expected null, a 32-byte topic or an array of topics`);
     }),
   ];
@@ -47,16 +60,11 @@ export async function logFilter(ctx: MethodContext, v: unknown): Promise<LogFilt
   if (has('blockHash') && (has('fromBlock') || has('toBlock'))) throw invalidParams('filter: blockHash cannot be combined with fromBlock/toBlock');
   let head: bigint | undefined;
   const readHead = async () => (head ??= await headNumber(ctx));
-  let addresses: Opt<Uint8Array[]> = [];
-  if (has('address')) {
-    const a = o.address;
-    addresses = [Array.isArray(a) ? a.map((x, i) => address(x, `address[${i}]`)) : [address(a)]];
-  }
   return {
     from_block: await rangeTag(ctx, o.fromBlock, 'fromBlock', readHead),
     to_block: await rangeTag(ctx, o.toBlock, 'toBlock', readHead),
     block_hash: has('blockHash') ? [hash32(o.blockHash, 'blockHash')] : [],
-    address: addresses,
+    address: addressParam(o.address),
     topics: topicsParam(o.topics),
   };
 }

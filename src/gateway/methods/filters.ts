@@ -6,10 +6,10 @@ import { MAX_LOG_BLOCK_RANGE } from '../../core/constants.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import type { FilterState, LogsFilterState } from '../filters.js';
 import { formatLog } from '../format.js';
-import { address, blockParam, object, positional } from '../params.js';
+import { blockParam, object, positional } from '../params.js';
 import { readBlock } from './blocks.js';
 import { headNumber, tagNumber, unwrap } from './common.js';
-import { eth_getLogs, FILTER_KEYS, GATEWAY_MAX_LOGS, readLogPages, topicsParam } from './eth_getLogs.js';
+import { addressParam, eth_getLogs, FILTER_KEYS, GATEWAY_MAX_LOGS, readLogPages, topicsParam } from './eth_getLogs.js';
 import type { MethodContext, MethodSpec } from './types.js';
 
 export type LogCriteria = Pick<LogFilterView, 'address' | 'topics'>;
@@ -22,11 +22,7 @@ export const MAX_BLOCKS_PER_POLL = 256;
  * that filters and subscriptions refuse exactly what eth_getLogs refuses, with the same errors.
  */
 export async function logCriteria(ctx: MethodContext, o: Record<string, unknown>, head: bigint): Promise<LogCriteria> {
-  const has = (k: string) => o[k] !== undefined && o[k] !== null;
-  const criteria: LogCriteria = {
-    address: has('address') ? [Array.isArray(o.address) ? o.address.map((x, i) => address(x, `address[${i}]`)) : [address(o.address)]] : [],
-    topics: topicsParam(o.topics),
-  };
+  const criteria: LogCriteria = { address: addressParam(o.address), topics: topicsParam(o.topics) };
   const probe: LogFilterView = { ...criteria, from_block: [{ Number: head }], to_block: [{ Number: head }], block_hash: [] };
   unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_filtered', [probe, [], [1]]));
   return criteria;
