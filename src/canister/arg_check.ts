@@ -14,6 +14,8 @@
 // int at most MAX_LEB_BYTES long), nesting at most MAX_DEPTH, at most `steps` values in all, no bytes left over.
 // Whether the wire types fit the method's types is left to IDL.decode (subtyping), whose cost these bounds cap.
 
+import { MAX_LOG_FILTER_ADDRESSES, MAX_LOG_FILTER_TOPIC_ALTERNATIVES, MAX_LOG_TOPICS } from '../core/constants.js';
+
 export const ArgCheckCode = {
   /** More bytes than the method accepts. */
   TooLarge: 'candid.args_too_large',
@@ -41,6 +43,11 @@ export const MAX_LEB_BYTES = 40;
 export const DEFAULT_ARG_BYTES = 16 * 1024;
 /** A 128 KiB raw transaction (or call data) plus its Candid framing and the other fields of the record. */
 export const LARGE_ARG_BYTES = 131072 + 8 * 1024;
+/**
+ * rpc_eth_get_logs_filtered's largest filter: MAX_LOG_FILTER_ADDRESSES addresses and MAX_LOG_TOPICS positions of
+ * MAX_LOG_FILTER_TOPIC_ALTERNATIVES topics (each a length byte and its bytes), plus the rest of the arguments.
+ */
+export const LOG_FILTER_ARG_BYTES = MAX_LOG_FILTER_ADDRESSES * 21 + MAX_LOG_TOPICS * MAX_LOG_FILTER_TOPIC_ALTERNATIVES * 33 + 4 * 1024;
 const LARGE_ARG_METHODS: ReadonlySet<string> = new Set([
   'rpc_eth_send_raw_transaction',
   'rpc_eth_send_raw_transaction_with_key',
@@ -52,6 +59,7 @@ const LARGE_ARG_METHODS: ReadonlySet<string> = new Set([
 
 /** The byte limit of one method's argument. */
 export function argByteLimit(method: string): number {
+  if (method === 'rpc_eth_get_logs_filtered') return LOG_FILTER_ARG_BYTES;
   return LARGE_ARG_METHODS.has(method) ? LARGE_ARG_BYTES : DEFAULT_ARG_BYTES;
 }
 
