@@ -1,10 +1,12 @@
 // Read API costs (query methods), measured with the host's instruction counter on the real wasm: eth_call of
 // an ERC-20 balanceOf, eth_estimateGas of an ERC-20 transfer (the whole search in one query), and a page of
-// 1000 logs (LOG3 with 32 bytes of data, the shape of an ERC-20 Transfer event).
+// 1000 logs (LOG3 with 32 bytes of data, the shape of an ERC-20 Transfer event); then log filters over 10,000
+// blocks (bench/log_filters.ts).
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
 import { compileFixture } from '../tests/fixtures/solidity/compile.js';
 import { EMITTER_RUNTIME, callObject, logFilter } from '../tests/support/read.js';
+import { benchLogFilters } from './log_filters.js';
 import { account, BenchChain, deployCode, median, signTx, u256 } from './support.js';
 import type { Report } from './evm.js';
 
@@ -55,4 +57,5 @@ export async function benchReadApi(report: Report): Promise<void> {
   } finally {
     chain.close();
   }
+  await benchLogFilters(report);
 }

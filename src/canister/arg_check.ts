@@ -15,6 +15,7 @@
 // Whether the wire types fit the method's types is left to IDL.decode (subtyping), whose cost these bounds cap.
 
 import type { ArgBytes } from './idl.js';
+import { MAX_LOG_FILTER_ADDRESSES, MAX_LOG_FILTER_TOPIC_ALTERNATIVES, MAX_LOG_TOPICS } from '../core/constants.js';
 
 export const ArgCheckCode = {
   /** More bytes than the method accepts. */
@@ -43,9 +44,16 @@ export const MAX_LEB_BYTES = 40;
 export const DEFAULT_ARG_BYTES = 16 * 1024;
 /** A 128 KiB raw transaction (or call data) plus its Candid framing and the other fields of the record. */
 export const LARGE_ARG_BYTES = 131072 + 8 * 1024;
+/**
+ * rpc_eth_get_logs_filtered's largest filter: MAX_LOG_FILTER_ADDRESSES addresses and MAX_LOG_TOPICS positions of
+ * MAX_LOG_FILTER_TOPIC_ALTERNATIVES topics (each a length byte and its bytes), plus the rest of the arguments.
+ */
+export const LOG_FILTER_ARG_BYTES = MAX_LOG_FILTER_ADDRESSES * 21 + MAX_LOG_TOPICS * MAX_LOG_FILTER_TOPIC_ALTERNATIVES * 33 + 4 * 1024;
+const ARG_BYTES: Readonly<Record<ArgBytes, number>> = { default: DEFAULT_ARG_BYTES, large: LARGE_ARG_BYTES, logFilter: LOG_FILTER_ARG_BYTES };
+
 /** The byte limit of a method's argument, from its size class in the method table (idl.ts). */
 export function argByteLimit(argBytes: ArgBytes): number {
-  return argBytes === 'large' ? LARGE_ARG_BYTES : DEFAULT_ARG_BYTES;
+  return ARG_BYTES[argBytes];
 }
 
 class Refused {

@@ -8,9 +8,9 @@ import { IDL, inReplicatedExecution, msgArgData, msgReject, msgReply, query, tra
 
 import { argByteLimit, ArgCheckCode, checkArgBytes, knownHeader } from './arg_check.js';
 import { fastCodec, type CandidIdl } from './candid_fast.js';
-import { methodSignatures } from './idl.js';
+import { methodSignatures, type ArgBytes } from './idl.js';
 
-const SIGNATURES: Record<string, { readonly args: IDL.Type[]; readonly ret: IDL.Type; readonly mode: 'query' | 'update'; readonly argBytes: 'default' | 'large' }> = methodSignatures(IDL);
+const SIGNATURES: Record<string, { readonly args: IDL.Type[]; readonly ret: IDL.Type; readonly mode: 'query' | 'update'; readonly argBytes: ArgBytes }> = methodSignatures(IDL);
 
 type Method<This, A extends unknown[], R> = (this: This, ...a: A) => R;
 

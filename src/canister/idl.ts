@@ -245,8 +245,8 @@ export function candidTypes(untypedIdl: Idl) {
     access_list: IDL.Opt(IDL.Vec(AccessListItem)),
   });
   /**
-   * eth_getLogs filter. `address` and `topics` take lists so the canister itself answers UnsupportedFilter
-   * for more than one address or a condition on topics[1..]; topics[i] = null or [] is a wildcard.
+   * eth_getLogs filter; topics[i] = null or [] is a wildcard. rpc_eth_get_logs_paged answers UnsupportedFilter
+   * for more than one address or a condition on topics[1..] (SPEC); rpc_eth_get_logs_filtered takes both.
    */
   const RpcLogFilterView = IDL.Record({
     from_block: IDL.Opt(BlockTag),
@@ -386,14 +386,15 @@ export function candidTypes(untypedIdl: Idl) {
 export type Shape<K extends keyof ReturnType<typeof candidTypes>> = CandidValue<ReturnType<typeof candidTypes>[K]>;
 
 /** A method's argument size class; arg_check.ts gives each its byte limit. */
-export type ArgBytes = 'default' | 'large';
+export type ArgBytes = 'default' | 'large' | 'logFilter';
 
 /** Every method's Candid signature: the canister's decorators and every client's actor read this one table. */
 export function methodSignatures(untypedIdl: Idl) {
   const IDL = typed(untypedIdl);
   const t = candidTypes(untypedIdl);
   // Argument lists are inferred as tuples, so each argument keeps its own type. `argBytes` is the argument's
-  // size limit, checked before decoding (arg_check.ts): 'large' for a transaction or call data.
+  // size limit, checked before decoding (arg_check.ts): 'large' for a transaction or call data, 'logFilter' for the
+  // largest log filter.
   const q = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'query' as const, argBytes });
   const u = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'update' as const, argBytes });
   return {
@@ -451,6 +452,8 @@ export function methodSignatures(untypedIdl: Idl) {
     rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes), 'large'),
     rpc_eth_estimate_gas_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(IDL.Nat64), 'large'),
     rpc_eth_get_logs_paged: q([t.RpcLogFilterView, IDL.Opt(t.LogCursor), IDL.Opt(IDL.Nat32)], t.Result(t.RpcLogPageView)),
+    /** The same pages under Ethereum's whole filter: address lists and OR lists on every topic position. */
+    rpc_eth_get_logs_filtered: q([t.RpcLogFilterView, IDL.Opt(t.LogCursor), IDL.Opt(IDL.Nat32)], t.Result(t.RpcLogPageView), 'logFilter'),
     rpc_eth_gas_price: q([], t.Result(IDL.Nat)),
     rpc_eth_max_priority_fee_per_gas: q([], t.Result(IDL.Nat)),
     rpc_eth_fee_history: q([IDL.Nat64, t.BlockTag, IDL.Vec(IDL.Float64)], t.Result(t.FeeHistoryView)),

@@ -54,6 +54,14 @@ export class ReadMethods {
     return candidResult(r, logPageToCandid);
   }
 
+  /** The same pages under Ethereum's whole filter: address lists and OR lists on every topic position. */
+  @evmMethod()
+  rpc_eth_get_logs_filtered(filter: CandidLogFilter, cursor: Opt<CandidLogCursor>, limit: Opt<number>) {
+    const core = runtime.core;
+    const r = core === undefined ? notReady<never>() : core.getLogsPaged(logFilterFromCandid(filter), logCursorFromCandid(cursor), fromOpt(limit), 'full');
+    return candidResult(r, logPageToCandid);
+  }
+
   @evmMethod()
   rpc_eth_gas_price(): CandidResult<bigint> {
     return candidResult(runtime.core?.gasPrice() ?? notReady<bigint>(), same);

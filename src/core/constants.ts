@@ -90,6 +90,17 @@ export const LOG_REPLY_INSTRUCTIONS_PER_LOG = 3_000_000n;
 export const LOG_REPLY_INSTRUCTIONS_PER_BYTE = 64n;
 /** topics[0] may be one value or an OR list of at most this many. */
 export const MAX_LOG_TOPIC0_ALTERNATIVES = 16;
+// rpc_eth_get_logs_filtered: Ethereum's whole filter (address lists, OR lists on every topic position).
+/** Most addresses one filter may list (geth takes the same number of alternatives per topic position). */
+export const MAX_LOG_FILTER_ADDRESSES = 1000;
+/** Most alternatives one topic position may list. */
+export const MAX_LOG_FILTER_TOPIC_ALTERNATIVES = 1000;
+/**
+ * A condition (the address list, or one topic position) with at most this many alternatives is tested against
+ * each block's logsBloom before the block's logs are read; a longer one is only matched log by log. Each
+ * alternative costs one keccak per page (about 1.5 M instructions), so this bounds the set-up of a page.
+ */
+export const MAX_LOG_BLOOM_ALTERNATIVES = 32;
 // eth_getBlockReceipts / rpc_eth_get_block_receipts_paged: a page stops before passing any of these (at least
 // one receipt a page). Encoding a log costs about 3 M instructions (LOG_REPLY_INSTRUCTIONS_PER_LOG), a receipt
 // with no logs a few M; these keep a full page near 2.5 B of the query's 5 B. A block at the default gas limit

@@ -34,7 +34,7 @@ import type { ExportResult } from './export/export.js';
 import type { ExportCursor } from './export/format.js';
 import { isAnonymous, type IcTxRecord } from './tx/ic_synthetic.js';
 import type { BlockTag } from './block_tag.js';
-import { ReadApi, type CallObject, type FeeHistory, type LogCursor, type LogFilter, type LogPage } from './query/read_api.js';
+import { ReadApi, type CallObject, type FeeHistory, type LogCursor, type LogFilter, type LogFilterRules, type LogPage } from './query/read_api.js';
 import {
   blockReceiptsPage,
   blockView,
@@ -56,7 +56,7 @@ export type { IcTxRecord } from './tx/ic_synthetic.js';
 export type { ProduceResult } from './chain/producer.js';
 export type { ChainConfig } from './chain/meta.js';
 export type * from './views.js';
-export type { CallObject, FeeHistory, LogCursor, LogFilter, LogPage } from './query/read_api.js';
+export type { CallObject, FeeHistory, LogCursor, LogFilter, LogFilterRules, LogPage } from './query/read_api.js';
 
 /** What the ops subsystem says about a write: undefined allows it, an error (ops.write.*) rejects it. */
 export type WriteGuard = (op: 'submit' | 'produce' | 'admin') => CoreError | undefined;
@@ -467,8 +467,8 @@ export class EvmCore {
     return closed !== undefined ? Promise.resolve(closed) : this.read.estimateGasObject(o, tag);
   }
 
-  getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined): Result<LogPage> {
-    return this.read.getLogsPaged(filter, cursor, limit);
+  getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined, rules: LogFilterRules = 'spec'): Result<LogPage> {
+    return this.read.getLogsPaged(filter, cursor, limit, rules);
   }
 
   gasPrice(): Result<bigint> {

@@ -45,12 +45,13 @@ interface HexLog {
 }
 
 /**
- * Whether a log satisfies a filter's address and topics, as eth_getLogs reads them: any of the addresses (none
- * or an empty list: any), and per topic position null (any) or one of the given topics; a log with fewer
- * topics than a constrained position does not match.
+ * Whether a log satisfies a filter's address and topics, as eth_getLogs reads them (geth's rule, the canister's
+ * too): any of the addresses (none or an empty list: any); a log needs at least as many topics as the filter has
+ * positions, trailing nulls included; per position null (any) or one of the given topics.
  */
 function matches(m: Matcher, l: HexLog): boolean {
   if (m.addresses !== undefined && !m.addresses.has(l.address)) return false;
+  if (l.topics.length < m.topics.length) return false;
   for (let i = 0; i < m.topics.length; i++) {
     const want = m.topics[i];
     if (want === undefined) continue;

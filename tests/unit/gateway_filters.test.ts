@@ -91,7 +91,7 @@ describe('filter methods', () => {
     const asked: { from: bigint; to: bigint; cursor: unknown }[] = [];
     const client = new FakeClient({
       rpc_eth_block_number: () => head,
-      rpc_eth_get_logs_paged: ([f, cursor]) => {
+      rpc_eth_get_logs_filtered: ([f, cursor]) => {
         const v = f as { from_block: [{ Number: bigint }]; to_block: [{ Number: bigint }] };
         asked.push({ from: v.from_block[0].Number, to: v.to_block[0].Number, cursor });
         return { Ok: { logs: v.from_block[0].Number === v.to_block[0].Number ? [] : [log(v.to_block[0].Number, 0)], next_cursor: [] } };
@@ -121,7 +121,7 @@ describe('filter methods', () => {
     const pages: unknown[] = [];
     const client = new FakeClient({
       rpc_eth_block_number: () => head,
-      rpc_eth_get_logs_paged: ([, cursor, limit]) => {
+      rpc_eth_get_logs_filtered: ([, cursor, limit]) => {
         pages.push(cursor);
         const n = (limit as [number])[0];
         if (head === 1n) return { Ok: { logs: [], next_cursor: [] } };
@@ -143,12 +143,12 @@ describe('filter methods', () => {
   it('refuses blockHash, a bad id and full pending transactions; canister refusals keep their codes', async () => {
     const client = new FakeClient({
       rpc_eth_block_number: () => 3n,
-      rpc_eth_get_logs_paged: () => ({ Err: { code: 'UnsupportedFilter', message: 'address: a single address only', data: [] } }),
+      rpc_eth_get_logs_filtered: () => ({ Err: { code: 'arg.invalid.filter', message: 'address: at most 1000 addresses, got 1001', data: [] } }),
     });
     const ctx = fakeContext(client);
     const e = (p: Promise<unknown>) => p.then(() => undefined, (x: RpcError) => x.toJSON());
     expect(await e(call(ctx, 'eth_newFilter', [{ blockHash: hx(32) }]))).toMatchObject({ code: -32602 });
-    expect(await e(call(ctx, 'eth_newFilter', [{ address: [hx(20), hx(20, 'cd')] }]))).toMatchObject({ code: -32602, message: expect.stringMatching(/^unsupported filter/) });
+    expect(await e(call(ctx, 'eth_newFilter', [{ address: [hx(20), hx(20, 'cd')] }]))).toMatchObject({ code: -32602, message: 'address: at most 1000 addresses, got 1001' });
     expect(await e(call(ctx, 'eth_getFilterChanges', ['nope']))).toMatchObject({ code: -32602 });
     expect(await e(call(ctx, 'eth_newPendingTransactionFilter', [true]))).toMatchObject({ code: -32602 });
     expect(await e(call(ctx, 'eth_subscribe', ['newHeads']))).toMatchObject({ code: -32601, message: expect.stringMatching(/notifications not supported/) });

@@ -34,7 +34,7 @@ function bigLogsCanister(count: number, head: () => bigint) {
   const perPage = Math.floor(MAX_LOG_PAGE_BYTES / KIB64.length);
   return new FakeClient({
     rpc_eth_block_number: () => head(),
-    rpc_eth_get_logs_paged: ([f, cursor, limit]) => {
+    rpc_eth_get_logs_filtered: ([f, cursor, limit]) => {
       const v = f as { from_block: [{ Number: bigint }]; to_block: [{ Number: bigint }] };
       if (v.from_block[0].Number > 2n || v.to_block[0].Number < 2n) return { Ok: { logs: [], next_cursor: [] } };
       const at = (cursor as [{ log_index: number }] | [])[0]?.log_index ?? 0;
@@ -89,11 +89,11 @@ describe('log filters and subscriptions are bounded in bytes', () => {
         read.add(l);
       }
       await read.tick(3n);
-      const firstTickPages = client.count('rpc_eth_get_logs_paged');
+      const firstTickPages = client.count('rpc_eth_get_logs_filtered');
       const firstTickLogs = got[0]!.length;
       await read.tick(3n);
       await read.tick(3n);
-      return { pages: client.count('rpc_eth_get_logs_paged'), firstTickPages, firstTickLogs, got };
+      return { pages: client.count('rpc_eth_get_logs_filtered'), firstTickPages, firstTickLogs, got };
     };
     const one = await run(1);
     const many = await run(200);

@@ -82,7 +82,7 @@ describe('eth_getLogs answers are bounded in bytes', () => {
     const client = new FakeClient({
       rpc_eth_block_number: () => 10n,
       // Pages of 100 logs of 64 KiB each, always with a next cursor: only the byte limit can stop it.
-      rpc_eth_get_logs_paged: () => {
+      rpc_eth_get_logs_filtered: () => {
         pages++;
         return { Ok: { logs: Array.from({ length: 100 }, (_, i) => log(i)), next_cursor: [{ block_number: 1n, log_index: 0 }] } };
       },

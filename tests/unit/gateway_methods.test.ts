@@ -420,7 +420,7 @@ describe('eth_getLogs', () => {
     let pages = 0;
     const f = new FakeClient({
       rpc_eth_block_number: () => 50n,
-      rpc_eth_get_logs_paged: ([, cursor]) => {
+      rpc_eth_get_logs_filtered: ([, cursor]) => {
         pages++;
         return (cursor as unknown[]).length === 0 ? { Ok: { logs: [log(0)], next_cursor: [{ block_number: 9n, log_index: 0 }] } } : { Ok: { logs: [log(1)], next_cursor: [] } };
       },
@@ -428,7 +428,7 @@ describe('eth_getLogs', () => {
     const out = (await call(f, 'eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest', address: hx(20), topics: [hx(32), null, [hx(32, '01')]] }])) as { logIndex: string }[];
     expect(out.map((l) => l.logIndex)).toEqual(['0x0', '0x1']);
     expect(pages).toBe(2);
-    const first = f.calls.find((c) => c.method === 'rpc_eth_get_logs_paged')!;
+    const first = f.calls.find((c) => c.method === 'rpc_eth_get_logs_filtered')!;
     expect(first.args[0]).toEqual({
       from_block: [{ Number: 0n }],
       to_block: [{ Number: 50n }],
@@ -436,24 +436,30 @@ describe('eth_getLogs', () => {
       address: [[bytes(20)]],
       topics: [[[[bytes(32)]], [], [[bytes(32, 1)]]]],
     });
-    expect(f.calls.filter((c) => c.method === 'rpc_eth_get_logs_paged')[1]!.args[1]).toEqual([{ block_number: 9n, log_index: 0 }]);
+    expect(f.calls.filter((c) => c.method === 'rpc_eth_get_logs_filtered')[1]!.args[1]).toEqual([{ block_number: 9n, log_index: 0 }]);
   });
 
   it('refuses unsupported keys and blockHash with a range; maps canister filter errors', async () => {
-    const f = new FakeClient({ rpc_eth_block_number: () => 1n, rpc_eth_get_logs_paged: () => err(ErrorCode.UnsupportedFilter, 'one address only') });
+    const f = new FakeClient({ rpc_eth_block_number: () => 1n, rpc_eth_get_logs_filtered: () => err(ErrorCode.ArgInvalidFilter, 'topics: at most 4 positions, got 5') });
     expect(await callErr(f, 'eth_getLogs', [{ limit: 5 }])).toMatchObject({ code: -32602 });
     expect(await callErr(f, 'eth_getLogs', [{ blockHash: hx(32), fromBlock: '0x1' }])).toMatchObject({ code: -32602 });
-    expect(await callErr(f, 'eth_getLogs', [{ address: [hx(20), hx(20, '01')] }])).toEqual({ code: -32602, message: 'unsupported filter: one address only' });
-    f.handlers.rpc_eth_get_logs_paged = () => err(ErrorCode.LogsRangeTooLarge, 'range 20000 > 10000');
+    expect(await callErr(f, 'eth_getLogs', [{ topics: [null, null, null, null, null] }])).toEqual({ code: -32602, message: 'topics: at most 4 positions, got 5' });
+    // Oversized lists are refused before any entry is decoded or the canister is asked.
+    const before = f.count('rpc_eth_get_logs_filtered');
+    const many = Array.from({ length: 1001 }, () => hx(20));
+    expect(await callErr(f, 'eth_getLogs', [{ address: many }])).toEqual({ code: -32602, message: 'address: at most 1000 addresses, got 1001' });
+    expect(await callErr(f, 'eth_getLogs', [{ topics: [null, Array.from({ length: 1001 }, () => hx(32))] }])).toEqual({ code: -32602, message: 'topics[1]: at most 1000 alternatives, got 1001' });
+    expect(f.count('rpc_eth_get_logs_filtered')).toBe(before);
+    f.handlers.rpc_eth_get_logs_filtered = () => err(ErrorCode.LogsRangeTooLarge, 'range 20000 > 10000');
     expect(await callErr(f, 'eth_getLogs', [{ fromBlock: '0x0' }])).toMatchObject({ code: -32005 });
   });
 
   it('answers -32005 past the gateway’s own result limit', async () => {
     const page = Array.from({ length: 1000 }, (_, i) => log(i % 256));
-    const f = new FakeClient({ rpc_eth_get_logs_paged: ([, , limit]) => ({ Ok: { logs: page.slice(0, (limit as number[])[0]), next_cursor: [{ block_number: 1n, log_index: 0 }] } }) });
+    const f = new FakeClient({ rpc_eth_get_logs_filtered: ([, , limit]) => ({ Ok: { logs: page.slice(0, (limit as number[])[0]), next_cursor: [{ block_number: 1n, log_index: 0 }] } }) });
     expect(await callErr(f, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x1' }])).toMatchObject({ code: -32005, message: expect.stringMatching(`more than ${GATEWAY_MAX_LOGS}`) });
     // it stops asking once the limit is passed: 10 full pages and one log more
-    expect(f.count('rpc_eth_get_logs_paged')).toBe(11);
+    expect(f.count('rpc_eth_get_logs_filtered')).toBe(11);
   });
 });
 

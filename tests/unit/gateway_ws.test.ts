@@ -36,7 +36,7 @@ const client = () =>
     rpc_eth_block_number: () => head,
     rpc_eth_get_block_by_number_with_status: ([n]) => ((n as bigint) <= head ? { Found: blockOf(n as bigint) } : { NotFound: null }),
     // One log per block in the range.
-    rpc_eth_get_logs_paged: ([f]) => {
+    rpc_eth_get_logs_filtered: ([f]) => {
       const v = f as { from_block: [{ Number: bigint }]; to_block: [{ Number: bigint }] };
       const logs: LogView[] = [];
       for (let n = v.from_block[0].Number; n <= v.to_block[0].Number && n <= head; n++) logs.push(log(n, Number(n), logSize));

@@ -27,19 +27,21 @@ const next = (a: Uint8Array): bigint => {
   return n;
 };
 
-function page(f: LogFilterFields, cursor?: { block_number: bigint; log_index: number }, limit?: number): { value: CandidResult<LogPage>; instructions: bigint } {
-  const r = evm.client.queryMeasured('rpc_eth_get_logs_paged', [logFilter(f), cursor === undefined ? [] : [cursor], limit === undefined ? [] : [limit]]);
+type LogsMethod = 'rpc_eth_get_logs_paged' | 'rpc_eth_get_logs_filtered';
+
+function page(f: LogFilterFields, cursor?: { block_number: bigint; log_index: number }, limit?: number, method: LogsMethod = 'rpc_eth_get_logs_paged'): { value: CandidResult<LogPage>; instructions: bigint } {
+  const r = evm.client.queryMeasured(method, [logFilter(f), cursor === undefined ? [] : [cursor], limit === undefined ? [] : [limit]]);
   return { value: r.value, instructions: r.instructions! };
 }
 
 /** Reads every page; returns the logs and the page sizes. */
-function readAll(f: LogFilterFields, limit?: number): { logs: Log[]; pages: number[]; maxInstructions: bigint } {
+function readAll(f: LogFilterFields, limit?: number, method: LogsMethod = 'rpc_eth_get_logs_paged'): { logs: Log[]; pages: number[]; maxInstructions: bigint } {
   const logs: Log[] = [];
   const pages: number[] = [];
   let cursor: { block_number: bigint; log_index: number } | undefined;
   let maxInstructions = 0n;
   for (let i = 0; i < 1000; i++) {
-    const r = page(f, cursor, limit);
+    const r = page(f, cursor, limit, method);
     if ('Err' in r.value) throw new Error(`${r.value.Err.code}: ${r.value.Err.message}`);
     if (r.instructions > maxInstructions) maxInstructions = r.instructions;
     logs.push(...r.value.Ok.logs);
@@ -163,6 +165,50 @@ describe('rpc_eth_get_logs_paged', () => {
     const busy = page({ from_block: { Number: firstLogBlock }, to_block: { Number: firstLogBlock + 9n }, address: [BOB] });
     console.log(`get_logs over ${expected.length} non-matching logs: ${busy.instructions} instructions`);
     expect(perBlock * 10_000n < 3_000_000_000n).toBe(true);
+  });
+});
+
+describe('rpc_eth_get_logs_filtered', () => {
+  const all = (f: LogFilterFields, limit?: number) => readAll({ from_block: { Earliest: null }, ...f }, limit, 'rpc_eth_get_logs_filtered').logs.map(key);
+  const callerTopic = (a: Uint8Array) => {
+    const t = new Uint8Array(32);
+    t.set(a, 12);
+    return t;
+  };
+
+  it('matches address lists and OR lists on every position, with geth\'s rule for wildcard positions', () => {
+    // Emitter logs: topics [EMIT_TOPIC, i, caller].
+    expect(all({ address: [emitter, emitter2] })).toEqual(expected.map(key));
+    expect(all({ address: [BOB, emitter2] })).toEqual(expected.filter((l) => hex(l.address) === hex(emitter2)).map(key));
+    const at1 = (l: Log) => hex(l.topics[1]!);
+    expect(all({ topics: [null, [word(3n), word(64n)]] }, 7)).toEqual(expected.filter((l) => at1(l) === hex(word(3n)) || at1(l) === hex(word(64n))).map(key));
+    const carol = expected.filter((l) => hex(l.topics[2]!) === hex(callerTopic(CAROL.address)));
+    expect(carol.length).toBe(9);
+    expect(all({ topics: [[EMIT_TOPIC], null, [callerTopic(CAROL.address)]] })).toEqual(carol.map(key));
+    expect(all({ address: [emitter], topics: [null, null, [callerTopic(CAROL.address)]] })).toEqual([]);
+    // Every log has 3 topics: a fourth (trailing wildcard) position matches none of them.
+    expect(all({ topics: [[EMIT_TOPIC], null, null] }).length).toBe(expected.length);
+    expect(all({ topics: [[EMIT_TOPIC], null, null, null] })).toEqual([]);
+  });
+
+  it('skips blocks whose logsBloom rules the filter out: far fewer instructions than reading their logs', () => {
+    const range = { from_block: { Number: firstLogBlock }, to_block: { Number: evm.blockNumber() } };
+    const scan = page({ ...range, address: [BOB] });
+    const skip = page({ ...range, address: [BOB] }, undefined, undefined, 'rpc_eth_get_logs_filtered');
+    const rare = page({ ...range, topics: [null, null, [callerTopic(BOB)]] }, undefined, undefined, 'rpc_eth_get_logs_filtered');
+    expect('Ok' in skip.value && skip.value.Ok.logs).toEqual([]);
+    console.log(`get_logs over ${expected.length} non-matching logs: ${scan.instructions} instructions reading them, ${skip.instructions} (address) / ${rare.instructions} (topics[2]) skipping by bloom`);
+    expect(skip.instructions * 2n < scan.instructions).toBe(true);
+    expect(rare.instructions * 2n < scan.instructions).toBe(true);
+  });
+
+  it('refuses above its limits with arg.invalid.filter; takes 1000 addresses', () => {
+    const code = (f: LogFilterFields) => errCode(page(f, undefined, undefined, 'rpc_eth_get_logs_filtered').value);
+    const addresses = (n: number) => Array.from({ length: n }, (_, i) => plainAddress(i + 10));
+    expect(code({ address: addresses(1000) })).toBeUndefined();
+    expect(code({ address: addresses(1001) })).toBe('arg.invalid.filter');
+    expect(code({ topics: [null, null, null, null, null] })).toBe('arg.invalid.filter');
+    expect(code({ topics: [null, Array.from({ length: 1001 }, (_, i) => word(BigInt(i)))] })).toBe('arg.invalid.filter');
   });
 });
 

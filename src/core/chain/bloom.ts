@@ -42,3 +42,20 @@ export class BloomHasher {
 export function orInto(acc: Uint8Array, b: Uint8Array): void {
   for (let i = 0; i < BLOOM_BYTES; i++) acc[i]! |= b[i]!;
 }
+
+/** The three (byte index, bit mask) pairs an item sets in a bloom: [i0, m0, i1, m1, i2, m2]. */
+export function bloomProbe(item: Uint8Array): Uint8Array {
+  const h = keccak256(item);
+  const out = new Uint8Array(6);
+  for (let i = 0; i < 6; i += 2) {
+    const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
+    out[i] = BLOOM_BYTES - 1 - (bit >> 3);
+    out[i + 1] = 1 << (bit & 7);
+  }
+  return out;
+}
+
+/** Whether every bit of the probe is set in the bloom at `off` (the item may be in the set; false: it is not). */
+export function bloomMayContain(bloom: Uint8Array, off: number, p: Uint8Array): boolean {
+  return (bloom[off + p[0]!]! & p[1]!) !== 0 && (bloom[off + p[2]!]! & p[3]!) !== 0 && (bloom[off + p[4]!]! & p[5]!) !== 0;
+}

@@ -82,6 +82,12 @@ export function encodeBlock(b: StoredBlock): Uint8Array {
   return w.finish();
 }
 
+/** Where the logsBloom starts in an encoded block record (after the fixed fields and the base fee's length-prefixed bytes). */
+export function blockBloomOffset(bytes: Uint8Array): number {
+  const baseFeeAt = 1 + 32 + 32 + 8 + 8 + 8;
+  return baseFeeAt + 1 + bytes[baseFeeAt]! + 3 * 32;
+}
+
 export function decodeBlock(number: bigint, bytes: Uint8Array): StoredBlock {
   const r = new ByteReader(bytes);
   r.u8();
@@ -174,6 +180,12 @@ export class ChainStore {
     if (n < 0n || n >= 1n << 64n) return undefined;
     const b = this.maps.blocks.get(u64be(n));
     return b === undefined ? undefined : decodeBlock(n, b);
+  }
+
+  /** The encoded block record (decodeBlock reads it; blockBloomOffset finds its bloom without decoding). */
+  getBlockRecord(n: bigint): Uint8Array | undefined {
+    if (n < 0n || n >= 1n << 64n) return undefined;
+    return this.maps.blocks.get(u64be(n));
   }
 
   getBlockNumberByHash(hash: Bytes32): bigint | undefined {

@@ -1,10 +1,13 @@
-// eth_getLogs as pages (rpc_eth_get_logs_paged): a filter, a cursor, a page size.
-//
-// Filter (SPEC "Log filter"): fromBlock, toBlock (tags: latest/pending/safe/finalized = head, earliest = 0;
-// default latest), or blockHash (not combinable with either; resolved through the block-hash index, so any
-// stored block can be named); one address at most; topics[0] one value or an OR list of at most 16; any
-// condition on topics[1..] is UnsupportedFilter. As in geth, a filter with N topic positions only matches logs
-// with at least N topics (a wildcard position still needs a topic there).
+// eth_getLogs as pages: a filter, a cursor, a page size. Two rule sets over the same reader:
+// - 'spec' (rpc_eth_get_logs_paged, SPEC "Log filter"): one address at most; topics[0] one value or an OR list
+//   of at most 16; any condition on topics[1..] is UnsupportedFilter.
+// - 'full' (rpc_eth_get_logs_filtered, Ethereum's filter as geth has it): `addresses` an OR list of at most
+//   MAX_LOG_FILTER_ADDRESSES; up to MAX_LOG_TOPICS positions, each a wildcard (undefined or empty) or an OR list
+//   of at most MAX_LOG_FILTER_TOPIC_ALTERNATIVES; more is ArgInvalidFilter naming the limit.
+// Both: fromBlock, toBlock (tags: latest/pending/safe/finalized = head, earliest = 0; default latest), or
+// blockHash (not combinable with either; resolved through the block-hash index, so any stored block can be
+// named). As in geth, a filter with N topic positions only matches logs with at least N topics (a wildcard
+// position, trailing or not, still needs a topic there).
 //
 // Limits (src/core/constants.ts, docs/read-api.md): the requested range (tags resolved against the head)
 // may span at most MAX_LOG_BLOCK_RANGE blocks (logs.range_too_large); toBlock is then clamped to the head
@@ -18,7 +21,10 @@
 //
 // Reads are point gets, block by block: one BlockLogs get per block (a block without logs has no entry, so
 // an empty block costs one missing-key get), and one block-record get per block with a match (for its hash
-// and the transactions' hashes). Logs are matched on the stored bytes; only matches are decoded.
+// and the transactions' hashes). Logs are matched on the stored bytes; only matches are decoded. Under 'full',
+// a filter with a condition reads each block's record first and skips the block without reading its logs
+// when its logsBloom rules a match out (every condition of at most MAX_LOG_BLOOM_ALTERNATIVES alternatives
+// must have one alternative whose three bits are all set).
 
 import { type BlockTag } from '../block_tag.js';
 import {
@@ -26,6 +32,9 @@ import {
   LOG_REPLY_INSTRUCTIONS_PER_BYTE,
   LOG_REPLY_INSTRUCTIONS_PER_LOG,
   MAX_LOG_BLOCK_RANGE,
+  MAX_LOG_BLOOM_ALTERNATIVES,
+  MAX_LOG_FILTER_ADDRESSES,
+  MAX_LOG_FILTER_TOPIC_ALTERNATIVES,
   MAX_LOG_PAGE_BYTES,
   MAX_LOG_TOPIC0_ALTERNATIVES,
   MAX_LOG_TOPICS,
@@ -34,18 +43,22 @@ import {
 import type { Bytes32 } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { u64be } from '../codec/bytes.js';
-import type { ChainStore, StoredBlock } from '../chain/store.js';
+import { bloomMayContain, bloomProbe } from '../chain/bloom.js';
+import { blockBloomOffset, decodeBlock, type ChainStore, type StoredBlock } from '../chain/store.js';
 import type { EthLogView } from '../views.js';
 
 export interface LogFilter {
   readonly fromBlock?: BlockTag | undefined;
   readonly toBlock?: BlockTag | undefined;
   readonly blockHash?: Uint8Array | undefined;
-  /** At most one (a list is accepted by the type so that the rule has one place: here). */
+  /** An OR list; undefined or empty = any address. */
   readonly addresses?: readonly Uint8Array[] | undefined;
   /** Per position: an OR list; undefined or empty = any value. */
   readonly topics?: readonly (readonly Uint8Array[] | undefined)[] | undefined;
 }
+
+/** 'spec': rpc_eth_get_logs_paged's filter (SPEC); 'full': rpc_eth_get_logs_filtered's (geth's). */
+export type LogFilterRules = 'spec' | 'full';
 
 export interface LogCursor {
   readonly blockNumber: bigint;
@@ -67,14 +80,58 @@ export interface LogsDeps {
   counter(): bigint;
 }
 
+/** First 4 bytes as an unsigned 32-bit number (a cheap pre-filter before a full compare). */
+const head32 = (b: Uint8Array, off: number): number => ((b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!) >>> 0;
+
+function equalAt(b: Uint8Array, off: number, x: Uint8Array): boolean {
+  for (let i = 0; i < x.length; i++) if (b[off + i] !== x[i]) return false;
+  return true;
+}
+
+/** One condition: the stored bytes at an offset equal one of the alternatives. */
+class OneOf {
+  /** Short lists: compared in order, first word first. Long lists: looked up by their first word. */
+  private readonly heads: number[] | undefined;
+  private readonly byHead: Map<number, Uint8Array[]> | undefined;
+
+  constructor(readonly values: readonly Uint8Array[]) {
+    if (values.length <= 8) {
+      this.heads = values.map((v) => head32(v, 0));
+    } else {
+      this.byHead = new Map();
+      for (const v of values) {
+        const h = head32(v, 0);
+        const list = this.byHead.get(h);
+        if (list === undefined) this.byHead.set(h, [v]);
+        else list.push(v);
+      }
+    }
+  }
+
+  matches(raw: Uint8Array, off: number): boolean {
+    const h = head32(raw, off);
+    if (this.heads !== undefined) {
+      for (let j = 0; j < this.heads.length; j++) if (this.heads[j] === h && equalAt(raw, off, this.values[j]!)) return true;
+      return false;
+    }
+    const list = this.byHead!.get(h);
+    if (list === undefined) return false;
+    for (const v of list) if (equalAt(raw, off, v)) return true;
+    return false;
+  }
+}
+
 interface Plan {
   readonly from: bigint;
   readonly to: bigint;
   /** Inclusive upper bound a cursor may name (the requested toBlock, before clamping to the head). */
   readonly cursorTo: bigint;
-  readonly address: Uint8Array | undefined;
-  readonly topic0: readonly Uint8Array[] | undefined;
+  readonly address: OneOf | undefined;
+  /** Per position: the condition, or undefined for a wildcard. */
+  readonly topics: readonly (OneOf | undefined)[];
   readonly minTopics: number;
+  /** Per condition tested against the block's bloom: one probe per alternative. Undefined: read every block's logs. */
+  readonly bloom: readonly (readonly Uint8Array[])[] | undefined;
 }
 
 const invalid = (message: string): Result<never> => err(ErrorCode.ArgInvalidFilter, message);
@@ -90,25 +147,34 @@ function resolveTag(t: BlockTag, head: bigint): bigint {
   }
 }
 
-/** Validates the filter and resolves its block range. */
-export function planLogQuery(f: LogFilter, d: LogsDeps): Result<Plan> {
+/** Checks address and topics against the rule set; the conditions to match (undefined = any). */
+function planCriteria(f: LogFilter, rules: LogFilterRules): Result<{ address: OneOf | undefined; topics: (OneOf | undefined)[]; minTopics: number }> {
   const addresses = f.addresses ?? [];
-  if (addresses.length > 1) return err(ErrorCode.UnsupportedFilter, 'address: a single address only (a list of addresses is not supported)');
-  const address = addresses[0];
-  if (address !== undefined && address.length !== 20) return err(ErrorCode.ArgAddressLength, `address must be 20 bytes, got ${address.length}`);
+  if (rules === 'spec' && addresses.length > 1) return err(ErrorCode.UnsupportedFilter, 'address: a single address only (a list of addresses is not supported)');
+  if (addresses.length > MAX_LOG_FILTER_ADDRESSES) return invalid(`address: at most ${MAX_LOG_FILTER_ADDRESSES} addresses, got ${addresses.length}`);
+  for (const a of addresses) if (a.length !== 20) return err(ErrorCode.ArgAddressLength, `address must be 20 bytes, got ${a.length}`);
   const topics = f.topics ?? [];
-  if (topics.length > MAX_LOG_TOPICS) return invalid(`topics: at most ${MAX_LOG_TOPICS} positions`);
+  if (topics.length > MAX_LOG_TOPICS) return invalid(`topics: at most ${MAX_LOG_TOPICS} positions, got ${topics.length}`);
+  const conditions: (OneOf | undefined)[] = [];
   for (const [i, alts] of topics.entries()) {
     for (const t of alts ?? []) if (t.length !== 32) return invalid(`topics[${i}]: topics must be 32 bytes`);
-    if (i > 0 && alts !== undefined && alts.length > 0) {
-      return err(ErrorCode.UnsupportedFilter, `topics[${i}]: conditions on topics after the first are not supported`);
+    const n = alts?.length ?? 0;
+    if (rules === 'spec') {
+      if (i > 0 && n > 0) return err(ErrorCode.UnsupportedFilter, `topics[${i}]: conditions on topics after the first are not supported`);
+      if (n > MAX_LOG_TOPIC0_ALTERNATIVES) return err(ErrorCode.UnsupportedFilter, `topics[0]: at most ${MAX_LOG_TOPIC0_ALTERNATIVES} alternatives, got ${n}`);
+    } else if (n > MAX_LOG_FILTER_TOPIC_ALTERNATIVES) {
+      return invalid(`topics[${i}]: at most ${MAX_LOG_FILTER_TOPIC_ALTERNATIVES} alternatives, got ${n}`);
     }
+    conditions.push(n > 0 ? new OneOf(alts!) : undefined);
   }
-  const t0 = topics[0];
-  if (t0 !== undefined && t0.length > MAX_LOG_TOPIC0_ALTERNATIVES) {
-    return err(ErrorCode.UnsupportedFilter, `topics[0]: at most ${MAX_LOG_TOPIC0_ALTERNATIVES} alternatives, got ${t0.length}`);
-  }
-  const topic0 = t0 !== undefined && t0.length > 0 ? t0 : undefined;
+  return ok({ address: addresses.length > 0 ? new OneOf(addresses) : undefined, topics: conditions, minTopics: topics.length });
+}
+
+/** Validates the filter and resolves its block range. */
+export function planLogQuery(f: LogFilter, d: LogsDeps, rules: LogFilterRules = 'spec'): Result<Plan> {
+  const criteria = planCriteria(f, rules);
+  if (!criteria.ok) return criteria;
+  const { address, topics, minTopics } = criteria.value;
 
   let from: bigint;
   let to: bigint;
@@ -131,22 +197,31 @@ export function planLogQuery(f: LogFilter, d: LogsDeps): Result<Plan> {
   }
   const cursorTo = to;
   if (to > d.head) to = d.head;
-  return ok({ from, to, cursorTo, address, topic0, minTopics: topics.length });
+  let bloom: Uint8Array[][] | undefined;
+  if (rules === 'full') {
+    // Only short conditions: each alternative is a keccak per page, and a long OR list rarely rules a block out.
+    const tested = [address, ...topics].filter((c): c is OneOf => c !== undefined && c.values.length <= MAX_LOG_BLOOM_ALTERNATIVES);
+    if (tested.length > 0) bloom = tested.map((c) => c.values.map(bloomProbe));
+  }
+  return ok({ from, to, cursorTo, address, topics, minTopics, bloom });
 }
 
-/** First 4 bytes as an unsigned 32-bit number (a cheap pre-filter before a full compare). */
-const head32 = (b: Uint8Array, off: number): number => ((b[off]! << 24) | (b[off + 1]! << 16) | (b[off + 2]! << 8) | b[off + 3]!) >>> 0;
-
-function equalAt(b: Uint8Array, off: number, x: Uint8Array): boolean {
-  for (let i = 0; i < x.length; i++) if (b[off + i] !== x[i]) return false;
+/** Whether a block whose record is `rec` may hold a log matching every condition of `bloom`. */
+function bloomAdmits(rec: Uint8Array, bloom: readonly (readonly Uint8Array[])[]): boolean {
+  const off = blockBloomOffset(rec);
+  for (const condition of bloom) {
+    let any = false;
+    for (let j = 0; j < condition.length && !any; j++) any = bloomMayContain(rec, off, condition[j]!);
+    if (!any) return false;
+  }
   return true;
 }
 
-export function getLogsPage(f: LogFilter, cursor: LogCursor | undefined, limit: number | undefined, d: LogsDeps): Result<LogPage> {
+export function getLogsPage(f: LogFilter, cursor: LogCursor | undefined, limit: number | undefined, d: LogsDeps, rules: LogFilterRules = 'spec'): Result<LogPage> {
   const max = limit ?? MAX_LOGS_PER_PAGE;
   if (!Number.isInteger(max) || max < 1) return invalid('limit must be at least 1');
   if (max > MAX_LOGS_PER_PAGE) return err(ErrorCode.LogsTooManyResults, `limit ${max} is above the page maximum ${MAX_LOGS_PER_PAGE}`);
-  const planned = planLogQuery(f, d);
+  const planned = planLogQuery(f, d, rules);
   if (!planned.ok) return planned;
   const p = planned.value;
   let block = p.from;
@@ -158,16 +233,21 @@ export function getLogsPage(f: LogFilter, cursor: LogCursor | undefined, limit: 
     block = cursor.blockNumber;
     startIndex = cursor.logIndex;
   }
-  const addrHead = p.address === undefined ? 0 : head32(p.address, 0);
-  const topicHeads = p.topic0?.map((t) => head32(t, 0));
   const logs: EthLogView[] = [];
   let bytes = 0;
   // What the message will have spent once the logs collected so far are encoded into the reply.
   const projected = (extraLogs: number, extraBytes: number): bigint =>
     d.counter() + BigInt(logs.length + extraLogs) * LOG_REPLY_INSTRUCTIONS_PER_LOG + BigInt(bytes + extraBytes) * LOG_REPLY_INSTRUCTIONS_PER_BYTE;
+  const topicConds = p.topics;
+  const nTopicConds = topicConds.length;
   for (; block <= p.to; block++, startIndex = 0) {
     if (logs.length > 0 || block !== (cursor?.blockNumber ?? p.from)) {
       if (projected(0, 0) >= LOG_PAGE_INSTRUCTION_SOFT_LIMIT) return ok({ logs, nextCursor: { blockNumber: block, logIndex: startIndex } });
+    }
+    let rec: Uint8Array | undefined;
+    if (p.bloom !== undefined) {
+      rec = d.store.getBlockRecord(block);
+      if (rec === undefined || !bloomAdmits(rec, p.bloom)) continue;
     }
     const raw = d.store.maps.blockLogs.get(u64be(block));
     if (raw === undefined) continue;
@@ -182,20 +262,22 @@ export function getLogsPage(f: LogFilter, cursor: LogCursor | undefined, limit: 
       off = at + 29 + 32 * k + dataLen;
       if (i < startIndex) continue;
       if (k < p.minTopics) continue;
-      if (p.address !== undefined && (head32(raw, at + 4) !== addrHead || !equalAt(raw, at + 4, p.address))) continue;
-      if (p.topic0 !== undefined) {
-        if (k === 0) continue;
-        const h = head32(raw, at + 25);
-        let hit = false;
-        for (let j = 0; j < p.topic0.length && !hit; j++) hit = topicHeads![j] === h && equalAt(raw, at + 25, p.topic0[j]!);
-        if (!hit) continue;
+      if (p.address !== undefined && !p.address.matches(raw, at + 4)) continue;
+      let hit = true;
+      for (let j = 0; j < nTopicConds && hit; j++) {
+        const c = topicConds[j];
+        if (c !== undefined) hit = c.matches(raw, at + 25 + 32 * j);
       }
+      if (!hit) continue;
       const size = 150 + 32 * k + dataLen;
       if (logs.length >= max || (logs.length > 0 && (bytes + size > MAX_LOG_PAGE_BYTES || projected(1, size) >= LOG_PAGE_INSTRUCTION_SOFT_LIMIT))) {
         return ok({ logs, nextCursor: { blockNumber: block, logIndex: i } });
       }
-      stored ??= d.store.getBlock(block);
-      if (stored === undefined) break; // logs without a block record: nothing to report them under
+      if (stored === undefined) {
+        rec ??= d.store.getBlockRecord(block);
+        if (rec === undefined) break; // logs without a block record: nothing to report them under
+        stored = decodeBlock(block, rec);
+      }
       const txIndex = view.getUint32(at);
       const topics: Bytes32[] = [];
       for (let j = 0; j < k; j++) topics.push(raw.subarray(at + 25 + 32 * j, at + 57 + 32 * j));

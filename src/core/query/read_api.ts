@@ -11,11 +11,11 @@ import type { ChainStore } from '../chain/store.js';
 import { callObjectToExecTx, nextBlockEnv, rawTxToExecTx, type CallContext, type CallObject } from './call.js';
 import { estimateGas, failureResult } from './estimate.js';
 import { feeHistory, gasPrice, maxPriorityFeePerGas, type FeeDeps, type FeeHistory } from './fees.js';
-import { getLogsPage, type LogCursor, type LogFilter, type LogPage } from './logs.js';
+import { getLogsPage, type LogCursor, type LogFilter, type LogFilterRules, type LogPage } from './logs.js';
 
 export type { CallObject } from './call.js';
 export type { FeeHistory } from './fees.js';
-export type { LogCursor, LogFilter, LogPage } from './logs.js';
+export type { LogCursor, LogFilter, LogFilterRules, LogPage } from './logs.js';
 
 export interface ReadDeps {
   readonly host: CoreHost;
@@ -86,15 +86,11 @@ export class ReadApi {
     return r.ok ? ok(r.value.gas) : r;
   }
 
-  getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined): Result<LogPage> {
+  getLogsPaged(filter: LogFilter, cursor: LogCursor | undefined, limit: number | undefined, rules: LogFilterRules = 'spec'): Result<LogPage> {
     const head = this.d.meta.getHead();
     if (head === undefined) return notInitialized();
-    return getLogsPage(filter, cursor, limit, {
-      store: this.d.store,
-      head: head.number,
-      firstAvailableBlock: this.d.firstAvailableBlock(),
-      counter: () => this.d.host.instructionCounter(),
-    });
+    const deps = { store: this.d.store, head: head.number, firstAvailableBlock: this.d.firstAvailableBlock(), counter: () => this.d.host.instructionCounter() };
+    return getLogsPage(filter, cursor, limit, deps, rules);
   }
 
   private feeDeps(): FeeDeps | undefined {

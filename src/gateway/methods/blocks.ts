@@ -5,7 +5,7 @@ import { RpcCode, RpcError } from '../errors.js';
 import { formatBlock, formatReceipt, formatTx } from '../format.js';
 import { bytesHex, qty } from '../hex.js';
 import { blockParam, bool, hash32, positional, u64 } from '../params.js';
-import { headNumber } from './common.js';
+import { headNumber, tagNumber } from './common.js';
 import type { MethodContext, MethodSpec } from './types.js';
 
 const pruned = (what: string, first: bigint): RpcError => new RpcError(RpcCode.NotFound, `${what} is pruned: the first available block is ${first}`);
@@ -14,8 +14,7 @@ const pruned = (what: string, first: bigint): RpcError => new RpcError(RpcCode.N
 export async function blockRef(ctx: MethodContext, v: unknown, name = 'block'): Promise<CandidBlockRef> {
   const p = blockParam(v, name);
   if ('hash' in p) return { Hash: p.hash };
-  if ('number' in p) return { Number: p.number };
-  return { Number: p.tag === 'earliest' ? 0n : await headNumber(ctx) };
+  return { Number: await tagNumber(p, () => headNumber(ctx)) };
 }
 
 function cacheBlock(ctx: MethodContext, b: BlockView, full: boolean): Record<string, unknown> {

@@ -1,11 +1,21 @@
 // Helpers shared by the method modules: the head, block parameter resolution, and the callObject decoder.
 import type { AccessListItemView, CallObjectView, CandidBlockTag, CandidResult } from '../../client/schema.js';
 import { invalidParams, RpcCode, RpcError, unwrapResult } from '../errors.js';
-import { address, blockParam, candidTag, data, hash32, object, quantity, type BlockParam } from '../params.js';
+import { address, blockParam, candidTag, data, hash32, object, quantity, type BlockParam, type BlockTagName } from '../params.js';
 import type { MethodContext } from './types.js';
 
 export async function headNumber(ctx: MethodContext): Promise<bigint> {
   return ctx.client.query('rpc_eth_block_number', []);
+}
+
+/**
+ * The block a number or tag names: the number itself, `earliest` 0, every other tag (latest, pending, safe,
+ * finalized) the head, which `head` supplies and is called only then (a live filter passes one that keeps the
+ * tag unresolved).
+ */
+export function tagNumber<H>(p: { readonly tag: BlockTagName } | { readonly number: bigint }, head: () => H): bigint | H {
+  if ('number' in p) return p.number;
+  return p.tag === 'earliest' ? 0n : head();
 }
 
 export async function chainId(ctx: MethodContext): Promise<bigint> {

@@ -1,15 +1,15 @@
 // Filters held by the gateway (src/gateway/filters.ts): eth_newFilter, eth_newBlockFilter,
 // eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter. Log filters
-// and log subscriptions share the decoding and the canister's checks of the criteria (SPEC's log-filter rules).
+// and log subscriptions share the decoding and the canister's checks of the criteria (eth_getLogs's filter rules).
 import type { LogFilterView } from '../../client/schema.js';
 import { MAX_LOG_BLOCK_RANGE } from '../../core/constants.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import type { FilterState, LogsFilterState } from '../filters.js';
 import { formatLog } from '../format.js';
-import { address, blockParam, object, positional } from '../params.js';
+import { blockParam, object, positional } from '../params.js';
 import { readBlock } from './blocks.js';
-import { headNumber, unwrap } from './common.js';
-import { eth_getLogs, FILTER_KEYS, GATEWAY_MAX_LOG_BYTES, GATEWAY_MAX_LOGS, readLogPages, topicsParam } from './eth_getLogs.js';
+import { headNumber, tagNumber, unwrap } from './common.js';
+import { addressParam, eth_getLogs, FILTER_KEYS, GATEWAY_MAX_LOG_BYTES, GATEWAY_MAX_LOGS, readLogPages, topicsParam } from './eth_getLogs.js';
 import type { MethodContext, MethodSpec } from './types.js';
 
 export type LogCriteria = Pick<LogFilterView, 'address' | 'topics'>;
@@ -22,13 +22,9 @@ export const MAX_BLOCKS_PER_POLL = 256;
  * that filters and subscriptions refuse exactly what eth_getLogs refuses, with the same errors.
  */
 export async function logCriteria(ctx: MethodContext, o: Record<string, unknown>, head: bigint): Promise<LogCriteria> {
-  const has = (k: string) => o[k] !== undefined && o[k] !== null;
-  const criteria: LogCriteria = {
-    address: has('address') ? [Array.isArray(o.address) ? o.address.map((x, i) => address(x, `address[${i}]`)) : [address(o.address)]] : [],
-    topics: topicsParam(o.topics),
-  };
+  const criteria: LogCriteria = { address: addressParam(o.address), topics: topicsParam(o.topics) };
   const probe: LogFilterView = { ...criteria, from_block: [{ Number: head }], to_block: [{ Number: head }], block_hash: [] };
-  unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_paged', [probe, [], [1]]));
+  unwrap(ctx, await ctx.client.query('rpc_eth_get_logs_filtered', [probe, [], [1]]));
   return criteria;
 }
 
@@ -44,8 +40,7 @@ function explicitNumber(v: unknown, name: string): bigint | undefined {
   if (v === undefined || v === null) return undefined;
   const p = blockParam(v, name);
   if ('hash' in p) throw invalidParams(`${name}: expected a block number or tag`);
-  if ('number' in p) return p.number;
-  return p.tag === 'earliest' ? 0n : undefined;
+  return tagNumber(p, () => undefined);
 }
 
 function filterId(v: unknown): string {
@@ -55,7 +50,7 @@ function filterId(v: unknown): string {
 
 export const eth_newFilter: MethodSpec = {
   name: 'eth_newFilter',
-  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_filtered'],
   blockTags: '`fromBlock`/`toBlock`: tags (= head), `earliest` (= 0), number',
   limits: 'live filters: RPC_GATEWAY_MAX_FILTERS_PER_CLIENT (64) per client (a remote address over HTTP, a connection over WebSocket) and RPC_GATEWAY_MAX_FILTERS (1024) in all, -32005 above; dropped after RPC_GATEWAY_FILTER_TIMEOUT_MS (5 min) without a poll; eth_getLogs\'s filter rules and errors',
   differences:
@@ -136,7 +131,7 @@ async function blockChanges(ctx: MethodContext, s: Extract<FilterState, { kind: 
 
 export const eth_getFilterChanges: MethodSpec = {
   name: 'eth_getFilterChanges',
-  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged', 'rpc_eth_get_block_by_number_with_status'],
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_filtered', 'rpc_eth_get_block_by_number_with_status'],
   blockTags: '-',
   limits: `at most ${GATEWAY_MAX_LOGS} logs (and about ${GATEWAY_MAX_LOG_BYTES / 1024 / 1024} MiB of log data and topics) or ${MAX_BLOCKS_PER_POLL} block hashes a poll (the rest on the next poll)`,
   differences:
@@ -161,7 +156,7 @@ export const eth_getFilterChanges: MethodSpec = {
 
 export const eth_getFilterLogs: MethodSpec = {
   name: 'eth_getFilterLogs',
-  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged'],
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_filtered'],
   blockTags: '-',
   limits: "eth_getLogs's limits",
   differences: 'eth_getLogs with the filter as installed (its tags resolved now); does not move what eth_getFilterChanges reports next. A block or pending filter: -32000 `filter not found`.',

@@ -15,7 +15,7 @@ function session(ctx: MethodContext): SubscriptionSession {
 
 export const eth_subscribe: MethodSpec = {
   name: 'eth_subscribe',
-  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_paged', 'rpc_eth_get_block_by_number_with_status'],
+  canister: ['rpc_eth_block_number', 'rpc_eth_get_logs_filtered', 'rpc_eth_get_block_by_number_with_status'],
   blockTags: '-',
   limits: 'WebSocket only; RPC_GATEWAY_MAX_SUBSCRIPTIONS (64) per connection (-32005 above); logs: eth_getLogs\'s filter rules and errors',
   differences:
