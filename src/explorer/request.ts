@@ -88,6 +88,24 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const MAX_SOURCE_PATH = 1024;
+
+/**
+ * A source file name as it will be served back (getsourcecode, Sourcify's files), which tools such as
+ * `cast source -d` and `forge clone` write to disk under a folder: a relative path of `/`-separated segments.
+ * Refused: empty or longer than 1024 characters, absolute (`/x`, `C:x`), a `..` segment, a backslash, NUL or
+ * any other control character.
+ */
+export function parseSourcePath(name: string, field: string): string {
+  const bad = (why: string): VerifyError => new VerifyError('invalid_request', `${field}: source file name ${JSON.stringify(name.slice(0, 200))} ${why}`);
+  if (name.length === 0 || name.length > MAX_SOURCE_PATH) throw bad(`must have 1 to ${MAX_SOURCE_PATH} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw bad('holds a control character');
+  if (name.includes('\\')) throw bad('holds a backslash (use / between folders)');
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw bad('is absolute (give a path relative to the project)');
+  if (name.split('/').includes('..')) throw bad('has a .. segment');
+  return name;
+}
+
 /** Checks a standard-JSON input (object or JSON text) against the limits and keeps only what compiling needs. */
 export function parseStandardJson(v: unknown, limits: VerifyLimits, field = 'standardJsonInput'): StandardJsonInput {
   let obj: unknown = v;
@@ -106,6 +124,7 @@ export function parseStandardJson(v: unknown, limits: VerifyLimits, field = 'sta
   if (names.length > limits.maxFiles) throw new VerifyError('too_many_files', `${field}.sources: ${names.length} files, at most ${limits.maxFiles} are accepted`);
   const sources: Record<string, { content: string }> = {};
   for (const name of names) {
+    parseSourcePath(name, `${field}.sources`);
     const s = obj.sources[name];
     if (!isObject(s) || typeof s.content !== 'string') {
       throw new VerifyError('invalid_json', `${field}.sources[${JSON.stringify(name)}]: expected { content: string } (urls are not fetched)`);
@@ -129,6 +148,7 @@ export function singleFileInput(
 ): StandardJsonInput {
   if (typeof source !== 'string' || source.trim() === '') throw new VerifyError('invalid_request', 'sourceCode: required (the Solidity source text)');
   if (Buffer.byteLength(source, 'utf8') > limits.maxFileBytes) throw new VerifyError('file_too_large', `sourceCode: larger than ${limits.maxFileBytes} bytes`);
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(contractName)) throw new VerifyError('invalid_request', `contractName: ${JSON.stringify(contractName.slice(0, 200))} is not a contract name (the single file is named after it)`);
   const file = `${contractName}.sol`;
   const settings: Record<string, unknown> = { optimizer: { enabled: o.optimize, runs: o.runs } };
   if (o.evmVersion !== undefined) settings.evmVersion = o.evmVersion;

@@ -7,7 +7,7 @@ import { longVersionOf, parseCompilerVersion } from '../../src/explorer/compiler
 import { DEFAULT_LIMITS, ExplorerConfigError, loadExplorerConfig } from '../../src/explorer/config.js';
 import { VerifyError } from '../../src/explorer/errors.js';
 import { auxdataSegments, isCborTrailer, matchCreation, matchRuntime, type ImmutableReferences, type Segment } from '../../src/explorer/match.js';
-import { parseChainId, parseConstructorArgs, parseStandardJson } from '../../src/explorer/request.js';
+import { parseChainId, parseConstructorArgs, parseStandardJson, singleFileInput } from '../../src/explorer/request.js';
 import { fixtureSource, plantedTrailerSource } from '../support/explorer.js';
 
 const require = createRequire(import.meta.url);
@@ -103,6 +103,20 @@ describe('request bounds', () => {
     expect(code(() => parseConstructorArgs('0xabc'))).toBe('invalid_request');
     expect(parseConstructorArgs('0xABCD')).toBe('abcd');
     expect(parseConstructorArgs('')).toBeUndefined();
+  });
+
+  it('refuses source file names that would escape the folder tools write them to', () => {
+    // cast source -d / forge clone write each served name under a folder: these would land outside it.
+    const attack = ['../../.bashrc', 'src/../../x.sol', '/etc/cron.d/x', 'C:/Windows/x.sol', 'src\\..\\x.sol', 'a\u0000.sol', 'a\nb.sol', '', 'x'.repeat(1025)];
+    for (const name of attack) {
+      expect(code(() => parseStandardJson({ sources: { [name]: { content: 'x' } } }, DEFAULT_LIMITS))).toBe('invalid_request');
+    }
+    for (const name of ['src/Vault.sol', '@openzeppelin/contracts/token/ERC20/ERC20.sol', 'lib/a..b/X.sol', 'Vault.sol']) {
+      expect(Object.keys(parseStandardJson({ sources: { [name]: { content: 'x' } } }, DEFAULT_LIMITS).sources)).toEqual([name]);
+    }
+    const opts = { optimize: true, runs: 200, evmVersion: undefined };
+    expect(code(() => singleFileInput('contract X {}', '../../x', opts, DEFAULT_LIMITS))).toBe('invalid_request');
+    expect(Object.keys(singleFileInput('contract X {}', 'X', opts, DEFAULT_LIMITS).sources)).toEqual(['X.sol']);
   });
 });
 
