@@ -16,6 +16,8 @@ export interface VerifyLimits {
   readonly maxConcurrentJobs: number;
   /** Jobs waiting; beyond this a submission is refused with queue_full. */
   readonly maxQueuedJobs: number;
+  /** Jobs waiting from one client (its address); beyond this its submissions are refused with queue_full. */
+  readonly maxQueuedJobsPerClient: number;
 }
 
 export interface ExplorerConfig {
@@ -36,6 +38,7 @@ export const DEFAULT_LIMITS: VerifyLimits = {
   compileTimeoutMs: 60_000,
   maxConcurrentJobs: 2,
   maxQueuedJobs: 100,
+  maxQueuedJobsPerClient: 10,
 };
 
 export const DEFAULT_EXPLORER_CONFIG: ExplorerConfig = {
@@ -105,6 +108,7 @@ export function loadExplorerConfig(env: Env, defaults: ExplorerConfig = DEFAULT_
       compileTimeoutMs: int(env, 'EXPLORER_VERIFY_COMPILE_TIMEOUT_MS', d.compileTimeoutMs, 100, 3_600_000),
       maxConcurrentJobs: int(env, 'EXPLORER_VERIFY_MAX_CONCURRENT', d.maxConcurrentJobs, 1, 64),
       maxQueuedJobs: int(env, 'EXPLORER_VERIFY_MAX_QUEUED', d.maxQueuedJobs, 1, 100_000),
+      maxQueuedJobsPerClient: int(env, 'EXPLORER_VERIFY_MAX_QUEUED_PER_CLIENT', d.maxQueuedJobsPerClient, 1, 100_000),
     },
   };
 }

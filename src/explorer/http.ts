@@ -17,8 +17,13 @@ export interface RequestCtx {
   readonly method: string;
   readonly url: URL;
   readonly headers: IncomingMessage['headers'];
-  /** The body, read once and bounded by the explorer's maxRequestBytes (request_too_large beyond). */
-  body(): Promise<Buffer>;
+  /** The client's address (the socket's peer: per-client quotas). */
+  readonly client: string;
+  /**
+   * The body, read once and bounded by the explorer's maxRequestBytes, or by `limit` when smaller
+   * (request_too_large beyond).
+   */
+  body(limit?: number): Promise<Buffer>;
 }
 
 export interface Route {
@@ -105,7 +110,13 @@ export async function startHttp(o: { host: string; port: number; routes: readonl
       return;
     }
     let bodyPromise: Promise<Buffer> | undefined;
-    const ctx: RequestCtx = { method, url, headers: req.headers, body: () => (bodyPromise ??= readBody(req, o.maxRequestBytes)) };
+    const ctx: RequestCtx = {
+      method,
+      url,
+      headers: req.headers,
+      client: req.socket.remoteAddress ?? '',
+      body: (limit) => (bodyPromise ??= readBody(req, Math.min(limit ?? o.maxRequestBytes, o.maxRequestBytes))),
+    };
     let route: Route | undefined;
     let params: string[] = [];
     let pathMatched = false;

@@ -91,6 +91,37 @@ function isObject(v: unknown): v is Record<string, unknown> {
 const MAX_SOURCE_PATH = 1024;
 
 /**
+ * The standard-JSON settings that decide the code solc generates, with the keys of each object kept; the rest
+ * (modelChecker, stopAfter, outputSelection, ...) only costs compilation time or memory and is dropped.
+ */
+const CODEGEN_SETTINGS: Readonly<Record<string, readonly string[] | 'value'>> = {
+  remappings: 'value',
+  optimizer: ['enabled', 'runs', 'details'],
+  evmVersion: 'value',
+  eofVersion: 'value',
+  viaIR: 'value',
+  metadata: ['useLiteralContent', 'bytecodeHash', 'appendCBOR'],
+  libraries: 'value',
+  debug: ['revertStrings'],
+};
+
+/** The submitted settings restricted to CODEGEN_SETTINGS (docs/explorer.md "Compiler settings"). */
+export function codegenSettings(settings: Record<string, unknown>, field: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, keep] of Object.entries(CODEGEN_SETTINGS)) {
+    const v = settings[key];
+    if (v === undefined) continue;
+    if (keep === 'value') {
+      out[key] = v;
+      continue;
+    }
+    if (!isObject(v)) throw new VerifyError('invalid_json', `${field}.settings.${key}: expected an object`);
+    out[key] = Object.fromEntries(keep.filter((k) => v[k] !== undefined).map((k) => [k, v[k]]));
+  }
+  return out;
+}
+
+/**
  * A source file name as it will be served back (getsourcecode, Sourcify's files), which tools such as
  * `cast source -d` and `forge clone` write to disk under a folder: a relative path of `/`-separated segments.
  * Refused: empty or longer than 1024 characters, absolute (`/x`, `C:x`), a `..` segment, a backslash, NUL or
@@ -136,7 +167,7 @@ export function parseStandardJson(v: unknown, limits: VerifyLimits, field = 'sta
   }
   const settings = obj.settings === undefined ? {} : obj.settings;
   if (!isObject(settings)) throw new VerifyError('invalid_json', `${field}.settings: expected an object`);
-  return { language: 'Solidity', sources, settings };
+  return { language: 'Solidity', sources, settings: codegenSettings(settings, field) };
 }
 
 /** A single source file with optimizer settings, as standard JSON (the file is named after the contract). */

@@ -1,7 +1,11 @@
 // The explorer's HTTP edge and compiler workers: malformed paths, oversized bodies, unknown routes and methods
 // answer errors and leave the server serving; a compilation past its time limit ends its worker with
 // compile_timeout and the next compilation runs in a fresh one.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explorerRoutes } from '../../src/explorer/index.js';
+import { DEFAULT_LIMITS } from '../../src/explorer/config.js';
+import type { ExplorerStore } from '../../src/explorer/store.js';
 import { CompilerPool, SHIPPED_COMPILERS } from '../../src/explorer/compilers.js';
 import { VerifyError } from '../../src/explorer/errors.js';
 import { json, startHttp, type ExplorerHttp } from '../../src/explorer/http.js';
@@ -64,6 +68,36 @@ describe('compiler workers', () => {
       expect(Object.keys(out.contracts['Vault.sol']!)).toEqual(['Vault', 'VaultFactory']);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('verification switched off', () => {
+  it('refuses a submission before reading its body; the Etherscan /api reads at most 64 KiB', async () => {
+    const deps = { ctx: { enabled: false, compilers: [], limits: DEFAULT_LIMITS }, store: {} as ExplorerStore, verifier: undefined, getCode: async () => '' };
+    const off = await startHttp({ host: '127.0.0.1', port: 0, routes: explorerRoutes(deps), maxRequestBytes: DEFAULT_LIMITS.maxRequestBytes });
+    try {
+      // A 16 MiB body announced, 1 KiB sent and the rest held back: the answer comes without waiting for it.
+      for (const path of ['/api/verify/submit', `/v2/verify/4801360/0x${'11'.repeat(20)}`]) {
+        const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const req = httpRequest(`${off.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(16 * 1024 * 1024) } }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          });
+          req.on('error', reject);
+          req.write('{"x":"' + 'a'.repeat(1024));
+          setTimeout(() => reject(new Error(`no answer from ${path} before the body ended`)), 5_000).unref();
+        });
+        expect(answer.status).toBe(403);
+        expect(answer.body).toMatch(/verification_disabled|switched off/);
+      }
+      const big = await fetch(`${off.url}/api`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `module=contract&action=verifysourcecode&sourceCode=${'x'.repeat(100 * 1024)}` });
+      expect(((await big.json()) as { result: string }).result).toMatch(/larger than 65536 bytes/);
+      const read = await fetch(`${off.url}/api`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'module=contract&action=nope' });
+      expect(await read.json()).toEqual({ status: '0', message: 'Unknown action nope', result: null });
+    } finally {
+      await off.close();
     }
   });
 });

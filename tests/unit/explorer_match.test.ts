@@ -105,6 +105,33 @@ describe('request bounds', () => {
     expect(parseConstructorArgs('')).toBeUndefined();
   });
 
+  it('passes only the settings that decide the generated code to solc', () => {
+    // The model checker (SMT solving: unbounded time and memory) and the rest are dropped, never compiled with.
+    const settings = {
+      optimizer: { enabled: true, runs: 9, details: { yul: true }, extra: 1 },
+      viaIR: true,
+      evmVersion: 'cancun',
+      metadata: { bytecodeHash: 'none', useLiteralContent: true },
+      remappings: ['a/=b/'],
+      libraries: { 'A.sol': { L: `0x${'11'.repeat(20)}` } },
+      modelChecker: { engine: 'all', targets: ['assert'], timeout: 0 },
+      stopAfter: 'parsing',
+      outputSelection: { '*': { '*': ['*'] } },
+      debug: { revertStrings: 'strip', debugInfo: ['*'] },
+    };
+    const parsed = parseStandardJson({ sources: { 'A.sol': { content: 'x' } }, settings }, DEFAULT_LIMITS).settings;
+    expect(parsed).toEqual({
+      optimizer: { enabled: true, runs: 9, details: { yul: true } },
+      viaIR: true,
+      evmVersion: 'cancun',
+      metadata: { bytecodeHash: 'none', useLiteralContent: true },
+      remappings: ['a/=b/'],
+      libraries: { 'A.sol': { L: `0x${'11'.repeat(20)}` } },
+      debug: { revertStrings: 'strip' },
+    });
+    expect(code(() => parseStandardJson({ sources: { 'A.sol': { content: 'x' } }, settings: { optimizer: true } }, DEFAULT_LIMITS))).toBe('invalid_json');
+  });
+
   it('refuses source file names that would escape the folder tools write them to', () => {
     // cast source -d / forge clone write each served name under a folder: these would land outside it.
     const attack = ['../../.bashrc', 'src/../../x.sol', '/etc/cron.d/x', 'C:/Windows/x.sol', 'src\\..\\x.sol', 'a\u0000.sol', 'a\nb.sol', '', 'x'.repeat(1025)];
