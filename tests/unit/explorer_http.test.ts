@@ -72,6 +72,31 @@ describe('compiler workers', () => {
   });
 });
 
+describe('compiler memory', () => {
+  it("ends a compilation past the budget of soljson's WebAssembly memory (not covered by the V8 heap limit)", async () => {
+    let body = '';
+    for (let i = 0; i < 300; i++) body += `function f${i}(uint a, uint b) external pure returns (uint) { return a * ${i} + b / (a + ${i + 1}) + uint(keccak256(abi.encode(a, b, ${i}))); }\n`;
+    const input = JSON.stringify({
+      language: 'Solidity',
+      sources: { 'Big.sol': { content: `// SPDX-License-Identifier: MIT\npragma solidity ^0.8.0;\ncontract Big {\n${body}}` } },
+      settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
+    });
+    const solc = SHIPPED_COMPILERS[0]!;
+    // soljson starts with 32 MiB; this contract needs more.
+    const small = new CompilerPool({ compileTimeoutMs: 120_000, memoryMb: 33 });
+    try {
+      const e = await small.compile(solc, input).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(VerifyError);
+      expect((e as VerifyError).code).toBe('compile_memory');
+      // The pool goes on, in a fresh worker.
+      const ok = JSON.parse(await small.compile(solc, JSON.stringify({ language: 'Solidity', sources: { 'A.sol': { content: 'contract A {}' } }, settings: { outputSelection: { '*': { '*': ['evm.bytecode.object'] } } } })));
+      expect(Object.keys(ok.contracts['A.sol'])).toEqual(['A']);
+    } finally {
+      await small.close();
+    }
+  }, 180_000);
+});
+
 describe('verification switched off', () => {
   it('refuses a submission before reading its body; the Etherscan /api reads at most 64 KiB', async () => {
     const deps = { ctx: { enabled: false, compilers: [], limits: DEFAULT_LIMITS }, store: {} as ExplorerStore, verifier: undefined, getCode: async () => '' };
