@@ -2,6 +2,7 @@
 // answer errors and leave the server serving; a compilation past its time limit ends its worker with
 // compile_timeout and the next compilation runs in a fresh one.
 import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explorerRoutes } from '../../src/explorer/index.js';
 import { DEFAULT_LIMITS } from '../../src/explorer/config.js';
@@ -43,6 +44,72 @@ describe('explorer HTTP edge', () => {
     expect((await fetch(`${http.url}/echo/x`)).status).toBe(405);
     const ok = await post('/echo/a%20b', 'hello');
     expect(await ok.json()).toEqual({ p: 'a b', bytes: 5 });
+  });
+});
+
+describe('slow and many clients', () => {
+  let tight: ExplorerHttp;
+  beforeAll(async () => {
+    tight = await startHttp({
+      host: '127.0.0.1',
+      port: 0,
+      maxRequestBytes: 1024,
+      limits: { headersTimeoutMs: 300, requestTimeoutMs: 600, maxConnectionsPerClient: 3 },
+      routes: [{ methods: ['POST'], path: /^\/echo$/, handle: async (req) => json(200, { bytes: (await req.body()).length }) }],
+    });
+  });
+  afterAll(() => tight.close());
+
+  /** A raw connection: what it received, and when it closed (ms after opening; undefined while open). */
+  const raw = (): Promise<{ socket: Socket; got: () => string; closedAfter: () => number | undefined }> =>
+    new Promise((resolve, reject) => {
+      const t0 = Date.now();
+      let got = '';
+      let closed: number | undefined;
+      const socket = connect(Number(new URL(tight.url).port), '127.0.0.1', () => resolve({ socket, got: () => got, closedAfter: () => closed }));
+      socket.on('data', (d) => (got += d.toString()));
+      socket.on('close', () => (closed = Date.now() - t0));
+      socket.on('error', () => {});
+      socket.once('error', reject);
+    });
+  const until = async (f: () => boolean, ms = 5_000): Promise<void> => {
+    const end = Date.now() + ms;
+    while (!f() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  it('closes a connection whose headers or body do not arrive in time (not after 300 s)', async () => {
+    const headers = await raw();
+    headers.socket.write('POST /echo HTTP/1.1\r\nHost: x\r\n');
+    const body = await raw();
+    body.socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789');
+    await until(() => headers.closedAfter() !== undefined && body.closedAfter() !== undefined);
+    expect(headers.closedAfter()).toBeLessThan(5_000);
+    expect(body.closedAfter()).toBeLessThan(5_000);
+    expect(body.got()).not.toContain('200 OK');
+  });
+
+  it('answers a streamed body past the limit with 413 and closes, without reading the rest', async () => {
+    const c = await raw();
+    c.socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    c.socket.write(`800\r\n${'y'.repeat(0x800)}\r\n`);
+    await until(() => c.closedAfter() !== undefined);
+    expect(c.got()).toMatch(/^HTTP\/1\.1 413/);
+    expect(c.got()).toContain('request_too_large');
+    expect(c.closedAfter()).toBeDefined();
+  });
+
+  it('one address holds at most maxConnectionsPerClient connections; a freed slot serves again', async () => {
+    const held = [await raw(), await raw(), await raw()];
+    const extra = await raw();
+    await until(() => extra.closedAfter() !== undefined);
+    expect(extra.closedAfter()).toBeDefined();
+    expect(held.every((h) => h.closedAfter() === undefined)).toBe(true);
+    held[0]!.socket.destroy();
+    await until(() => held[0]!.closedAfter() !== undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    const ok = await fetch(`${tight.url}/echo`, { method: 'POST', body: 'abc' });
+    expect(await ok.json()).toEqual({ bytes: 3 });
+    for (const h of held) h.socket.destroy();
   });
 });
 
