@@ -475,7 +475,7 @@ async function tokenPage(deps: PagesDeps, q: ExplorerQueries, path: string[], pa
 <div class="card"><table class="kv"><tr><th>Contract</th><td>${addressLink(token, true)}</td></tr><tr><th>Decimals</th><td>${meta.decimals ?? 'unknown'}</td></tr></table></div>
 <div class="grid"><div class="card"><h2>Transfers</h2>${transferTable(transfers, meta.decimals)}
 ${last !== undefined && transfers.length === PAGE_SIZE ? html`<div class="pager"><a href="/token/${hex}?before=${formatCursor({ block: last.block_number, index: last.log_index })}">older →</a></div>` : ''}</div>
-<div class="card"><h2>Holders</h2><p class="muted">Balances computed from the indexed transfers.</p>${
+<div class="card"><h2>Holders</h2><p class="muted">Balances from the indexed transfers.</p>${
       holders.length === 0
         ? html`<p class="muted">No holders.</p>`
         : html`<table><tr><th>Holder</th><th>Balance</th></tr>${holders.map((h) => html`<tr><td>${addressLink(h.holder)}</td><td>${formatUnits(h.balance, meta.decimals)}</td></tr>`)}</table>`
