@@ -79,6 +79,9 @@ describe('configuration', () => {
     const c = loadExplorerConfig({ EXPLORER_VERIFY_ENABLED: 'true', EXPLORER_VERIFY_ALLOWED_COMPILERS: '0.8.37 v0.5.17+commit.d19bba13', EXPLORER_VERIFY_MAX_FILES: '7' });
     expect(c.allowedCompilers).toEqual(['0.8.37', 'v0.5.17+commit.d19bba13']);
     expect(c.limits.maxFiles).toBe(7);
+    const q = loadExplorerConfig({ EXPLORER_VERIFY_MAX_QUEUED_PER_CLIENT: '3', EXPLORER_VERIFY_COMPILE_MEMORY_MB: '256' });
+    expect(q.limits).toMatchObject({ maxQueuedJobsPerClient: 3, compileMemoryMb: 256, maxQueuedJobs: 100 });
+    expect(() => loadExplorerConfig({ EXPLORER_VERIFY_COMPILE_MEMORY_MB: '8' })).toThrow(/EXPLORER_VERIFY_COMPILE_MEMORY_MB/);
   });
 });
 
