@@ -13,8 +13,11 @@ export interface ApiDeps {
   readonly getCode: (address: string) => Promise<string>;
 }
 
-/** Checks the address holds code, then queues; answers the job id. */
-export async function submitJob(deps: ApiDeps, req: VerifyRequest): Promise<string> {
+/** Bytes of a request body read while verification is switched off (the read actions' fields fit). */
+export const DISABLED_BODY_BYTES = 64 * 1024;
+
+/** Checks the address holds code, then queues for `client` (its per-client quota); answers the job id. */
+export async function submitJob(deps: ApiDeps, req: VerifyRequest, client: string): Promise<string> {
   requireEnabled(deps.ctx);
   if (deps.verifier === undefined) throw new VerifyError('verification_disabled', 'contract verification is switched off on this explorer');
   const existing = await deps.store.getContract(req.address);
@@ -22,5 +25,5 @@ export async function submitJob(deps: ApiDeps, req: VerifyRequest): Promise<stri
     throw new VerifyError('already_verified', `the contract at ${req.address} is already verified (full match)`);
   }
   if ((await deps.getCode(req.address)) === '') throw new VerifyError('no_code', `no contract code at ${req.address} (not deployed yet, or not a contract)`);
-  return deps.verifier.submit(req);
+  return deps.verifier.submit(req, client);
 }

@@ -1,7 +1,7 @@
 // The Etherscan-compatible /api that Blockscout serves, as forge (`--verifier blockscout`/`etherscan`) and
 // hardhat-verify call it: query and form fields merged, any API key accepted, always HTTP 200 with
 // `{ status, message, result }` ("1"/"OK" on success, "0"/"NOTOK" with the reason in `result` otherwise).
-import { submitJob, type ApiDeps } from './api_common.js';
+import { DISABLED_BODY_BYTES, submitJob, type ApiDeps } from './api_common.js';
 import { asVerifyError, VerifyError } from './errors.js';
 import { json, parseFields, type HttpAnswer, type RequestCtx, type Route } from './http.js';
 import {
@@ -128,7 +128,7 @@ export function sourceCodeRecord(c: VerifiedContract | undefined): Record<string
   };
 }
 
-async function dispatch(deps: ApiDeps, f: Fields): Promise<HttpAnswer> {
+async function dispatch(deps: ApiDeps, f: Fields, client: string): Promise<HttpAnswer> {
   const mod = f.module;
   const action = f.action;
   if (mod !== 'contract') return notOk(null, mod === undefined ? 'Missing module parameter' : `Unknown module ${mod}`);
@@ -136,7 +136,7 @@ async function dispatch(deps: ApiDeps, f: Fields): Promise<HttpAnswer> {
     case 'verifysourcecode':
     case 'verify': {
       try {
-        const id = await submitJob(deps, parseEtherscanVerify(f, deps));
+        const id = await submitJob(deps, parseEtherscanVerify(f, deps), client);
         return ok(id);
       } catch (e) {
         const err = asVerifyError(e);
@@ -182,10 +182,13 @@ async function dispatch(deps: ApiDeps, f: Fields): Promise<HttpAnswer> {
   }
 }
 
-async function fields(req: RequestCtx): Promise<Fields> {
+async function fields(req: RequestCtx, deps: ApiDeps): Promise<Fields> {
   const out: Fields = Object.fromEntries(req.url.searchParams);
   if (req.method === 'POST') {
-    for (const [k, v] of Object.entries(parseFields(await req.body(), req.headers['content-type']))) {
+    // The action may be a body field, so the body is read; with verification off only as much as the read
+    // actions need.
+    const body = await req.body(deps.ctx.enabled ? undefined : DISABLED_BODY_BYTES);
+    for (const [k, v] of Object.entries(parseFields(body, req.headers['content-type']))) {
       out[k] = typeof v === 'string' ? v : JSON.stringify(v);
     }
   }
@@ -198,7 +201,7 @@ export function etherscanRoutes(deps: ApiDeps): Route[] {
       methods: ['GET', 'POST'],
       path: /^\/api\/?$/,
       async handle(req) {
-        return dispatch(deps, await fields(req));
+        return dispatch(deps, await fields(req, deps), req.client);
       },
       // Etherscan's clients read the answer's fields, not the HTTP status.
       onError: (e: VerifyError) => notOk(e.message),

@@ -8,7 +8,7 @@ import { submitJob, type ApiDeps } from './api_common.js';
 import { VerifyError, type VerifyErrorCode } from './errors.js';
 import { json, parseJsonBody, type HttpAnswer, type Route } from './http.js';
 import type { MatchKind } from './match.js';
-import { parseAddress, parseChainId, parseContractName, parseStandardJson, resolveCompiler, type VerifyRequest } from './request.js';
+import { parseAddress, parseChainId, parseContractName, parseStandardJson, requireEnabled, resolveCompiler, type VerifyRequest } from './request.js';
 import type { JobRow, VerifiedContract } from './store.js';
 
 // Sourcify's names for the failures its clients know; the rest keep the explorer's code.
@@ -92,8 +92,10 @@ export function sourcifyRoutes(deps: ApiDeps): Route[] {
       methods: ['POST'],
       path: /^\/v2\/verify\/([^/]+)\/([^/]+)\/?$/,
       async handle(req, [chainId, address]) {
+        // Switched off: refused before the body is read.
+        requireEnabled(deps.ctx);
         const body = parseJsonBody(await req.body());
-        const id = await submitJob(deps, parseSourcifyVerify(chainId!, address!, body, deps));
+        const id = await submitJob(deps, parseSourcifyVerify(chainId!, address!, body, deps), req.client);
         return json(202, { verificationId: id });
       },
       onError: sourcifyError,

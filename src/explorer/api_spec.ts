@@ -12,6 +12,7 @@ import {
   parseEvmVersion,
   parseRuns,
   parseStandardJson,
+  requireEnabled,
   resolveCompiler,
   singleFileInput,
   type VerifyRequest,
@@ -85,8 +86,10 @@ export function specRoutes(deps: ApiDeps): Route[] {
       methods: ['POST'],
       path: /^\/api\/verify\/submit\/?$/,
       async handle(req) {
+        // Switched off: refused before the body is read.
+        requireEnabled(deps.ctx);
         const body = parseJsonBody(await req.body());
-        const id = await submitJob(deps, parseSpecSubmit(body, deps));
+        const id = await submitJob(deps, parseSpecSubmit(body, deps), req.client);
         return json(202, { id, status: 'queued' });
       },
     },

@@ -1,6 +1,8 @@
 // The Solidity compilers the explorer verifies with: solc-js from npm, several releases side by side (npm
 // aliases in package.json), each run in a worker thread so a long or runaway compilation never blocks the
-// server and is ended by its time limit (the worker is terminated, never awaited).
+// server and is ended by its time limit (the worker is terminated, never awaited). Its memory is bounded twice:
+// the V8 heap by the worker's resource limits, and soljson's WebAssembly memory (which those limits do not
+// cover) by refusing any growth past the pool's budget, which solc answers as a failed allocation.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { VerifyError } from './errors.js';
@@ -45,6 +47,17 @@ export function longVersionOf(solcVersion: string): string {
 const WORKER_CODE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createRequire } = require('node:module');
+// soljson grows its memory from JavaScript (emscripten's resize); a growth past the budget fails, and the
+// worker, whose compiler state is then unknown, is ended after answering.
+let overBudget = false;
+const grow = WebAssembly.Memory.prototype.grow;
+WebAssembly.Memory.prototype.grow = function (pages) {
+  if (this.buffer.byteLength + pages * 65536 > workerData.memoryBytes) {
+    overBudget = true;
+    throw new RangeError('compiler memory budget');
+  }
+  return grow.call(this, pages);
+};
 let solc;
 try {
   solc = createRequire(workerData.base)(workerData.module);
@@ -59,7 +72,7 @@ parentPort.on('message', (m) => {
   } catch (e) {
     output = JSON.stringify({ errors: [{ severity: 'error', type: 'InternalCompilerError', formattedMessage: String((e && e.message) || e) }] });
   }
-  parentPort.postMessage({ type: 'result', output });
+  parentPort.postMessage(overBudget ? { type: 'over_budget' } : { type: 'result', output });
 });
 `;
 
@@ -69,7 +82,10 @@ interface WorkerHandle {
   idleTimer?: NodeJS.Timeout;
 }
 
-type WorkerMessage = { type: 'ready'; version: string } | { type: 'load_error'; message: string } | { type: 'result'; output: string };
+type WorkerMessage = { type: 'ready'; version: string } | { type: 'load_error'; message: string } | { type: 'result'; output: string } | { type: 'over_budget' };
+
+/** soljson's WebAssembly memory per compilation, by default (docs/explorer.md). */
+export const DEFAULT_COMPILE_MEMORY_MB = 1024;
 
 export interface CompilerPoolOptions {
   /** Time limit of one compilation (the worker is terminated when it passes). */
@@ -80,6 +96,8 @@ export interface CompilerPoolOptions {
   readonly maxIdle?: number;
   /** An idle worker is ended after this long unused (default 60 s), so an idle explorer holds no compiler. */
   readonly idleMs?: number;
+  /** soljson's WebAssembly memory budget in MiB (default DEFAULT_COMPILE_MEMORY_MB); past it, compile_memory. */
+  readonly memoryMb?: number;
 }
 
 function once(w: Worker, timeoutMs: number, onTimeout: () => VerifyError): Promise<WorkerMessage> {
@@ -120,6 +138,10 @@ export class CompilerPool {
 
   constructor(private readonly opts: CompilerPoolOptions) {}
 
+  private get memoryMb(): number {
+    return this.opts.memoryMb ?? DEFAULT_COMPILE_MEMORY_MB;
+  }
+
   /** Loads `c` in a fresh worker and answers its long version (the preflight); the worker is ended. */
   async load(c: ShippedCompiler): Promise<string> {
     const h = await this.spawn(c);
@@ -132,6 +154,10 @@ export class CompilerPool {
     const h = this.take(c) ?? (await this.spawn(c));
     h.worker.postMessage({ input });
     const m = await once(h.worker, this.opts.compileTimeoutMs, () => new VerifyError('compile_timeout', `compilation did not finish within ${this.opts.compileTimeoutMs} ms`));
+    if (m.type === 'over_budget') {
+      void h.worker.terminate();
+      throw new VerifyError('compile_memory', `compilation needed more than ${this.memoryMb} MiB of compiler memory`);
+    }
     if (m.type !== 'result') throw new VerifyError('internal_error', 'unexpected message from the compiler worker');
     this.release(h);
     return m.output;
@@ -177,7 +203,7 @@ export class CompilerPool {
   private async spawn(c: ShippedCompiler): Promise<WorkerHandle> {
     const worker = new Worker(WORKER_CODE, {
       eval: true,
-      workerData: { module: c.module, base: this.base },
+      workerData: { module: c.module, base: this.base, memoryBytes: this.memoryMb * 1024 * 1024 },
       // The compiler's heap; a pathological input ends the worker, not the server.
       resourceLimits: { maxOldGenerationSizeMb: 2048 },
     });

@@ -1,6 +1,6 @@
 // The explorer's configuration, parsed once from the environment at the edge. An invalid value fails at
 // start with a message naming the variable; the verification limits below are documented in docs/explorer.md.
-import { CompilerPool, isInstalled, parseCompilerVersion, SHIPPED_COMPILERS, type LoadedCompiler } from './compilers.js';
+import { CompilerPool, DEFAULT_COMPILE_MEMORY_MB, isInstalled, parseCompilerVersion, SHIPPED_COMPILERS, type LoadedCompiler } from './compilers.js';
 import { envReaders, type Env } from '../client/env.js';
 
 export interface VerifyLimits {
@@ -12,10 +12,14 @@ export interface VerifyLimits {
   readonly maxFileBytes: number;
   /** Milliseconds one compilation may run before its worker is terminated. */
   readonly compileTimeoutMs: number;
+  /** MiB of soljson's WebAssembly memory one compilation may use (compile_memory beyond). */
+  readonly compileMemoryMb: number;
   /** Jobs compiling at once (each holds a compiler worker). */
   readonly maxConcurrentJobs: number;
   /** Jobs waiting; beyond this a submission is refused with queue_full. */
   readonly maxQueuedJobs: number;
+  /** Jobs waiting from one client (its address); beyond this its submissions are refused with queue_full. */
+  readonly maxQueuedJobsPerClient: number;
 }
 
 export interface ExplorerConfig {
@@ -34,8 +38,10 @@ export const DEFAULT_LIMITS: VerifyLimits = {
   maxFiles: 500,
   maxFileBytes: 1024 * 1024,
   compileTimeoutMs: 60_000,
+  compileMemoryMb: DEFAULT_COMPILE_MEMORY_MB,
   maxConcurrentJobs: 2,
   maxQueuedJobs: 100,
+  maxQueuedJobsPerClient: 10,
 };
 
 export const DEFAULT_EXPLORER_CONFIG: ExplorerConfig = {
@@ -103,8 +109,10 @@ export function loadExplorerConfig(env: Env, defaults: ExplorerConfig = DEFAULT_
       maxFiles: int(env, 'EXPLORER_VERIFY_MAX_FILES', d.maxFiles, 1, 100_000),
       maxFileBytes: int(env, 'EXPLORER_VERIFY_MAX_FILE_BYTES', d.maxFileBytes, 1, 64 * 1024 * 1024),
       compileTimeoutMs: int(env, 'EXPLORER_VERIFY_COMPILE_TIMEOUT_MS', d.compileTimeoutMs, 100, 3_600_000),
+      compileMemoryMb: int(env, 'EXPLORER_VERIFY_COMPILE_MEMORY_MB', d.compileMemoryMb, 64, 4096),
       maxConcurrentJobs: int(env, 'EXPLORER_VERIFY_MAX_CONCURRENT', d.maxConcurrentJobs, 1, 64),
       maxQueuedJobs: int(env, 'EXPLORER_VERIFY_MAX_QUEUED', d.maxQueuedJobs, 1, 100_000),
+      maxQueuedJobsPerClient: int(env, 'EXPLORER_VERIFY_MAX_QUEUED_PER_CLIENT', d.maxQueuedJobsPerClient, 1, 100_000),
     },
   };
 }

@@ -15,6 +15,7 @@ export type VerifyErrorCode =
   | 'no_code'
   | 'compilation_failed'
   | 'compile_timeout'
+  | 'compile_memory'
   | 'contract_not_found'
   | 'unlinked_libraries'
   | 'bytecode_mismatch'
@@ -40,6 +41,7 @@ const HTTP_STATUS: Record<VerifyErrorCode, number> = {
   no_code: 400,
   compilation_failed: 400,
   compile_timeout: 400,
+  compile_memory: 400,
   contract_not_found: 400,
   unlinked_libraries: 400,
   bytecode_mismatch: 400,

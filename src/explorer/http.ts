@@ -17,8 +17,13 @@ export interface RequestCtx {
   readonly method: string;
   readonly url: URL;
   readonly headers: IncomingMessage['headers'];
-  /** The body, read once and bounded by the explorer's maxRequestBytes (request_too_large beyond). */
-  body(): Promise<Buffer>;
+  /** The client's address (the socket's peer: per-client quotas). */
+  readonly client: string;
+  /**
+   * The body, read once and bounded by the explorer's maxRequestBytes, or by `limit` when smaller
+   * (request_too_large beyond).
+   */
+  body(limit?: number): Promise<Buffer>;
 }
 
 export interface Route {
@@ -79,7 +84,29 @@ export interface ExplorerHttp {
   close(): Promise<void>;
 }
 
-export async function startHttp(o: { host: string; port: number; routes: readonly Route[]; maxRequestBytes: number; log?: (l: string) => void }): Promise<ExplorerHttp> {
+/** What slow or many clients can make the explorer's server hold. */
+export interface HttpLimits {
+  /** A client must send its complete headers within this (slowloris). */
+  readonly headersTimeoutMs: number;
+  /** ... and its complete request (up to maxRequestBytes of body) within this. */
+  readonly requestTimeoutMs: number;
+  /** Open connections at most; more are refused by the server. */
+  readonly maxConnections: number;
+  /** Open connections from one address at most; more are closed at once. */
+  readonly maxConnectionsPerClient: number;
+}
+
+export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, maxConnections: 512, maxConnectionsPerClient: 64 };
+
+export async function startHttp(o: {
+  host: string;
+  port: number;
+  routes: readonly Route[];
+  maxRequestBytes: number;
+  log?: (l: string) => void;
+  limits?: Partial<HttpLimits>;
+}): Promise<ExplorerHttp> {
+  const limits = { ...HTTP_LIMITS, ...o.limits };
   const send = (res: ServerResponse, a: HttpAnswer, head: boolean): void => {
     res.writeHead(a.status, {
       'content-type': a.contentType ?? 'text/plain; charset=utf-8',
@@ -90,55 +117,97 @@ export async function startHttp(o: { host: string; port: number; routes: readonl
     });
     res.end(head ? undefined : a.body);
   };
-  const server = createServer((req, res) => {
-    const method = (req.method ?? 'GET').toUpperCase();
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://explorer.local');
-    } catch {
-      send(res, defaultError(new VerifyError('invalid_request', 'malformed request URL')), false);
-      return;
-    }
-    if (method === 'OPTIONS') {
-      res.writeHead(204, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, POST, OPTIONS', 'access-control-allow-headers': 'content-type' });
-      res.end();
-      return;
-    }
-    let bodyPromise: Promise<Buffer> | undefined;
-    const ctx: RequestCtx = { method, url, headers: req.headers, body: () => (bodyPromise ??= readBody(req, o.maxRequestBytes)) };
-    let route: Route | undefined;
-    let params: string[] = [];
-    let pathMatched = false;
-    for (const r of o.routes) {
-      const m = r.path.exec(url.pathname);
-      if (m === null) continue;
-      pathMatched = true;
-      if (r.methods.includes(method) || (method === 'HEAD' && r.methods.includes('GET'))) {
-        route = r;
-        params = m.slice(1).map((s) => s ?? '');
-        break;
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node checks those timeouts (its default, 30 s, would let a slow client hold on far longer).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    (req, res) => {
+      const method = (req.method ?? 'GET').toUpperCase();
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://explorer.local');
+      } catch {
+        send(res, defaultError(new VerifyError('invalid_request', 'malformed request URL')), false);
+        return;
       }
-    }
-    if (route === undefined) {
-      req.resume();
-      send(res, pathMatched ? json(405, { error: { code: 'method_not_allowed', message: `${method} is not supported on ${url.pathname}` } }) : json(404, { error: { code: 'not_found', message: `no such endpoint: ${url.pathname}` } }), false);
+      if (method === 'OPTIONS') {
+        res.writeHead(204, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, POST, OPTIONS', 'access-control-allow-headers': 'content-type' });
+        res.end();
+        return;
+      }
+      let bodyPromise: Promise<Buffer> | undefined;
+      let tooLarge = false;
+      const ctx: RequestCtx = {
+        method,
+        url,
+        headers: req.headers,
+        client: req.socket.remoteAddress ?? '',
+        body: (limit) =>
+          (bodyPromise ??= readBody(req, Math.min(limit ?? o.maxRequestBytes, o.maxRequestBytes)).catch((e: unknown) => {
+            if (e instanceof VerifyError && e.code === 'request_too_large') tooLarge = true;
+            throw e;
+          })),
+      };
+      let route: Route | undefined;
+      let params: string[] = [];
+      let pathMatched = false;
+      for (const r of o.routes) {
+        const m = r.path.exec(url.pathname);
+        if (m === null) continue;
+        pathMatched = true;
+        if (r.methods.includes(method) || (method === 'HEAD' && r.methods.includes('GET'))) {
+          route = r;
+          params = m.slice(1).map((s) => s ?? '');
+          break;
+        }
+      }
+      if (route === undefined) {
+        req.resume();
+        send(res, pathMatched ? json(405, { error: { code: 'method_not_allowed', message: `${method} is not supported on ${url.pathname}` } }) : json(404, { error: { code: 'not_found', message: `no such endpoint: ${url.pathname}` } }), false);
+        return;
+      }
+      const r = route;
+      // Decoded here, inside the promise chain: a malformed %-escape is a bad request, never a thrown exception.
+      void Promise.resolve()
+        .then(() => r.handle(ctx, params.map((p) => decodeSegment(p))))
+        .catch((e: unknown) => {
+          const err = asVerifyError(e);
+          if (err.code === 'internal_error') o.log?.(`[explorer] ${method} ${url.pathname}: ${err.message}`);
+          return (r.onError ?? defaultError)(err);
+        })
+        .then((a) => {
+          if (tooLarge) {
+            // A body past the limit is not read on: the answer goes out and the connection is closed.
+            res.shouldKeepAlive = false;
+            res.on('finish', () => req.destroy());
+          } else {
+            // Drain what the handler did not read, so the connection stays usable.
+            req.resume();
+          }
+          send(res, a, method === 'HEAD');
+        })
+        .catch(() => res.destroy());
+    },
+  );
+  server.keepAliveTimeout = 5000;
+  server.maxConnections = limits.maxConnections;
+  const perClient = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const key = socket.remoteAddress ?? '';
+    const n = (perClient.get(key) ?? 0) + 1;
+    if (n > limits.maxConnectionsPerClient) {
+      socket.destroy();
       return;
     }
-    const r = route;
-    // Decoded here, inside the promise chain: a malformed %-escape is a bad request, never a thrown exception.
-    void Promise.resolve()
-      .then(() => r.handle(ctx, params.map((p) => decodeSegment(p))))
-      .catch((e: unknown) => {
-        const err = asVerifyError(e);
-        if (err.code === 'internal_error') o.log?.(`[explorer] ${method} ${url.pathname}: ${err.message}`);
-        return (r.onError ?? defaultError)(err);
-      })
-      .then((a) => {
-        // Drain what the handler did not read, so the connection stays usable.
-        req.resume();
-        send(res, a, method === 'HEAD');
-      })
-      .catch(() => res.destroy());
+    perClient.set(key, n);
+    socket.once('close', () => {
+      const left = (perClient.get(key) ?? 1) - 1;
+      if (left <= 0) perClient.delete(key);
+      else perClient.set(key, left);
+    });
   });
   server.on('clientError', (_e, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {

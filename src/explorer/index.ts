@@ -49,7 +49,11 @@ export async function startExplorer(o: ExplorerOptions): Promise<Explorer> {
   await ensureIndexerSchema(o.db);
   await migrate(o.db, EXPLORER_COMPONENT, EXPLORER_MIGRATIONS);
   const store = new ExplorerStore(o.db);
-  const pool = new CompilerPool({ compileTimeoutMs: config.limits.compileTimeoutMs, maxIdle: Math.max(2, config.limits.maxConcurrentJobs) });
+  const pool = new CompilerPool({
+    compileTimeoutMs: config.limits.compileTimeoutMs,
+    memoryMb: config.limits.compileMemoryMb,
+    maxIdle: Math.max(2, config.limits.maxConcurrentJobs),
+  });
   let compilers: LoadedCompiler[] = [];
   let verifier: Verifier | undefined;
   const getCode = o.getCode ?? rpcGetCode(config.rpcUrl);

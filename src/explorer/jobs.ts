@@ -16,7 +16,11 @@ export interface VerifierOptions {
   readonly limits: VerifyLimits;
   readonly getCode: (address: string) => Promise<string>;
   readonly log?: (line: string) => void;
+  /** How often finished jobs past their retention are deleted while running (default hourly). */
+  readonly pruneIntervalMs?: number;
 }
+
+export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
 export class Verifier {
   private running = 0;
@@ -24,6 +28,7 @@ export class Verifier {
   private readonly active = new Set<Promise<void>>();
   private pumping = false;
   private pumpAgain = false;
+  private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: VerifierOptions) {}
 
@@ -40,11 +45,15 @@ export class Verifier {
     const r = await this.o.store.recover();
     if (r.requeued + r.abandoned > 0) this.o.log?.(`[explorer] verification jobs after restart: ${r.requeued} queued again, ${r.abandoned} given up`);
     await this.o.store.pruneFinished();
+    this.pruneTimer = setInterval(() => {
+      this.o.store.pruneFinished().catch((e: unknown) => this.o.log?.(`[explorer] pruning verification jobs: ${(e as Error).message}`));
+    }, this.o.pruneIntervalMs ?? PRUNE_INTERVAL_MS);
+    this.pruneTimer.unref();
     this.pump();
   }
 
-  /** Queues a request; refuses an address that is already fully verified, and a full queue. */
-  async submit(req: VerifyRequest): Promise<string> {
+  /** Queues a request; refuses an address that is already fully verified, a full queue, a client over its quota. */
+  async submit(req: VerifyRequest, client = ''): Promise<string> {
     const existing = await this.o.store.getContract(req.address);
     if (existing !== undefined && existing.runtimeMatch === 'full') {
       throw new VerifyError('already_verified', `the contract at ${req.address} is already verified (full match)`);
@@ -52,8 +61,11 @@ export class Verifier {
     if ((await this.o.store.openJobCount()) >= this.o.limits.maxQueuedJobs) {
       throw new VerifyError('queue_full', `${this.o.limits.maxQueuedJobs} verification jobs are waiting; try again later`);
     }
+    if ((await this.o.store.openJobCount(client)) >= this.o.limits.maxQueuedJobsPerClient) {
+      throw new VerifyError('queue_full', `${this.o.limits.maxQueuedJobsPerClient} verification jobs of yours are waiting; try again when they finish`);
+    }
     const id = randomUUID();
-    await this.o.store.insertJob(id, req);
+    await this.o.store.insertJob(id, req, client);
     this.pump();
     return id;
   }
@@ -68,6 +80,7 @@ export class Verifier {
    */
   async close(graceMs = 5_000): Promise<void> {
     this.closed = true;
+    clearInterval(this.pruneTimer);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.active]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);

@@ -88,6 +88,55 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const MAX_SOURCE_PATH = 1024;
+
+/**
+ * The standard-JSON settings that decide the code solc generates, with the keys of each object kept; the rest
+ * (modelChecker, stopAfter, outputSelection, ...) only costs compilation time or memory and is dropped.
+ */
+const CODEGEN_SETTINGS: Readonly<Record<string, readonly string[] | 'value'>> = {
+  remappings: 'value',
+  optimizer: ['enabled', 'runs', 'details'],
+  evmVersion: 'value',
+  eofVersion: 'value',
+  viaIR: 'value',
+  metadata: ['useLiteralContent', 'bytecodeHash', 'appendCBOR'],
+  libraries: 'value',
+  debug: ['revertStrings'],
+};
+
+/** The submitted settings restricted to CODEGEN_SETTINGS (docs/explorer.md "Compiler settings"). */
+export function codegenSettings(settings: Record<string, unknown>, field: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, keep] of Object.entries(CODEGEN_SETTINGS)) {
+    const v = settings[key];
+    if (v === undefined) continue;
+    if (keep === 'value') {
+      out[key] = v;
+      continue;
+    }
+    if (!isObject(v)) throw new VerifyError('invalid_json', `${field}.settings.${key}: expected an object`);
+    out[key] = Object.fromEntries(keep.filter((k) => v[k] !== undefined).map((k) => [k, v[k]]));
+  }
+  return out;
+}
+
+/**
+ * A source file name as it will be served back (getsourcecode, Sourcify's files), which tools such as
+ * `cast source -d` and `forge clone` write to disk under a folder: a relative path of `/`-separated segments.
+ * Refused: empty or longer than 1024 characters, absolute (`/x`, `C:x`), a `..` segment, a backslash, NUL or
+ * any other control character.
+ */
+export function parseSourcePath(name: string, field: string): string {
+  const bad = (why: string): VerifyError => new VerifyError('invalid_request', `${field}: source file name ${JSON.stringify(name.slice(0, 200))} ${why}`);
+  if (name.length === 0 || name.length > MAX_SOURCE_PATH) throw bad(`must have 1 to ${MAX_SOURCE_PATH} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw bad('holds a control character');
+  if (name.includes('\\')) throw bad('holds a backslash (use / between folders)');
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw bad('is absolute (give a path relative to the project)');
+  if (name.split('/').includes('..')) throw bad('has a .. segment');
+  return name;
+}
+
 /** Checks a standard-JSON input (object or JSON text) against the limits and keeps only what compiling needs. */
 export function parseStandardJson(v: unknown, limits: VerifyLimits, field = 'standardJsonInput'): StandardJsonInput {
   let obj: unknown = v;
@@ -106,6 +155,7 @@ export function parseStandardJson(v: unknown, limits: VerifyLimits, field = 'sta
   if (names.length > limits.maxFiles) throw new VerifyError('too_many_files', `${field}.sources: ${names.length} files, at most ${limits.maxFiles} are accepted`);
   const sources: Record<string, { content: string }> = {};
   for (const name of names) {
+    parseSourcePath(name, `${field}.sources`);
     const s = obj.sources[name];
     if (!isObject(s) || typeof s.content !== 'string') {
       throw new VerifyError('invalid_json', `${field}.sources[${JSON.stringify(name)}]: expected { content: string } (urls are not fetched)`);
@@ -117,7 +167,7 @@ export function parseStandardJson(v: unknown, limits: VerifyLimits, field = 'sta
   }
   const settings = obj.settings === undefined ? {} : obj.settings;
   if (!isObject(settings)) throw new VerifyError('invalid_json', `${field}.settings: expected an object`);
-  return { language: 'Solidity', sources, settings };
+  return { language: 'Solidity', sources, settings: codegenSettings(settings, field) };
 }
 
 /** A single source file with optimizer settings, as standard JSON (the file is named after the contract). */
@@ -129,6 +179,7 @@ export function singleFileInput(
 ): StandardJsonInput {
   if (typeof source !== 'string' || source.trim() === '') throw new VerifyError('invalid_request', 'sourceCode: required (the Solidity source text)');
   if (Buffer.byteLength(source, 'utf8') > limits.maxFileBytes) throw new VerifyError('file_too_large', `sourceCode: larger than ${limits.maxFileBytes} bytes`);
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(contractName)) throw new VerifyError('invalid_request', `contractName: ${JSON.stringify(contractName.slice(0, 200))} is not a contract name (the single file is named after it)`);
   const file = `${contractName}.sol`;
   const settings: Record<string, unknown> = { optimizer: { enabled: o.optimize, runs: o.runs } };
   if (o.evmVersion !== undefined) settings.evmVersion = o.evmVersion;

@@ -48,7 +48,19 @@ CREATE TABLE explorer_verified_contracts (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'verification jobs: the submitting client; failed jobs keep no sources',
+    sql: `
+ALTER TABLE explorer_verify_jobs ADD COLUMN client text NOT NULL DEFAULT '';
+CREATE INDEX explorer_verify_jobs_open_client ON explorer_verify_jobs (client) WHERE status IN ('queued', 'running');
+UPDATE explorer_verify_jobs SET request = jsonb_set(request, '{input,sources}', '{}'::jsonb) WHERE status = 'failed';
+`,
+  },
 ];
+
+/** A failed job's request without its sources (nothing reads them again; they may be megabytes). */
+const DROP_SOURCES = `request = jsonb_set(request, '{input,sources}', '{}'::jsonb)`;
 
 export type JobStatus = 'queued' | 'running' | 'verified' | 'failed';
 
@@ -145,18 +157,23 @@ export const FINISHED_JOB_RETENTION_DAYS = 30;
 export class ExplorerStore {
   constructor(readonly db: Db) {}
 
-  async insertJob(id: string, req: VerifyRequest): Promise<void> {
-    await this.db.query('INSERT INTO explorer_verify_jobs (id, api, address, status, request) VALUES ($1, $2, $3, $4, $5)', [
+  async insertJob(id: string, req: VerifyRequest, client = ''): Promise<void> {
+    await this.db.query('INSERT INTO explorer_verify_jobs (id, api, address, status, request, client) VALUES ($1, $2, $3, $4, $5, $6)', [
       id,
       req.api,
       hexToBytes(req.address),
       'queued',
       JSON.stringify(req),
+      client,
     ]);
   }
 
-  async openJobCount(): Promise<number> {
-    const r = await this.db.query<{ n: bigint }>("SELECT count(*) AS n FROM explorer_verify_jobs WHERE status IN ('queued', 'running')");
+  /** Jobs queued or running: all of them, or those `client` submitted. */
+  async openJobCount(client?: string): Promise<number> {
+    const r =
+      client === undefined
+        ? await this.db.query<{ n: bigint }>("SELECT count(*) AS n FROM explorer_verify_jobs WHERE status IN ('queued', 'running')")
+        : await this.db.query<{ n: bigint }>("SELECT count(*) AS n FROM explorer_verify_jobs WHERE status IN ('queued', 'running') AND client = $1", [client]);
     return Number(r.rows[0]?.n ?? 0n);
   }
 
@@ -173,7 +190,7 @@ export class ExplorerStore {
   /** After a crash or restart: jobs that were running are queued again; those out of attempts fail. */
   async recover(): Promise<{ requeued: number; abandoned: number }> {
     const abandoned = await this.db.query(
-      `UPDATE explorer_verify_jobs SET status = 'failed', finished_at = now(), error_code = 'internal_error',
+      `UPDATE explorer_verify_jobs SET status = 'failed', finished_at = now(), error_code = 'internal_error', ${DROP_SOURCES},
          error_message = 'verification stopped ${MAX_ATTEMPTS} times (crash or restart) and was given up'
        WHERE status = 'running' AND attempts >= $1`,
       [MAX_ATTEMPTS],
@@ -197,7 +214,11 @@ export class ExplorerStore {
   }
 
   async failJob(id: string, code: string, message: string): Promise<void> {
-    await this.db.query("UPDATE explorer_verify_jobs SET status = 'failed', finished_at = now(), error_code = $2, error_message = $3 WHERE id = $1", [id, code, message]);
+    await this.db.query(`UPDATE explorer_verify_jobs SET status = 'failed', finished_at = now(), error_code = $2, error_message = $3, ${DROP_SOURCES} WHERE id = $1`, [
+      id,
+      code,
+      message,
+    ]);
   }
 
   /**

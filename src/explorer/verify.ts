@@ -3,7 +3,7 @@
 // gateway, creation code and constructor arguments with the creation transaction the indexer stored.
 import type { CompilerPool, LoadedCompiler } from './compilers.js';
 import { VerifyError } from './errors.js';
-import { hasUnlinkedLibraries, matchCreation, matchRuntime, type ImmutableReferences } from './match.js';
+import { auxdataSegments, hasUnlinkedLibraries, matchCreation, matchRuntime, type ImmutableReferences, type Segment } from './match.js';
 import type { VerifyRequest } from './request.js';
 import type { CreationTx, VerifiedContract } from './store.js';
 
@@ -57,6 +57,39 @@ function findContract(out: SolcOutput, wanted: string): { path: string; name: st
   throw new VerifyError('contract_not_found', `${wanted} is ambiguous: ${hits.map((h) => `${h.path}:${h.name}`).join(', ')}; give path:Name`);
 }
 
+/**
+ * The metadata trailers solc placed in the contract's runtime and creation code: the same input compiled again
+ * with `metadata.useLiteralContent` flipped changes the metadata hashes and nothing else, so the bytes that
+ * differ are the compiler's own (auxdataSegments); undefined where they cannot be located.
+ */
+async function metadataTrailers(
+  deps: VerifyDeps,
+  compiler: LoadedCompiler,
+  input: { settings: Record<string, unknown> },
+  found: { path: string; name: string },
+  runtime: string,
+  creation: string,
+): Promise<{ runtime: Segment[] | undefined; creation: Segment[] | undefined }> {
+  const metadata = (input.settings.metadata ?? {}) as Record<string, unknown>;
+  const again = {
+    ...input,
+    settings: {
+      ...input.settings,
+      metadata: { ...metadata, useLiteralContent: metadata.useLiteralContent !== true },
+      outputSelection: { [found.path]: { [found.name]: ['evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
+  };
+  let c: SolcContract | undefined;
+  try {
+    c = (JSON.parse(await deps.pool.compile(compiler, JSON.stringify(again))) as SolcOutput).contracts?.[found.path]?.[found.name];
+  } catch (e) {
+    if (e instanceof VerifyError && e.code !== 'compilation_failed') throw e;
+  }
+  const r2 = (c?.evm?.deployedBytecode?.object ?? '').toLowerCase();
+  const c2 = (c?.evm?.bytecode?.object ?? '').toLowerCase();
+  return { runtime: auxdataSegments(runtime, r2), creation: auxdataSegments(creation, c2) };
+}
+
 export async function verifyContract(req: VerifyRequest, deps: VerifyDeps): Promise<VerifiedData> {
   const compiler = deps.compilers.find((c) => c.longVersion === req.compilerVersion);
   if (compiler === undefined) throw new VerifyError('compiler_not_allowed', `compiler ${req.compilerVersion} is no longer allowed on this explorer`);
@@ -83,18 +116,24 @@ export async function verifyContract(req: VerifyRequest, deps: VerifyDeps): Prom
   if (hasUnlinkedLibraries(runtime) || hasUnlinkedLibraries(creation)) {
     throw new VerifyError('unlinked_libraries', `${found.path}:${found.name} uses libraries whose addresses were not given (standard-JSON settings.libraries)`);
   }
-  const runtimeMatch = matchRuntime(runtime, onchain, found.c.evm?.deployedBytecode?.immutableReferences);
-  if (runtimeMatch === undefined) {
-    throw new VerifyError('bytecode_mismatch', `the compiled runtime code of ${found.path}:${found.name} does not match the code at ${req.address}`);
-  }
-
+  const refs = found.c.evm?.deployedBytecode?.immutableReferences;
   // Constructor arguments are checked only where the chain holds them: in a top-level creation transaction.
   // A contract created by another contract verifies on its runtime code.
   const tx = await deps.creationTx(req.address);
+  let runtimeMatch = matchRuntime(runtime, onchain, refs, undefined, req.address);
+  let cm = tx === undefined ? undefined : matchCreation(creation, tx.input);
+  if (runtimeMatch === undefined || (tx !== undefined && cm === undefined)) {
+    // Not a full match: locate the compiler's own metadata trailers for a partial one (a second compilation).
+    const aux = await metadataTrailers(deps, compiler, input, found, runtime, creation);
+    runtimeMatch ??= matchRuntime(runtime, onchain, refs, aux.runtime, req.address);
+    if (tx !== undefined) cm ??= matchCreation(creation, tx.input, aux.creation);
+  }
+  if (runtimeMatch === undefined) {
+    throw new VerifyError('bytecode_mismatch', `the compiled runtime code of ${found.path}:${found.name} does not match the code at ${req.address}`);
+  }
   let creationMatch: VerifiedData['creationMatch'] = null;
   let constructorArgs = req.constructorArgs ?? null;
   if (tx !== undefined) {
-    const cm = matchCreation(creation, tx.input);
     if (cm === undefined) throw new VerifyError('bytecode_mismatch', `the compiled creation code of ${found.path}:${found.name} does not match creation transaction ${tx.txHash}`);
     if (req.constructorArgs !== undefined && req.constructorArgs !== cm.constructorArgs) {
       throw new VerifyError(

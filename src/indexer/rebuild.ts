@@ -13,7 +13,7 @@ import { blockRows, type BlockRows } from './rows.js';
 import { commitBlocks, ensureSchema, openState } from './store.js';
 
 const BATCH = 200;
-const CHAIN_TABLES = ['token_transfers', 'skipped_transfer_logs', 'logs', 'receipts', 'txs', 'blocks', 'pruned_gaps', 'archive_files', 'indexer_state'];
+const CHAIN_TABLES = ['token_balances', 'token_transfers', 'skipped_transfer_logs', 'logs', 'receipts', 'txs', 'blocks', 'pruned_gaps', 'archive_files', 'indexer_state'];
 
 export async function rebuildFromArchive(o: { config: IndexerConfig; db: Db; log?: (line: string) => void }): Promise<{ blocks: number; txs: number; gaps: number }> {
   const log = o.log ?? ((l: string) => console.log(l));

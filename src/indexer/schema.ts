@@ -6,6 +6,18 @@ import type { Migration } from './migrate.js';
 
 export const INDEXER_COMPONENT = 'indexer';
 
+/**
+ * ERC-20 balances per (token, holder) as the sum of the fungible transfers (`token_id` null) of `where` (a
+ * condition on token_transfers): credits to the recipient, debits to the sender (the zero address goes negative
+ * by what was minted). One text for the backfill and the commits, so they cannot disagree.
+ */
+export const tokenBalanceDeltas = (where: string): string => `
+SELECT token_address, holder, sum(delta) AS delta FROM (
+  SELECT token_address, to_address AS holder, amount AS delta FROM token_transfers WHERE token_id IS NULL AND ${where}
+  UNION ALL
+  SELECT token_address, from_address AS holder, -amount AS delta FROM token_transfers WHERE token_id IS NULL AND ${where}
+) d GROUP BY token_address, holder HAVING sum(delta) <> 0`;
+
 export const INDEXER_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -139,6 +151,23 @@ CREATE TABLE skipped_transfer_logs (
   reason text NOT NULL,
   PRIMARY KEY (block_number, log_index)
 );
+`,
+  },
+  {
+    version: 2,
+    name: 'token balances',
+    sql: `
+-- ERC-20 balances maintained with the transfers (commit adds, rewind subtracts; retention keeps them: deleting
+-- old history does not change who holds what), so a token's holders are read, not summed per view. Rows that
+-- reach zero are deleted.
+CREATE TABLE token_balances (
+  token_address bytea NOT NULL,
+  holder bytea NOT NULL,
+  balance numeric(78,0) NOT NULL,
+  PRIMARY KEY (token_address, holder)
+);
+CREATE INDEX token_balances_top ON token_balances (token_address, balance DESC, holder);
+INSERT INTO token_balances (token_address, holder, balance) ${tokenBalanceDeltas('true')};
 `,
   },
 ];

@@ -5,7 +5,7 @@ import type { ArchivedBlock } from './archive.js';
 import type { Db, Queryable } from './db.js';
 import { migrate, SchemaTooNewError } from './migrate.js';
 import { BLOCK_COLUMNS, LOG_COLUMNS, RECEIPT_COLUMNS, SKIPPED_COLUMNS, TRANSFER_COLUMNS, TX_COLUMNS, type BlockRows, type Row } from './rows.js';
-import { INDEXER_COMPONENT, INDEXER_MIGRATIONS } from './schema.js';
+import { INDEXER_COMPONENT, INDEXER_MIGRATIONS, tokenBalanceDeltas } from './schema.js';
 
 export interface IndexerState {
   readonly chainId: bigint;
@@ -49,6 +49,30 @@ export async function openState(db: Db, chainId: bigint, start: bigint): Promise
 
 /** The tables whose rows belong to a block (by block_number), children first: deleted before the block. */
 const BLOCK_CHILD_TABLES = ['token_transfers', 'logs', 'receipts', 'txs', 'skipped_transfer_logs'] as const;
+
+/**
+ * Adds (sign 1) or subtracts (sign -1) the ERC-20 transfers of blocks [from, to] to token_balances; the
+ * transfers must still be in token_transfers. Rows left at zero are deleted.
+ */
+async function applyTokenBalances(q: Queryable, from: bigint, to: bigint, sign: 1 | -1): Promise<void> {
+  const r = await q.query<{ token_address: Uint8Array }>(
+    `INSERT INTO token_balances AS b (token_address, holder, balance)
+     SELECT token_address, holder, delta * $3::int FROM (${tokenBalanceDeltas('block_number BETWEEN $1 AND $2')}) d
+     ON CONFLICT (token_address, holder) DO UPDATE SET balance = b.balance + EXCLUDED.balance
+     RETURNING token_address, balance = 0 AS zero`,
+    [from, to, sign],
+  );
+  const tokens = new Map<string, Uint8Array>();
+  for (const row of r.rows as { token_address: Uint8Array; zero: boolean }[]) if (row.zero) tokens.set(Buffer.from(row.token_address).toString('hex'), row.token_address);
+  // Through token_balances_top: (token, balance = 0) is one index range per token.
+  if (tokens.size > 0) await q.query('DELETE FROM token_balances WHERE token_address = ANY($1::bytea[]) AND balance = 0', [[...tokens.values()]]);
+}
+
+/** Rebuilds token_balances from every indexed transfer (a bulk fill outside commitBlocks: bench, repair). */
+export async function recomputeTokenBalances(q: Queryable): Promise<void> {
+  await q.query('DELETE FROM token_balances');
+  await q.query(`INSERT INTO token_balances (token_address, holder, balance) ${tokenBalanceDeltas('true')}`);
+}
 
 /** Rows per INSERT statement stay under PostgreSQL's 65,535 parameters. */
 const MAX_PARAMS = 30_000;
@@ -95,6 +119,7 @@ export async function commitBlocks(db: Db, c: Commit): Promise<void> {
     await insertRows(tx, 'receipts', RECEIPT_COLUMNS, c.blocks.flatMap((b) => b.receipts));
     await insertRows(tx, 'logs', LOG_COLUMNS, c.blocks.flatMap((b) => b.logs));
     await insertRows(tx, 'token_transfers', TRANSFER_COLUMNS, c.blocks.flatMap((b) => b.transfers));
+    if (c.blocks.some((b) => b.transfers.length > 0)) await applyTokenBalances(tx, c.fromBlock, last.number, 1);
     await insertRows(tx, 'skipped_transfer_logs', SKIPPED_COLUMNS, c.blocks.flatMap((b) => b.skipped));
     await insertRows(
       tx,
@@ -116,6 +141,9 @@ export async function commitBlocks(db: Db, c: Commit): Promise<void> {
  */
 export async function rewindBlocks(db: Db, head: bigint): Promise<{ readonly paths: string[]; readonly cursorBlock: bigint; readonly blocks: number }> {
   return db.transaction(async (tx) => {
+    // The forgotten transfers leave the balances before their rows go.
+    const top = await tx.query<{ n: bigint | null }>('SELECT max(block_number) AS n FROM token_transfers WHERE block_number > $1', [head]);
+    if (top.rows[0]?.n !== null && top.rows[0]?.n !== undefined) await applyTokenBalances(tx, head + 1n, BigInt(top.rows[0].n), -1);
     for (const t of BLOCK_CHILD_TABLES) await tx.query(`DELETE FROM ${t} WHERE block_number > $1`, [head]);
     const removed = await tx.query('DELETE FROM blocks WHERE number > $1', [head]);
     const paths = (await tx.query<{ path: string }>('DELETE FROM archive_files WHERE block_number > $1 RETURNING path', [head])).rows.map((r) => r.path);

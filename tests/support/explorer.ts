@@ -26,6 +26,26 @@ export function fixtureSource(file: string): string {
   return readFileSync(join(EXPLORER_FIXTURES, file), 'utf8');
 }
 
+/**
+ * Contract M (file M.sol) whose admin() returns `admin` (40 hex digits), read from a literal shaped like solc's
+ * metadata trailer (a CBOR map with "ipfs" and "solc", then its length) around the address: the source an
+ * attacker submits to pass off M's code as verified with a different admin.
+ */
+export function plantedTrailerSource(admin: string): string {
+  const hash = `1220${admin}${'00'.repeat(12)}`;
+  const blob = `a2646970667358${'22'}${hash}64736f6c6343000825${'0033'}`;
+  return [
+    '// SPDX-License-Identifier: MIT',
+    'pragma solidity ^0.8.0;',
+    'contract M {',
+    '    function admin() external pure returns (address a) {',
+    `        bytes memory b = hex"${blob}";`,
+    '        assembly { a := shr(96, mload(add(b, 42))) }',
+    '    }',
+    '}',
+  ].join('\n');
+}
+
 /** A standard-JSON input over fixture files (named as given), optimizer on, Prague. */
 export function stdJson(files: Record<string, string>, extra: Record<string, unknown> = {}): StdJson {
   return {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { migrate } from '../../src/indexer/migrate.js';
 import { INDEXER_COMPONENT, INDEXER_MIGRATIONS } from '../../src/indexer/schema.js';
+import { recomputeTokenBalances } from '../../src/indexer/store.js';
 import { createPagesHandler, PAGE_SIZE, type VerifiedContractInfo } from '../../src/explorer/pages/index.js';
 import { escapeHtml, html, raw } from '../../src/explorer/pages/html.js';
 
@@ -76,6 +77,8 @@ async function fill(): Promise<void> {
     `INSERT INTO token_transfers (tx_hash, block_number, log_index, token_address, from_address, to_address, amount, token_id) VALUES ($1, 10, 0, $2, $3, $4, '1000', NULL)`,
     [b(h32(0x7000 + 29)), b(TOKEN), b(addr(0)), b(ALICE)],
   );
+  // The balances the indexer maintains with its commits.
+  await recomputeTokenBalances(db);
   await db.query('INSERT INTO pruned_gaps (from_block, to_block) VALUES (1, 4)');
   await db.query(
     `INSERT INTO indexer_state (id, chain_id, cursor_block, cursor_segment, cursor_offset, head_block, first_available_block) VALUES (1, 4801360, 41, 0, 0, 42, 1)`,
@@ -259,7 +262,7 @@ describe('explorer pages', () => {
     expect(v.text).not.toContain('"><script>');
   });
 
-  it('token page: transfers and holders computed from transfers', async () => {
+  it('token page: transfers and holders (the indexer\'s maintained balances)', async () => {
     const p = await get(`/token/${TOKEN}`);
     expect(p.status).toBe(200);
     // name(), symbol() and decimals() from the token, the name escaped.

@@ -1,6 +1,12 @@
 // The explorer's job table on PGlite: after a crash, running jobs are queued again until they run out of
-// attempts; finished jobs are deleted after their retention while open ones stay; claiming takes the oldest.
+// attempts; finished jobs are deleted after their retention (at start and periodically) while open ones stay;
+// claiming takes the oldest; a failed job keeps no sources; one client cannot fill the queue.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompilerPool } from '../../src/explorer/compilers.js';
+import { DEFAULT_LIMITS } from '../../src/explorer/config.js';
+import { VerifyError } from '../../src/explorer/errors.js';
+import { Verifier } from '../../src/explorer/jobs.js';
+import type { VerifyRequest } from '../../src/explorer/request.js';
 import { EXPLORER_COMPONENT, EXPLORER_MIGRATIONS, ExplorerStore, MAX_ATTEMPTS } from '../../src/explorer/store.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { migrate } from '../../src/indexer/migrate.js';
@@ -9,7 +15,7 @@ let db: Db;
 let store: ExplorerStore;
 beforeAll(async () => {
   db = await openDb({ memory: true });
-  expect(await migrate(db, EXPLORER_COMPONENT, EXPLORER_MIGRATIONS)).toEqual([1]);
+  expect(await migrate(db, EXPLORER_COMPONENT, EXPLORER_MIGRATIONS)).toEqual([1, 2]);
   store = new ExplorerStore(db);
   // PGlite starts in seconds (longer on a busy machine).
 }, 120_000);
@@ -39,5 +45,60 @@ describe('explorer job store', () => {
     const first = await store.claimNext();
     expect(first).toMatchObject({ status: 'running' });
     expect(first!.attempts).toBeGreaterThanOrEqual(1);
+  });
+});
+
+const request = (address: string): VerifyRequest => ({
+  api: 'spec',
+  address,
+  compilerVersion: 'v0.8.37+commit.f401782d',
+  input: { language: 'Solidity', sources: { 'A.sol': { content: 'x'.repeat(100_000) } }, settings: {} },
+  contractName: 'A',
+  constructorArgs: undefined,
+  codeFormat: 'solidity-standard-json-input',
+  licenseType: undefined,
+});
+
+describe('verification queue bounds', () => {
+  it("a failed job's sources are dropped when it finishes", async () => {
+    await store.insertJob('f-sources', request(`0x${'11'.repeat(20)}`), '10.0.0.1');
+    await store.failJob('f-sources', 'bytecode_mismatch', 'no');
+    const j = (await store.getJob('f-sources'))!;
+    expect(j).toMatchObject({ status: 'failed', errorCode: 'bytecode_mismatch' });
+    expect(j.request.input.sources).toEqual({});
+    expect(j.request.contractName).toBe('A');
+  });
+
+  it('one client cannot fill the queue: a per-client quota below the global limit', async () => {
+    await db.query("DELETE FROM explorer_verify_jobs WHERE status IN ('queued', 'running')");
+    // No job runs (no concurrency): the queue only fills.
+    const limits = { ...DEFAULT_LIMITS, maxConcurrentJobs: 0, maxQueuedJobs: 5, maxQueuedJobsPerClient: 2 };
+    const v = new Verifier({ store, pool: new CompilerPool({ compileTimeoutMs: 1000 }), compilers: [], limits, getCode: async () => '' });
+    const submit = (client: string, i: number) => v.submit(request(`0x${i.toString(16).padStart(40, '0')}`), client);
+    await submit('10.0.0.1', 1);
+    await submit('10.0.0.1', 2);
+    const refused = await submit('10.0.0.1', 3).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(VerifyError);
+    expect((refused as VerifyError).code).toBe('queue_full');
+    expect((refused as VerifyError).message).toMatch(/2 verification jobs of yours/);
+    // Others are still served, up to the global limit.
+    await submit('10.0.0.2', 4);
+    await submit('10.0.0.2', 5);
+    await submit('10.0.0.3', 6);
+    expect(await store.openJobCount()).toBe(5);
+    expect(await store.openJobCount('10.0.0.1')).toBe(2);
+    expect(((await submit('10.0.0.4', 7).catch((e: unknown) => e)) as VerifyError).message).toMatch(/^5 verification jobs are waiting/);
+    await v.close(0);
+  });
+
+  it('finished jobs past their retention are pruned while running, not only at start', async () => {
+    const v = new Verifier({ store, pool: new CompilerPool({ compileTimeoutMs: 1000 }), compilers: [], limits: { ...DEFAULT_LIMITS, maxConcurrentJobs: 0 }, getCode: async () => '', pruneIntervalMs: 50 });
+    await v.start();
+    await job('g-old-failed', 'failed', 1, 31);
+    expect(await store.getJob('g-old-failed')).toBeDefined();
+    const until = Date.now() + 10_000;
+    while ((await store.getJob('g-old-failed')) !== undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(await store.getJob('g-old-failed')).toBeUndefined();
+    await v.close(0);
   });
 });

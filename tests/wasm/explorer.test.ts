@@ -24,6 +24,7 @@ import {
   fixtureSource,
   getJson,
   indexTransaction,
+  plantedTrailerSource,
   pollUntil,
   postJson,
   stdJson,
@@ -201,6 +202,35 @@ describe('Etherscan-compatible /api (the requests forge --verifier blockscout se
     expect(dis.http).toBe(200);
     expect(dis.body.status).toBe('0');
     expect(dis.body.result).toMatch(/compiler v0\.7\.6\+commit\.7338295f is not allowed/);
+  });
+
+  it('refuses a source with a literal shaped like a metadata trailer around the differing bytes (the attack)', async () => {
+    // M's admin() returns 0xdead..; the submitted source is M with 0xbeef.. inside a planted CBOR-shaped block.
+    const mInput = stdJson({ 'M.sol': plantedTrailerSource('dead'.repeat(10)) });
+    const m = compile(mInput, 'M.sol', 'M');
+    await deploy('planted', m.abi, m.bytecode);
+    await indexTransaction(db, devnet.rpcUrl, txs.planted!);
+    const fields = {
+      module: 'contract',
+      action: 'verifysourcecode',
+      contractaddress: addrs.planted!,
+      sourceCode: JSON.stringify(stdJson({ 'M.sol': plantedTrailerSource('beef'.repeat(10)) })),
+      codeformat: 'solidity-standard-json-input',
+      contractname: 'M.sol:M',
+      compilerversion: 'v0.8.37+commit.f401782d',
+    };
+    const sub = await etherscanPost(api, fields);
+    expect(sub.body.status).toBe('1');
+    const st = await etherscanStatus(sub.body.result);
+    expect(st.status).toBe('0');
+    expect(st.result).toContain('does not match the code at');
+    const src = await etherscanGet(api, { module: 'contract', action: 'getsourcecode', address: addrs.planted! });
+    expect(src.body.result[0].SourceCode).toBe('');
+    // The true source, with a comment (so its metadata hash differs): a partial match.
+    const honest = await etherscanPost(api, { ...fields, sourceCode: JSON.stringify(stdJson({ 'M.sol': `${plantedTrailerSource('dead'.repeat(10))}\n// mine` })) });
+    expect(await etherscanStatus(honest.body.result)).toEqual({ status: '1', message: 'OK', result: 'Pass - Verified' });
+    const job = await getJson(`${explorer.url}/v2/contract/${CHAIN_ID}/${addrs.planted}`);
+    expect(job.body).toMatchObject({ match: 'match', runtimeMatch: 'match', creationMatch: 'match' });
   });
 
   it('answers precise errors for bad input, always HTTP 200', async () => {

@@ -1,7 +1,7 @@
 // Every database read of the explorer's pages, on the indexer's tables (src/indexer/schema.ts). Each query walks
 // an index (primary keys, the *_newest indexes, logs_tx, receipts_contract_address) and pages with a keyset
 // cursor (block number, index within the block) instead of OFFSET, so a page costs the same on the millionth row
-// as on the first. The one aggregate, token holders, is bounded to one token's transfers.
+// as on the first. Token holders are read from the indexer's token_balances (maintained with the transfers), not summed.
 import type { Queryable } from '../../indexer/db.js';
 
 export interface BlockRow {
@@ -213,15 +213,12 @@ export class ExplorerQueries {
     return r.rows;
   }
 
-  /** ERC-20 balances computed from the indexed transfers of one token (mints from the zero address count as credits). */
+  /** ERC-20 balances of one token, largest first, from the indexer's token_balances (maintained with the transfers). */
   async tokenHolders(token: Uint8Array, offset: number, limit: number): Promise<{ holder: Uint8Array; balance: string }[]> {
     const r = await this.db.query<{ holder: Uint8Array; balance: string }>(
-      `SELECT holder, sum(delta)::numeric(78,0) AS balance FROM (
-         SELECT to_address AS holder, amount AS delta FROM token_transfers WHERE token_address = $1 AND token_id IS NULL
-         UNION ALL
-         SELECT from_address AS holder, -amount AS delta FROM token_transfers WHERE token_address = $1 AND token_id IS NULL
-       ) d WHERE holder <> '\\x0000000000000000000000000000000000000000'::bytea
-       GROUP BY holder HAVING sum(delta) > 0 ORDER BY sum(delta) DESC, holder LIMIT $2 OFFSET $3`,
+      `SELECT holder, balance FROM token_balances WHERE token_address = $1 AND balance > 0
+       AND holder <> '\\x0000000000000000000000000000000000000000'::bytea
+       ORDER BY balance DESC, holder LIMIT $2 OFFSET $3`,
       [token, limit, offset],
     );
     return r.rows;
