@@ -326,7 +326,10 @@ export class IcHttpHandler {
   }
   private evictedBelowNs = 0n;
 
+  private lastEvictMs = -Infinity;
+
   private evictExpired(): void {
+    this.lastEvictMs = performance.now();
     const floor = this.floorNs();
     for (const [k, e] of this.statuses) {
       // Kept a drift's length past expiry, so a client polling at its expiry still reads the result.
@@ -372,7 +375,9 @@ export class IcHttpHandler {
     const sender = c.sender.toText();
     const first = entry === undefined;
     if (entry === undefined) {
-      if (this.quotaRefusal(sender) !== undefined) this.evictExpired();
+      // A full quota first tries to evict, at most once a second: the scan covers every status, and a
+      // caller over its quota must not make each of its refusals cost one.
+      if (this.quotaRefusal(sender) !== undefined && performance.now() - this.lastEvictMs > 1_000) this.evictExpired();
       const q = this.quotaRefusal(sender);
       if (q !== undefined) return text(q);
       let finish!: () => void;
