@@ -120,14 +120,28 @@ describe('an unsigned body at the size limit', () => {
   });
 });
 
-/** A raw HTTP exchange: writes `head` (and `body`), resolves with what came back when the socket closed. */
-function raw(port: number, head: string, body?: Buffer, waitMs = 2_000): Promise<{ text: string; ms: number; closed: boolean }> {
+/**
+ * A raw HTTP exchange: writes `head` (and `body`), resolves with what came back when the socket closed, or
+ * (`untilAnswer`) as soon as a response head arrived.
+ */
+function raw(port: number, head: string, body?: Buffer, waitMs = 2_000, untilAnswer = false): Promise<{ text: string; ms: number; closed: boolean }> {
   return new Promise((resolve) => {
     const t = performance.now();
     const s: Socket = connect(port, '127.0.0.1');
     let text = '';
-    s.on('data', (d) => (text += d.toString('latin1')));
-    const done = (closed: boolean) => resolve({ text, ms: performance.now() - t, closed });
+    let settled = false;
+    const done = (closed: boolean) => {
+      if (settled) return;
+      settled = true;
+      resolve({ text, ms: performance.now() - t, closed });
+    };
+    s.on('data', (d) => {
+      text += d.toString('latin1');
+      if (untilAnswer && text.includes('\r\n\r\n')) {
+        done(false);
+        s.destroy();
+      }
+    });
     const timer = setTimeout(() => {
       s.destroy();
       done(false);
@@ -144,10 +158,10 @@ function raw(port: number, head: string, body?: Buffer, waitMs = 2_000): Promise
 
 describe('the server bounds connections, time and bodies', () => {
   it('refuses a body from its headers: an oversized Content-Length (413) or a wrong path (404), without waiting for it', async () => {
-    const big = await raw(server.port, `POST ${CALL} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cbor\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n`);
+    const big = await raw(server.port, `POST ${CALL} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cbor\r\nContent-Length: ${MAX_BODY_BYTES + 1}\r\n\r\n`, undefined, 2_000, true);
     expect(big.text).toMatch(/^HTTP\/1\.1 413/);
     expect(big.ms).toBeLessThan(1_000);
-    const wrong = await raw(server.port, `POST /api/v9/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/cbor\r\nContent-Length: 1000000\r\n\r\n`);
+    const wrong = await raw(server.port, `POST /api/v9/nothing HTTP/1.1\r\nHost: x\r\nContent-Type: application/cbor\r\nContent-Length: 1000000\r\n\r\n`, undefined, 2_000, true);
     expect(wrong.text).toMatch(/^HTTP\/1\.1 404/);
     expect(wrong.ms).toBeLessThan(1_000);
   });
@@ -162,7 +176,7 @@ describe('the server bounds connections, time and bodies', () => {
       // A body that never arrives holds the budget until the request timeout; meanwhile a second one is 503.
       const held = raw(small.port, `POST ${CALL} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cbor\r\nContent-Length: 800000\r\n\r\n`, Buffer.alloc(10), 5_000);
       await new Promise((r) => setTimeout(r, 100));
-      const second = await raw(small.port, `POST ${CALL} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cbor\r\nContent-Length: 800000\r\n\r\n`);
+      const second = await raw(small.port, `POST ${CALL} HTTP/1.1\r\nHost: x\r\nContent-Type: application/cbor\r\nContent-Length: 800000\r\n\r\n`, undefined, 2_000, true);
       expect(second.text).toMatch(/^HTTP\/1\.1 503/);
       expect((await held).closed).toBe(true);
       // Two idle connections held open: a third is closed by the server at once.

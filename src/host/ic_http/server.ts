@@ -521,7 +521,13 @@ export async function startIcHttp(opts: IcHttpOptions): Promise<IcHttpServer> {
   const l = handler.limits;
   const budget = { inflight: 0, max: l.maxInflightBodyBytes };
   const server: Server = createServer(
-    { requestTimeout: l.requestTimeoutMs, headersTimeout: Math.min(l.headersTimeoutMs, l.requestTimeoutMs), keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
+    {
+      requestTimeout: l.requestTimeoutMs,
+      headersTimeout: Math.min(l.headersTimeoutMs, l.requestTimeoutMs),
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // Node checks the two timeouts only this often (default 30 s, which would triple the headers' one).
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(l.headersTimeoutMs / 2)),
+    },
     (req, res) => void serve(handler, req, res, log, budget),
   );
   server.maxConnections = l.maxConnections;
