@@ -75,7 +75,7 @@ async function signed(identity: Identity | undefined, content: Record<string, un
 const CALL = `/api/v4/canister/${CANISTER_ID}/call`;
 const READ = `/api/v3/canister/${CANISTER_ID}/read_state`;
 /** Ingress updates run (the mining timer's own calls are not counted). */
-const updatesRun = (): number => evm.messages.filter((m) => m.kind === 'update' && (m.method === 'rpc_eth_send_raw_transaction' || m.method === 'purge_pool')).length;
+const updatesRun = (): number => evm.messages.filter((m) => m.kind === 'update' && /^canister_update (rpc_eth_send_raw_transaction|purge_pool)$/.test(m.method)).length;
 /** The request status a certificate reports for `id`. */
 function statusIn(reply: Uint8Array, id: Uint8Array): string {
   const { certificate } = Cbor.decode(reply) as { certificate: Uint8Array };
@@ -103,23 +103,40 @@ describe('an unsigned body at the size limit', () => {
     })();
     // One refusal first, untimed: the decoder's first run compiles it.
     expect((await post(server.url, CALL, smallArraysBody('content', MAX_BODY_BYTES))).status).toBe(400);
-    const refusals: { where: string; status: number; ms: number; text: string }[] = [];
-    for (const where of ['content', 'delegation', 'paths', 'content', 'delegation', 'paths'] as const) {
-      const body = smallArraysBody(where, MAX_BODY_BYTES);
+    // The server's time on each body once received (the event loop is the devnet's); the round trip, which
+    // also carries 4 MiB through the loopback on a shared machine, is logged.
+    const handler = server.handler;
+    const run = handler.run.bind(handler);
+    const handled: number[] = [];
+    handler.run = async (route, body) => {
       const t = performance.now();
-      const r = await post(server.url, where === 'paths' ? READ : CALL, body);
-      refusals.push({ where, status: r.status, ms: performance.now() - t, text: r.text });
+      const reply = await run(route, body);
+      handled.push(performance.now() - t);
+      return reply;
+    };
+    const refusals: { where: string; status: number; ms: number; text: string }[] = [];
+    try {
+      for (const where of ['content', 'delegation', 'paths', 'content', 'delegation', 'paths'] as const) {
+        const body = smallArraysBody(where, MAX_BODY_BYTES);
+        const t = performance.now();
+        const r = await post(server.url, where === 'paths' ? READ : CALL, body);
+        refusals.push({ where, status: r.status, ms: performance.now() - t, text: r.text });
+      }
+    } finally {
+      handler.run = run;
+      attacking = false;
+      await reader;
     }
-    attacking = false;
-    await reader;
+    console.log(`ic_http attack: handled in ${handled.map((ms) => ms.toFixed(1)).join(', ')} ms (round trips ${refusals.map((r) => r.ms.toFixed(1)).join(', ')} ms); eth_blockNumber max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length}`);
     for (const r of refusals) {
       expect(r.status, r.where).toBe(400);
       expect(r.text, r.where).toMatch(/^Failed to deserialize cbor request: more than 4096 data items/);
-      expect(r.ms, r.where).toBeLessThan(100);
+      expect(r.ms, r.where).toBeLessThan(1_000);
     }
+    expect(handled).toHaveLength(6);
+    for (const ms of handled) expect(ms).toBeLessThan(100);
     expect(latencies.length).toBeGreaterThan(3);
     expect(Math.max(...latencies)).toBeLessThan(50);
-    console.log(`ic_http attack: refusals ${refusals.map((r) => r.ms.toFixed(1)).join(', ')} ms; eth_blockNumber max ${Math.max(...latencies).toFixed(1)} ms over ${latencies.length}`);
   });
 });
 
