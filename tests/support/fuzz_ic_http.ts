@@ -93,7 +93,7 @@ export function icHttpInput(r: Rng, seeds: { path: string; body: Uint8Array }[],
     }
     case 4: {
       // Small arrays up to the limit (one input in 50 at full size: each is 4 MiB on the wire).
-      const size = r.int(50) === 0 ? 4 * 1024 * 1024 : 64 + r.int(64 * 1024);
+      const size = r.int(50) === 0 ? 4 * 1024 * 1024 : 256 + r.int(64 * 1024);
       return { path, body: smallArraysBody(r.pick(['content', 'delegation', 'paths'] as const), size, BigInt(nowMs + 60_000) * 1_000_000n) };
     }
     case 5: {

@@ -26,7 +26,7 @@ export function smallArraysBody(where: 'content' | 'delegation' | 'paths', size:
     prefix = [0xd9, 0xd9, 0xf7, 0xa4, ...textHead('content'), 0xa6, ...callFields, ...common, ...textHead('sender_pubkey'), 0x40, ...textHead('sender_sig'), 0x40];
     prefix.push(...textHead('sender_delegation'), 0x81, 0xa2, ...textHead('signature'), 0x40, ...textHead('delegation'), 0xa3, ...textHead('pubkey'), 0x40, ...textHead('expiration'), ...expiry, ...textHead('targets'));
   }
-  const n = Math.floor((size - prefix.length - 5) / 2);
+  const n = Math.max(0, Math.floor((size - prefix.length - 5) / 2));
   const out = new Uint8Array(prefix.length + 5 + 2 * n);
   out.set(prefix);
   out.set(u32Head(4, n), prefix.length);
