@@ -8,6 +8,7 @@ import { benchEvm } from '../bench/evm.js';
 import { benchIndexer } from '../bench/indexer.js';
 import { benchExplorerPages } from '../bench/explorer_pages.js';
 import { benchHarden } from '../bench/harden.js';
+import { benchIcHttp } from '../bench/ic_http.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
@@ -26,6 +27,7 @@ const groups: Record<string, (r: typeof report) => Promise<void>> = {
   evm: benchEvm,
   lifecycle: benchLifecycle,
   harden: benchHarden,
+  ic_http: benchIcHttp,
   read_api: benchReadApi,
   rpc: benchRpc,
   indexer: benchIndexer,

@@ -6,9 +6,11 @@
 //                updates as ingress through canister_inspect_message and as calls from a canister)
 //   rawtx-wasm   raw transactions to the real wasm's rpc_eth_send_raw_transaction
 //   rpc-http     JSON-RPC bodies POSTed to the real gateway over HTTP, in front of the real wasm
+//   ic-http      IC HTTP interface bodies (envelopes, mutated, random CBOR, size bombs) POSTed to the devnet's
+//                IC HTTP server in front of the real wasm; also prints the inputs slower than 100 ms
 //   candid, rawtx, rpc   the same in Node, much faster: the argument check and decoder, the core's submit over
 //                the in-memory host, the gateway's dispatch over a canister double answering odd shapes
-// Default: all six.
+// Default: all seven.
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { CHAIN_ID } from '../src/core/constants.js';
@@ -20,9 +22,11 @@ import { FakeClient, fakeContext } from '../tests/support/gateway_fake.js';
 import { Evm } from '../tests/support/canister.js';
 import { startGatewayHarness } from '../tests/support/gateway.js';
 import { formatTally, isFailureTrap, fuzzCandid, fuzzCandidWasm, fuzzRawTx, fuzzRawTxWasm, fuzzRpc, fuzzRpcHttp, newTally, rawSeeds, type Tally } from '../tests/support/fuzz.js';
+import { fuzzIcHttp, SLOW_MS } from '../tests/support/fuzz_ic_http.js';
+import { startIcHttp, SubnetKeys } from '../src/host/ic_http/index.js';
 import { build, isStale } from '../src/devnet/build.js';
 
-const TARGETS = ['candid-wasm', 'rawtx-wasm', 'rpc-http', 'candid', 'rawtx', 'rpc'] as const;
+const TARGETS = ['candid-wasm', 'rawtx-wasm', 'rpc-http', 'ic-http', 'candid', 'rawtx', 'rpc'] as const;
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,7 +61,7 @@ const priv = keccak256(new TextEncoder().encode('fuzz-key'));
 const address = keccak256(secp256k1.getPublicKey(priv, false).subarray(1)).slice(12);
 const common = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: Hardfork.Prague });
 
-if (wanted('candid-wasm') || wanted('rawtx-wasm') || wanted('rpc-http')) {
+if (wanted('candid-wasm') || wanted('rawtx-wasm') || wanted('rpc-http') || wanted('ic-http')) {
   if (isStale()) build();
 }
 if (wanted('candid-wasm') || wanted('rawtx-wasm')) {
@@ -84,6 +88,25 @@ if (wanted('rpc-http')) {
     await run('rpc-http', (t, s, n) => fuzzRpcHttp(t, h.url, s, n), countTraps);
   } finally {
     await h.close();
+  }
+}
+
+if (wanted('ic-http')) {
+  const evm = await Evm.start({}, { clock: 'wall' });
+  const server = await startIcHttp({ host: evm.host, keys: SubnetKeys.generate(), port: 0 });
+  const stats = { slow: 0, maxMs: 0 };
+  try {
+    const countTraps = (t: Tally): void => {
+      const trapped = evm.messages.filter(isFailureTrap);
+      t.traps += trapped.length;
+      for (const m of trapped) t.failures.push(`ic-http: canister message ${m.kind} ${m.method} trapped`);
+      evm.messages.length = 0;
+    };
+    await run('ic-http', (t, s, n) => fuzzIcHttp(t, stats, server.url, s, n), countTraps);
+    console.log(`ic-http: ${stats.slow} inputs slower than ${SLOW_MS} ms (slowest ${stats.maxMs.toFixed(1)} ms)`);
+  } finally {
+    await server.close();
+    evm.close();
   }
 }
 

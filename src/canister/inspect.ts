@@ -2,11 +2,12 @@
 // canister nothing (on the IC, inspection runs on one replica, uncharged, within 200 M instructions; issue
 // 11, attacks 1 and 4). Calls from other canisters skip inspection; the same checks run again inside every
 // method (decorators.ts, the core's submit).
-import { IDL, inspectMessage, msgArgData, msgMethodName, trap } from 'azle';
+import { IDL, inspectMessage, isController, msgArgData, msgCaller, msgMethodName, trap } from 'azle';
 
 import { INSPECT_SCREEN_MAX_TX_BYTES } from '../core/constants.js';
 import { ErrorCode } from '../core/errors.js';
 import { argByteLimit, checkArgBytes } from './arg_check.js';
+import { CONTROLLER_ONLY_METHODS } from './controller_only.js';
 import { methodSignatures, type ArgBytes } from './idl.js';
 import { formatRefusal } from './refusal.js';
 import { runtime } from './runtime.js';
@@ -28,15 +29,19 @@ const SENDER_KEY_ARG_OVERHEAD = 2 + 10 + 64;
 
 /**
  * Whether ingress for `method` with these argument bytes may run: a known update whose argument passes the
- * byte check. A small raw transaction whose signature or sender's funds fail the submit's screening (the
+ * byte check, and for a controller-only method a caller who is a controller (anyone else is refused with
+ * auth.not_controller, the answer the method would give, before the argument is looked at). A small raw transaction whose signature or sender's funds fail the submit's screening (the
  * core's screenRawTx) is refused with its error code (refusal.ts), so callers get the answer the method
  * would have given.
  */
-export function acceptIngress(method: string, arg: Uint8Array): true | { readonly code: string; readonly message: string } | false {
+export function acceptIngress(method: string, arg: Uint8Array, callerIsController: () => boolean = () => false): true | { readonly code: string; readonly message: string } | false {
   const sig = Object.prototype.hasOwnProperty.call(M, method) ? M[method] : undefined;
   // Query methods called as updates would only trap (decorators.ts); unknown names (azle's internal
   // methods included) are not for ingress.
   if (sig === undefined || sig.mode !== 'update') return false;
+  if (CONTROLLER_ONLY_METHODS.has(method) && !callerIsController()) {
+    return { code: ErrorCode.AuthNotController, message: `${method} is for controllers of this canister only` };
+  }
   if (!checkArgBytes(arg, sig.args.length, argByteLimit(sig.argBytes)).ok) return false;
   const withKey = method === 'rpc_eth_send_raw_transaction_with_key';
   const limit = INSPECT_SCREEN_MAX_TX_BYTES + BLOB_ARG_OVERHEAD + (withKey ? SENDER_KEY_ARG_OVERHEAD : 0);
@@ -56,7 +61,7 @@ export function acceptIngress(method: string, arg: Uint8Array): true | { readonl
 export class IngressInspection {
   @inspectMessage({ manual: true })
   inspect(): boolean {
-    const verdict = acceptIngress(msgMethodName(), msgArgData());
+    const verdict = acceptIngress(msgMethodName(), msgArgData(), () => isController(msgCaller()));
     // A trap is how a reason reaches the caller: the IC's rejection of the ingress quotes it.
     if (typeof verdict === 'object') trap(formatRefusal(verdict.code, verdict.message));
     return verdict;

@@ -166,7 +166,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     fundings = await fundIcPrincipals(evm, accounts[accounts.length - 1]!, opts.fundIc ?? []);
     // The root key is generated once per data folder: clients that fetched it keep verifying after a restart.
     const keys = SubnetKeys.loadOrCreate(join(opts.dataDir, KEYS_FILE));
-    ic = await startIcHttp({ host, keys, port: opts.icPort ?? 0, ...(opts.icHost === undefined ? {} : { hostname: opts.icHost }), log });
+    ic = await startIcHttp({ host, keys, dataDir: opts.dataDir, port: opts.icPort ?? 0, ...(opts.icHost === undefined ? {} : { hostname: opts.icHost }), log });
   } catch (e) {
     await explorer?.close();
     host.close();

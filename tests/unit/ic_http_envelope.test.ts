@@ -67,17 +67,33 @@ describe('ic_http envelope', () => {
     expect(f.ok ? '' : f.error.message).toMatch(/Invalid delegation: entry 0/);
   });
 
-  it('refuses content outside the representation-independent hash, a long nonce, too many paths', async () => {
+  it('refuses values outside the representation-independent hash, unknown fields, a long nonce, too many paths', async () => {
     const id = Ed25519KeyIdentity.generate();
-    const withBool = new Uint8Array(Cbor.encode({ content: { ...content(Principal.anonymous()), flag: true } }));
+    const withBool = new Uint8Array(Cbor.encode({ content: { ...content(Principal.anonymous()), nonce: true } }));
     const b = decodeEnvelope(withBool, 'call', now);
     expect(b.ok ? 0 : b.error.status).toBe(400);
-    expect(b.ok ? '' : b.error.message).toMatch(/representation-independent hash/);
+    expect(b.ok ? '' : b.error.message).toMatch(/^Failed to deserialize cbor request: float or simple value/);
+    const unknown = decodeEnvelope(new Uint8Array(Cbor.encode({ content: { ...content(Principal.anonymous()), flag: 1 } })), 'call', now);
+    expect(unknown.ok ? '' : unknown.error.message).toMatch(/unknown content field "flag"/);
+    const top = decodeEnvelope(new Uint8Array(Cbor.encode({ content: content(Principal.anonymous()), padding: new Uint8Array(8) })), 'call', now);
+    expect(top.ok ? '' : top.error.message).toMatch(/unknown envelope field "padding"/);
     const nonce = decodeEnvelope(await body(id, content(id.getPrincipal(), { nonce: new Uint8Array(33) })), 'call', now);
     expect(nonce.ok ? '' : nonce.error.message).toMatch(/Nonce in request is too big/);
     const paths = Array.from({ length: 1001 }, () => [new TextEncoder().encode('time')]);
     const rs = decodeEnvelope(new Uint8Array(Cbor.encode({ content: { request_type: 'read_state', paths, sender: Principal.anonymous().toUint8Array(), ingress_expiry: now + 1n } })), 'read_state', now);
     expect(rs.ok ? '' : rs.error.message).toMatch(/Too many paths/);
+  });
+
+  it('computes the agent\'s request id for read_state paths and delegated senders', async () => {
+    const rsContent = { request_type: 'read_state', paths: [[new TextEncoder().encode('request_status'), new Uint8Array(32).fill(3)], [new TextEncoder().encode('time')]], sender: Principal.anonymous().toUint8Array(), ingress_expiry: now + 1n, nonce: new Uint8Array([1, 2]) };
+    const rs = decodeEnvelope(new Uint8Array(Cbor.encode({ content: rsContent })), 'read_state', now);
+    if (!rs.ok) throw new Error(rs.error.message);
+    expect(Buffer.from(rs.value.requestId).equals(Buffer.from(requestIdOf(rsContent)))).toBe(true);
+    // A 2 MiB argument and an 8-byte expiry: the same bytes as the agent's hash.
+    const big = content(Principal.anonymous(), { arg: new Uint8Array(2 * 1024 * 1024).fill(7), ingress_expiry: now + 299_000_000_000n });
+    const r = decodeEnvelope(new Uint8Array(Cbor.encode({ content: big })), 'call', now);
+    if (!r.ok) throw new Error(r.error.message);
+    expect(Buffer.from(r.value.requestId).equals(Buffer.from(requestIdOf(big)))).toBe(true);
   });
 
   it('accepts an anonymous envelope without signature and refuses one with a signature', async () => {

@@ -58,7 +58,7 @@ describe('pool rules on the real wasm', () => {
 
   it('purge_pool: controllers only; drops every pending transaction with pool.purged', async () => {
     const ids = [await evm.submit(transfer(A, 0n, plainAddress(4), 1n)), await evm.submit(transfer(A, 5n, plainAddress(4), 1n))];
-    const stranger = (await evm.client.as({ caller: selfAuthenticating(0x82) }).update('purge_pool', []));
+    const stranger = await evm.client.as({ caller: selfAuthenticating(0x82), fromCanister: true }).update('purge_pool', []);
     expect(errCode(stranger)).toBe('auth.not_controller');
     const n = unwrap((await evm.client.as({ caller: CONTROLLER }).update('purge_pool', [])));
     expect(n).toBe(4n); // A's two and POOR's two

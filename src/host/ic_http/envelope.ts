@@ -1,13 +1,15 @@
 // The edge of the IC HTTP interface: a request body is decoded and validated once, here, into a typed
 // envelope, as the IC's HTTP handler and ingress validator do (interface spec, "Request: Authentication"):
-// CBOR envelope, content fields and their types, request id (representation-independent hash, the agent's
-// own `requestIdOf`), ingress expiry window, sender vs public key, signature (Ed25519, ECDSA secp256k1 and
+// CBOR envelope (bounded decoder, cbor.ts), content fields and their types, request id (representation-
+// independent hash, hash.ts, the same bytes as the agent's `requestIdOf`), ingress expiry window, sender vs public key, signature (Ed25519, ECDSA secp256k1 and
 // P-256), delegation chain (expiry, targets, signatures). Every failure is an IcHttpError value with the
 // HTTP status and text the IC answers with; nothing here throws to the caller.
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { Cbor, Ed25519PublicKey, IC_REQUEST_AUTH_DELEGATION_DOMAIN_SEPARATOR, IC_REQUEST_DOMAIN_SEPARATOR, requestIdOf } from '@icp-sdk/core/agent';
+import { Ed25519PublicKey, IC_REQUEST_AUTH_DELEGATION_DOMAIN_SEPARATOR, IC_REQUEST_DOMAIN_SEPARATOR } from '@icp-sdk/core/agent';
 import { Principal } from '@icp-sdk/core/principal';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { decodeCbor, type CborMap } from './cbor.js';
+import { hashOfMap } from './hash.js';
 
 /** An HTTP-level refusal: the status and plain-text body the IC sends (no reject code: the call never ran). */
 export interface IcHttpError {
@@ -55,18 +57,29 @@ export interface Envelope<C extends Content = Content> {
 }
 
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+const isMap = (v: unknown): v is CborMap => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 const hexOf = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const natOf = (v: unknown): bigint | undefined => (typeof v === 'bigint' && v >= 0n ? v : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : undefined);
 
-/** Only the value kinds the representation-independent hash defines (nat, blob, text, arrays, maps). */
-function hashable(v: unknown, depth = 0): boolean {
-  if (depth > 8) return false;
-  if (isBytes(v) || typeof v === 'string' || natOf(v) !== undefined) return true;
-  if (Array.isArray(v)) return v.every((x) => hashable(x, depth + 1));
-  if (isMap(v)) return Object.values(v).every((x) => hashable(x, depth + 1));
-  return false;
-}
+/**
+ * The decoder's budget for one body. A real envelope holds a few dozen items (an agent's read_state: one to
+ * three paths of a few labels; Internet Identity's delegation chain: one or two delegations); the budget
+ * bounds what is decoded and hashed before the signature is checked (bench: ic_http.refuse_items_body).
+ */
+export const MAX_ENVELOPE_ITEMS = 4_096;
+/** Envelope, content, paths, a path, a label: 5 levels; a delegation's targets: 6. */
+export const MAX_ENVELOPE_DEPTH = 8;
+
+/** The fields the interface spec defines; any other key is refused (it would only be hashed). */
+const ENVELOPE_KEYS = new Set(['content', 'sender_pubkey', 'sender_sig', 'sender_delegation']);
+const CONTENT_KEYS = {
+  call: new Set(['request_type', 'canister_id', 'method_name', 'arg', 'sender', 'ingress_expiry', 'nonce']),
+  query: new Set(['request_type', 'canister_id', 'method_name', 'arg', 'sender', 'ingress_expiry', 'nonce']),
+  read_state: new Set(['request_type', 'paths', 'sender', 'ingress_expiry', 'nonce']),
+} as const;
+const SIGNED_DELEGATION_KEYS = new Set(['delegation', 'signature']);
+const DELEGATION_KEYS = new Set(['pubkey', 'expiration', 'targets', 'permissions']);
+const unknownKey = (m: CborMap, known: ReadonlySet<string>): string | undefined => Object.keys(m).find((k) => !known.has(k));
 
 function principalOf(v: unknown, field: string): Result<Principal> {
   if (!isBytes(v) || v.length > 29) return bad(`Could not parse body as request: ${field} is not a principal (a byte string of at most 29 bytes)`);
@@ -77,21 +90,31 @@ function principalOf(v: unknown, field: string): Result<Principal> {
 const fmtTime = (ns: bigint): string => `${new Date(Number(ns / 1_000_000n)).toISOString().replace('T', ' ').replace('Z', '')} UTC`;
 
 /**
- * Decodes and validates an HTTP body as an envelope of `kind` at time `nowNs`. The request id is the agent's
- * representation-independent hash of the content map exactly as received (every field, known or not).
+ * Decodes and validates an HTTP body as an envelope of `kind` at time `nowNs`. `minExpiryNs` (at least
+ * `nowNs`) refuses envelopes that may have been seen and forgotten (server.ts: the replay window). Cheap
+ * checks run before costly ones: the bounded decode, known keys and types, syntactic limits and the expiry
+ * before the request id is hashed; delegation expirations before any signature. Never throws.
  */
-export function decodeEnvelope(body: Uint8Array, kind: 'call' | 'query' | 'read_state', nowNs: bigint): Result<Envelope> {
-  let raw: unknown;
+export function decodeEnvelope(body: Uint8Array, kind: 'call' | 'query' | 'read_state', nowNs: bigint, minExpiryNs: bigint = nowNs): Result<Envelope> {
   try {
-    raw = Cbor.decode(body);
+    return decodeChecked(body, kind, nowNs, minExpiryNs > nowNs ? minExpiryNs : nowNs);
   } catch (e) {
-    const cause = (e as { cause?: { code?: { error?: unknown } } }).cause?.code?.error;
-    return bad(`Failed to deserialize cbor request: ${cause instanceof Error ? cause.message : 'not CBOR'}`);
+    // Every check above is a value; this is the last guard that a malformed body is a 400, not a 500.
+    return bad(`Could not parse body as ${kind} message: ${e instanceof Error ? e.message : 'malformed'}`);
   }
+}
+
+function decodeChecked(body: Uint8Array, kind: 'call' | 'query' | 'read_state', nowNs: bigint, minExpiryNs: bigint): Result<Envelope> {
+  const decoded = decodeCbor(body, { maxItems: MAX_ENVELOPE_ITEMS, maxDepth: MAX_ENVELOPE_DEPTH });
+  if (!decoded.ok) return bad(`Failed to deserialize cbor request: ${decoded.message}`);
+  const raw = decoded.value;
   if (!isMap(raw) || !isMap(raw.content)) return bad(`Could not parse body as ${kind} message: expected a CBOR map with a content map`);
+  const extra = unknownKey(raw, ENVELOPE_KEYS);
+  if (extra !== undefined) return bad(`Could not parse body as ${kind} message: unknown envelope field ${JSON.stringify(extra.slice(0, 64))}`);
   const c = raw.content;
-  if (!hashable(c)) return bad(`Could not parse body as ${kind} message: content holds values outside the representation-independent hash (floats, booleans, null, tags or too deep)`);
-  if (c.request_type !== kind) return bad(`Could not parse body as ${kind} message: request_type is ${JSON.stringify(typeof c.request_type === 'string' ? c.request_type : typeof c.request_type)}, expected "${kind}"`);
+  if (c.request_type !== kind) return bad(`Could not parse body as ${kind} message: request_type is ${JSON.stringify(typeof c.request_type === 'string' ? c.request_type.slice(0, 64) : typeof c.request_type)}, expected "${kind}"`);
+  const unknown = unknownKey(c, CONTENT_KEYS[kind]);
+  if (unknown !== undefined) return bad(`Could not parse body as ${kind} message: unknown content field ${JSON.stringify(unknown.slice(0, 64))}`);
   const sender = principalOf(c.sender, 'sender');
   if (!sender.ok) return sender;
   const ingressExpiry = natOf(c.ingress_expiry);
@@ -111,29 +134,59 @@ export function decodeEnvelope(body: Uint8Array, kind: 'call' | 'query' | 'read_
     if (!isBytes(c.arg)) return bad(`Could not parse body as ${kind} message: arg is not a byte string`);
     content = { requestType: kind, sender: sender.value, ingressExpiry, nonce, canisterId: canisterId.value, methodName: c.method_name, arg: c.arg };
   }
-  const requestId = new Uint8Array(requestIdOf(c));
-  const rid = `0x${hexOf(requestId)}`;
 
-  // Syntactic limits first (rs/validator order), then time, then authentication.
+  // Syntactic limits first (rs/validator order), then time, then the request id, then authentication.
   if (nonce !== undefined && nonce.length > MAX_NONCE_BYTES) return bad(`Nonce in request is too big: max ${MAX_NONCE_BYTES} bytes, got ${nonce.length}`);
   if (content.requestType === 'read_state') {
     if (content.paths.length > MAX_PATHS) return bad(`Too many paths in read state request: got ${content.paths.length} paths, but at most ${MAX_PATHS} are allowed`);
     const long = content.paths.find((p) => p.length > MAX_PATH_LABELS);
     if (long !== undefined) return bad(`At least one path in read state request is too deep: got ${long.length} labels, but at most ${MAX_PATH_LABELS} are allowed`);
   }
-  const min = nowNs;
+  const delegations = parseDelegations(raw.sender_delegation);
+  if (!delegations.ok) return delegations;
   const max = nowNs + MAX_INGRESS_TTL_NS + PERMITTED_DRIFT_NS;
-  if (ingressExpiry < min || ingressExpiry > max) {
-    return bad(`Invalid request expiry: Specified ingress_expiry not within expected range: Minimum allowed expiry: ${fmtTime(min)}, Maximum allowed expiry: ${fmtTime(max)}, Provided expiry: ${fmtTime(ingressExpiry)}`);
+  if (ingressExpiry < minExpiryNs || ingressExpiry > max) {
+    return bad(`Invalid request expiry: Specified ingress_expiry not within expected range: Minimum allowed expiry: ${fmtTime(minExpiryNs)}, Maximum allowed expiry: ${fmtTime(max)}, Provided expiry: ${fmtTime(ingressExpiry)}`);
   }
-  const auth = authenticate(raw, sender.value, requestId, nowNs);
+  const requestId = new Uint8Array(hashOfMap(c));
+  const rid = `0x${hexOf(requestId)}`;
+  const auth = authenticate(raw, delegations.value, sender.value, requestId, nowNs);
   if (!auth.ok) return { ok: false, error: { status: 400, message: `Failed to authenticate request ${rid} due to: ${auth.error.message}` } };
   return ok({ content, requestId, targets: auth.value });
 }
 
+interface Delegation {
+  readonly map: CborMap;
+  readonly pubkey: Uint8Array;
+  readonly expiration: bigint;
+  readonly targets: readonly Uint8Array[] | undefined;
+  readonly signature: Uint8Array;
+}
+
+/** The shape of sender_delegation, checked before anything in it is hashed or verified. */
+function parseDelegations(v: unknown): Result<Delegation[] | undefined> {
+  if (v === undefined) return ok(undefined);
+  const no = (m: string): Result<never> => bad(`Failed to authenticate request due to: Invalid delegation: ${m}`);
+  if (!Array.isArray(v)) return no('sender_delegation is not an array');
+  if (v.length > MAX_DELEGATIONS) return no(`chain of ${v.length} delegations, at most ${MAX_DELEGATIONS} allowed`);
+  const out: Delegation[] = [];
+  for (const [i, sd] of v.entries()) {
+    if (!isMap(sd) || unknownKey(sd, SIGNED_DELEGATION_KEYS) !== undefined || !isMap(sd.delegation) || !isBytes(sd.signature)) return no(`entry ${i} is not {delegation, signature}`);
+    const d = sd.delegation;
+    if (unknownKey(d, DELEGATION_KEYS) !== undefined) return no(`entry ${i} has a field other than ${[...DELEGATION_KEYS].join(', ')}`);
+    const expiration = natOf(d.expiration);
+    if (!isBytes(d.pubkey) || expiration === undefined) return no(`entry ${i} needs pubkey (bytes) and expiration (nat)`);
+    if (d.targets !== undefined && (!Array.isArray(d.targets) || !d.targets.every(isBytes) || d.targets.length > MAX_DELEGATION_TARGETS)) {
+      return no(`entry ${i} targets must be at most ${MAX_DELEGATION_TARGETS} principals`);
+    }
+    out.push({ map: d, pubkey: d.pubkey, expiration, targets: d.targets as Uint8Array[] | undefined, signature: sd.signature });
+  }
+  return ok(out);
+}
+
 /** Checks pubkey, delegations and signature of an envelope; returns the delegation targets (if any). */
-function authenticate(env: Record<string, unknown>, sender: Principal, requestId: Uint8Array, nowNs: bigint): Result<Principal[] | undefined> {
-  const { sender_pubkey: pubkey, sender_sig: sig, sender_delegation: delegations } = env;
+function authenticate(env: CborMap, delegations: Delegation[] | undefined, sender: Principal, requestId: Uint8Array, nowNs: bigint): Result<Principal[] | undefined> {
+  const { sender_pubkey: pubkey, sender_sig: sig } = env;
   if (sender.isAnonymous()) {
     if (pubkey !== undefined || sig !== undefined || delegations !== undefined) return bad('Signature is not allowed for the anonymous user');
     return ok(undefined);
@@ -145,31 +198,21 @@ function authenticate(env: Record<string, unknown>, sender: Principal, requestId
 
   let signingKey: Uint8Array = pubkey;
   let targets: Principal[] | undefined;
-  if (delegations !== undefined) {
-    if (!Array.isArray(delegations)) return bad('Invalid delegation: sender_delegation is not an array');
-    if (delegations.length > MAX_DELEGATIONS) return bad(`Invalid delegation: chain of ${delegations.length} delegations, at most ${MAX_DELEGATIONS} allowed`);
-    for (const [i, sd] of delegations.entries()) {
-      if (!isMap(sd) || !isMap(sd.delegation) || !isBytes(sd.signature)) return bad(`Invalid delegation: entry ${i} is not {delegation, signature}`);
-      const d = sd.delegation;
-      if (!hashable(d)) return bad(`Invalid delegation: entry ${i} holds values outside the representation-independent hash`);
-      const expiration = natOf(d.expiration);
-      if (!isBytes(d.pubkey) || expiration === undefined) return bad(`Invalid delegation: entry ${i} needs pubkey (bytes) and expiration (nat)`);
-      const msg = Uint8Array.from([...IC_REQUEST_AUTH_DELEGATION_DOMAIN_SEPARATOR, ...requestIdOf(d)]);
-      const v = verifySignature(signingKey, sd.signature, msg);
-      if (!v.ok) return bad(`Invalid delegation: entry ${i}: ${v.error.message}`);
-      if (expiration < nowNs) return bad(`Invalid delegation expiry: delegation ${i} expired at ${fmtTime(expiration)}, now is ${fmtTime(nowNs)}`);
-      if (d.targets !== undefined) {
-        if (!Array.isArray(d.targets) || !d.targets.every(isBytes) || d.targets.length > MAX_DELEGATION_TARGETS) {
-          return bad(`Invalid delegation: entry ${i} targets must be at most ${MAX_DELEGATION_TARGETS} principals`);
-        }
-        const these = (d.targets as Uint8Array[]).map((t) => Principal.fromUint8Array(t));
-        // Each delegation narrows the set: the request may only reach canisters every delegation allows.
-        targets = targets === undefined ? these : targets.filter((t) => these.some((x) => x.toText() === t.toText()));
-      }
-      signingKey = d.pubkey;
+  // Every expiration before the first signature: an expired chain costs no verification.
+  const expired = delegations?.findIndex((d) => d.expiration < nowNs) ?? -1;
+  if (expired >= 0) return bad(`Invalid delegation expiry: delegation ${expired} expired at ${fmtTime(delegations![expired]!.expiration)}, now is ${fmtTime(nowNs)}`);
+  for (const [i, d] of (delegations ?? []).entries()) {
+    const msg = Buffer.concat([IC_REQUEST_AUTH_DELEGATION_DOMAIN_SEPARATOR, hashOfMap(d.map)]);
+    const v = verifySignature(signingKey, d.signature, msg);
+    if (!v.ok) return bad(`Invalid delegation: entry ${i}: ${v.error.message}`);
+    if (d.targets !== undefined) {
+      const these = d.targets.map((t) => Principal.fromUint8Array(t));
+      // Each delegation narrows the set: the request may only reach canisters every delegation allows.
+      targets = targets === undefined ? these : targets.filter((t) => these.some((x) => x.toText() === t.toText()));
     }
+    signingKey = d.pubkey;
   }
-  const v = verifySignature(signingKey, sig, Uint8Array.from([...IC_REQUEST_DOMAIN_SEPARATOR, ...requestId]));
+  const v = verifySignature(signingKey, sig, Buffer.concat([IC_REQUEST_DOMAIN_SEPARATOR, requestId]));
   if (!v.ok) return bad(`Invalid signature: ${v.error.message}`);
   return ok(targets);
 }

@@ -10,14 +10,18 @@
 // atomicity, inspect_message, caller = the envelope's sender). Certificates are signed by the data folder's
 // BLS key (keys.ts); the certified tree holds the time, the subnet (key, canister range, the node's key) and
 // the request statuses of the last ingress window.
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Cbor, hashOfMap, IC_RESPONSE_DOMAIN_SEPARATOR } from '@icp-sdk/core/agent';
 import { Principal } from '@icp-sdk/core/principal';
 import type { CallResult, IcHost } from '../index.js';
 import { decodeEnvelope, PERMITTED_DRIFT_NS, type CallContent, type Envelope, type IcHttpError, type ReadStateContent } from './envelope.js';
 import type { SubnetKeys } from './keys.js';
-import { certify, lebEncode, StateTree } from './tree.js';
+import { CERT_CACHE_ENTRIES, CERT_CACHE_NS, DEFAULT_LIMITS, KEEP_ALIVE_TIMEOUT_MS, RateLimiter, type IcHttpLimits } from './limits.js';
+import { REQUESTS_FILE, SeenRequestLog } from './replay.js';
+import { certify, lebEncode, StateTree, type LabeledTree } from './tree.js';
 
 /** The replica's limit on an HTTP request body (ingress messages are at most 2 MiB plus the envelope). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -63,6 +67,8 @@ function inRange(p: Principal): boolean {
 
 type RequestStatus =
   | { status: 'processing' }
+  /** Known from the data folder's log after a restart: it ran, its reply is not kept (the IC's pruned status). */
+  | { status: 'done' }
   | { status: 'replied'; reply: Uint8Array }
   | { status: 'rejected'; rejectCode: number; rejectMessage: string; errorCode: string };
 
@@ -82,6 +88,10 @@ export interface IcHttpOptions {
   /** Default 4943 (the local replica's port); 0 picks a free port. */
   readonly port?: number;
   readonly log?: (line: string) => void;
+  /** The data folder: the replay window (request ids seen) is kept there across restarts (replay.ts). */
+  readonly dataDir?: string;
+  /** The bounds of limits.ts (tests set small ones). */
+  readonly limits?: Partial<IcHttpLimits>;
 }
 
 export interface IcHttpServer {
@@ -89,34 +99,113 @@ export interface IcHttpServer {
   readonly port: number;
   readonly canisterId: Principal;
   readonly rootKey: Uint8Array;
+  /** The handler behind the server (its sweep, held statuses and signature count). */
+  readonly handler: IcHttpHandler;
   close(): Promise<void>;
 }
 
 type Reply = { status: number; body: Uint8Array | string; contentType?: string };
 const cbor = (value: unknown, status = 200): Reply => ({ status, body: new Uint8Array(Cbor.encode(value)), contentType: 'application/cbor' });
 const text = (e: IcHttpError | { status: number; message: string }): Reply => ({ status: e.status, body: e.message });
+const isReply = (r: Reply | Route): r is Reply => 'status' in r;
+
+/** What a request asks for, known from its method, path and headers before its body is read. */
+type Route =
+  | { readonly kind: 'status' }
+  | { readonly kind: 'subnet_read_state' }
+  | { readonly kind: 'canister'; readonly endpoint: 'query' | 'call' | 'read_state'; readonly target: Principal; readonly mode: 'sync' | 'async' };
+
+const ANONYMOUS = Principal.anonymous().toText();
+const TIME_LABEL = Buffer.from('time').toString('hex');
+
+/** A digest of a labeled tree without its root `time` (the certificate cache's key). */
+function treeKey(t: Map<string, LabeledTree>): string {
+  const h = createHash('sha256');
+  const walk = (node: Map<string, LabeledTree>, root: boolean): void => {
+    for (const k of [...node.keys()].sort()) {
+      if (root && k === TIME_LABEL) continue;
+      const v = node.get(k)!;
+      h.update(`(${k}:`);
+      if (v instanceof Uint8Array) h.update(`${v.length}:`).update(v);
+      else walk(v, false);
+      h.update(')');
+    }
+  };
+  walk(t, true);
+  return h.digest('hex');
+}
 
 export class IcHttpHandler {
   private readonly statuses = new Map<string, StatusEntry>();
+  /** Statuses held per sender (principal text), for the per-sender quotas. */
+  private readonly held = new Map<string, number>();
+  private readonly seen: SeenRequestLog | undefined;
+  private readonly certCache = new Map<string, { cert: Uint8Array; at: bigint }>();
+  private readonly certsPerSender: RateLimiter;
+  private readonly certsAll: RateLimiter;
+  readonly limits: IcHttpLimits;
+  /** Certificates signed (cache misses), for the bench and tests. */
+  signatures = 0;
   readonly canisterId: Principal;
 
   constructor(
     readonly host: IcHost,
     readonly keys: SubnetKeys,
+    opts: { dataDir?: string; limits?: Partial<IcHttpLimits> } = {},
   ) {
     this.canisterId = Principal.fromUint8Array(host.canisterId.toUint8Array());
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.certsPerSender = new RateLimiter(this.limits.certsPerSecondPerSender, this.limits.certBurstPerSender);
+    this.certsAll = new RateLimiter(this.limits.globalCertsPerSecond, this.limits.globalCertBurst, 1);
+    if (opts.dataDir !== undefined) {
+      const { log, live } = SeenRequestLog.open(join(opts.dataDir, REQUESTS_FILE), this.floorNs(), PERMITTED_DRIFT_NS);
+      this.seen = log;
+      for (const e of live) this.addStatus(e.id, { sender: e.sender, expiry: e.expiry, state: { status: 'done' }, done: Promise.resolve() });
+    }
   }
 
   private nowNs(): bigint {
     return this.host.now();
   }
 
-  /** Routes one request; never throws (an unexpected failure is a 500 with its message, logged by the server). */
+  /**
+   * The lowest IC time the clock can show from now on: IC time, or the wall clock if lower. The devnet's
+   * evm_revert moves IC time back, but never below the wall clock (wall mode adds a non-negative offset to
+   * it), so a status is kept until both have passed its window: an envelope that can become valid again
+   * after a revert is still remembered.
+   */
+  private floorNs(): bigint {
+    const wall = BigInt(Date.now()) * 1_000_000n;
+    const now = this.nowNs();
+    return now < wall ? now : wall;
+  }
+
+  private addStatus(key: string, e: StatusEntry): void {
+    this.statuses.set(key, e);
+    this.held.set(e.sender, (this.held.get(e.sender) ?? 0) + 1);
+  }
+
+  private deleteStatus(key: string): void {
+    const e = this.statuses.get(key);
+    if (e === undefined) return;
+    this.statuses.delete(key);
+    const n = (this.held.get(e.sender) ?? 1) - 1;
+    if (n <= 0) this.held.delete(e.sender);
+    else this.held.set(e.sender, n);
+  }
+
+  /** Routes and runs one request; never throws (an unexpected failure is a 500 with its message, logged by the server). */
   async handle(method: string, path: string, body: Uint8Array, contentType: string | undefined): Promise<Reply> {
+    const r = this.route(method, path, contentType);
+    return isReply(r) ? r : this.run(r, body);
+  }
+
+  /** What the request is for, or its refusal: decided before the body is read (serve() then reads it only when needed). */
+  route(method: string, path: string, contentType: string | undefined): Reply | Route {
     const m = /^\/api\/(v2|v3|v4)\/(canister|subnet)\/([a-z0-9-]+)\/(query|call|read_state)$/.exec(path);
     if (path === '/api/v2/status') {
       if (method !== 'GET') return text({ status: 405, message: 'Use GET for /api/v2/status.' });
-      return this.status();
+      return { kind: 'status' };
     }
     if (m === null) return text({ status: 404, message: `No such endpoint: ${path}` });
     const [, version, scope, idText, endpoint] = m as unknown as [string, string, string, string, string];
@@ -134,14 +223,47 @@ export class IcHttpHandler {
     }
     if (scope === 'subnet') {
       if (target.toText() !== this.keys.subnetId.toText()) return text({ status: 404, message: `Subnet ${target.toText()} is not the devnet's subnet ${this.keys.subnetId.toText()}` });
-      return this.readState(body, undefined);
+      return { kind: 'subnet_read_state' };
     }
     if (!inRange(target)) {
       return text({ status: 400, message: `Canister ${target.toText()} does not belong to this subnet (the devnet hosts canister ids in its certified range only)` });
     }
-    if (endpoint === 'query') return this.query(body, target);
-    if (endpoint === 'read_state') return this.readState(body, target);
-    return this.call(body, target, version === 'v2' ? 'async' : 'sync');
+    return { kind: 'canister', endpoint: endpoint as 'query' | 'call' | 'read_state', target, mode: version === 'v2' ? 'async' : 'sync' };
+  }
+
+  async run(r: Route, body: Uint8Array): Promise<Reply> {
+    if (r.kind === 'status') return this.status();
+    if (r.kind === 'subnet_read_state') return this.readState(body, undefined);
+    if (r.endpoint === 'query') return this.query(body, r.target);
+    if (r.endpoint === 'read_state') return this.readState(body, r.target);
+    return this.call(body, r.target, r.mode);
+  }
+
+  /**
+   * A certificate over `tree`: the same answer (but its time) within CERT_CACHE_NS is reused; otherwise,
+   * when `limited`, the sender's and everyone's signature budgets are spent first (429 when empty).
+   */
+  private async certificate(tree: StateTree, sender: Principal, limited: boolean): Promise<Uint8Array | IcHttpError> {
+    const key = treeKey(tree.root);
+    const now = this.nowNs();
+    const hit = this.certCache.get(key);
+    if (hit !== undefined && now >= hit.at && now - hit.at < CERT_CACHE_NS) return hit.cert;
+    if (limited) {
+      const who = sender.toText();
+      if (!this.certsPerSender.take(who)) {
+        return { status: 429, message: `Too many certificates for ${who === ANONYMOUS ? 'anonymous callers' : who} (at most ${this.limits.certsPerSecondPerSender} a second); retry shortly.` };
+      }
+      if (!this.certsAll.take('all')) {
+        this.certsPerSender.refund(who);
+        return { status: 429, message: `Too many certificates requested of the devnet (at most ${this.limits.globalCertsPerSecond} a second); retry shortly.` };
+      }
+    }
+    const cert = await certify(tree, this.keys);
+    this.signatures++;
+    if (this.certCache.size >= CERT_CACHE_ENTRIES) this.certCache.delete(this.certCache.keys().next().value!);
+    this.certCache.delete(key);
+    this.certCache.set(key, { cert, at: now });
+    return cert;
   }
 
   private status(): Reply {
@@ -170,7 +292,7 @@ export class IcHttpHandler {
 
   private async query(body: Uint8Array, ecid: Principal): Promise<Reply> {
     const now = this.nowNs();
-    const d = decodeEnvelope(body, 'query', now);
+    const d = decodeEnvelope(body, 'query', now, this.minExpiryNs());
     if (!d.ok) return text(d.error);
     const env = d.value as Envelope<CallContent>;
     const t = this.checkTarget(env, ecid);
@@ -195,16 +317,49 @@ export class IcHttpHandler {
     return cbor({ ...fields, signatures: [{ timestamp, signature, identity: this.keys.nodeId.toUint8Array() }] });
   }
 
-  private evictExpired(now: bigint): void {
+  /**
+   * Envelopes expiring before this are refused whatever IC time says: a status is only evicted once the
+   * floor (floorNs) has passed its window, so an envelope older than the last eviction may have run.
+   */
+  private minExpiryNs(): bigint {
+    return this.evictedBelowNs - PERMITTED_DRIFT_NS;
+  }
+  private evictedBelowNs = 0n;
+
+  private lastEvictMs = -Infinity;
+
+  private evictExpired(): void {
+    this.lastEvictMs = performance.now();
+    const floor = this.floorNs();
     for (const [k, e] of this.statuses) {
       // Kept a drift's length past expiry, so a client polling at its expiry still reads the result.
-      if (e.expiry + PERMITTED_DRIFT_NS < now && e.state.status !== 'processing') this.statuses.delete(k);
+      if (e.expiry + PERMITTED_DRIFT_NS < floor && e.state.status !== 'processing') this.deleteStatus(k);
     }
+    if (floor > this.evictedBelowNs) this.evictedBelowNs = floor;
+    this.seen?.compact(this.seenEntries(), this.statuses.size);
+  }
+
+  private *seenEntries(): Iterable<{ id: string; expiry: bigint; sender: string }> {
+    for (const [id, e] of this.statuses) yield { id, expiry: e.expiry, sender: e.sender };
+  }
+
+  /** Why `sender` may not add a status now (429), or undefined. */
+  private quotaRefusal(sender: string): IcHttpError | undefined {
+    const mine = this.held.get(sender) ?? 0;
+    const l = this.limits;
+    if (sender === ANONYMOUS && mine >= l.maxAnonymousStatuses) {
+      return { status: 429, message: `Anonymous callers hold ${mine} request statuses, the most they may (${l.maxAnonymousStatuses}); retry once older requests have expired, or sign your calls.` };
+    }
+    if (sender !== ANONYMOUS && mine >= l.maxStatusesPerSender) {
+      return { status: 429, message: `${sender} holds ${mine} request statuses, the most one sender may (${l.maxStatusesPerSender}); retry once older requests have expired.` };
+    }
+    if (this.statuses.size >= MAX_REQUEST_STATUSES) return { status: 429, message: 'The devnet holds too many request statuses; retry once older requests have expired.' };
+    return undefined;
   }
 
   private async call(body: Uint8Array, ecid: Principal, mode: 'sync' | 'async'): Promise<Reply> {
     const now = this.nowNs();
-    const d = decodeEnvelope(body, 'call', now);
+    const d = decodeEnvelope(body, 'call', now, this.minExpiryNs());
     if (!d.ok) return text(d.error);
     const env = d.value as Envelope<CallContent>;
     const t = this.checkTarget(env, ecid);
@@ -217,23 +372,32 @@ export class IcHttpHandler {
     if (c.canisterId.toText() !== this.canisterId.toText()) return refuse(this.notFound(c.canisterId) as Extract<RequestStatus, { status: 'rejected' }>);
 
     let entry = this.statuses.get(key);
+    const sender = c.sender.toText();
+    const first = entry === undefined;
     if (entry === undefined) {
-      if (this.statuses.size >= MAX_REQUEST_STATUSES) this.evictExpired(now);
-      if (this.statuses.size >= MAX_REQUEST_STATUSES) return text({ status: 429, message: 'The devnet holds too many request statuses; retry once older requests have expired.' });
+      // A full quota first tries to evict, at most once a second: the scan covers every status, and a
+      // caller over its quota must not make each of its refusals cost one.
+      if (this.quotaRefusal(sender) !== undefined && performance.now() - this.lastEvictMs > 1_000) this.evictExpired();
+      const q = this.quotaRefusal(sender);
+      if (q !== undefined) return text(q);
       let finish!: () => void;
-      const created: StatusEntry = { sender: c.sender.toText(), expiry: c.ingressExpiry, state: { status: 'processing' }, done: new Promise((r) => (finish = r)) };
+      const created: StatusEntry = { sender, expiry: c.ingressExpiry, state: { status: 'processing' }, done: new Promise((r) => (finish = r)) };
       entry = created;
-      this.statuses.set(key, created);
+      this.addStatus(key, created);
+      // Recorded before it runs: after a crash or restart the same envelope is not run again.
+      this.seen?.record({ id: key, expiry: c.ingressExpiry, sender });
       let r: CallResult;
       try {
         r = await this.host.update(c.methodName, c.arg, { caller: c.sender.toUint8Array() });
       } catch (e) {
-        this.statuses.delete(key);
+        this.deleteStatus(key);
+        this.seen?.forget(key);
         finish();
         throw e;
       }
       if (r.kind === 'reject' && r.uncertified === true) {
-        this.statuses.delete(key);
+        this.deleteStatus(key);
+        this.seen?.forget(key);
         finish();
         return refuse(this.rejection(r.code, r.message) as Extract<RequestStatus, { status: 'rejected' }>);
       }
@@ -246,8 +410,11 @@ export class IcHttpHandler {
     if (mode === 'async') return { status: 202, body: '' };
     const tree = this.baseTree();
     this.addRequestStatus(tree, env.requestId, entry.state);
+    // The first answer of a call that ran is never refused; repeats spend the sender's certificate budget.
+    const cert = await this.certificate(tree, c.sender, !first);
+    if (!(cert instanceof Uint8Array)) return text(cert);
     // `status: "replied"` tags the synchronous answer (spec; the Rust agent deserialises by it).
-    return cbor({ status: 'replied', certificate: await certify(tree, this.keys) });
+    return cbor({ status: 'replied', certificate: cert });
   }
 
   private baseTree(): StateTree {
@@ -275,7 +442,7 @@ export class IcHttpHandler {
   /** read_state: validates every path first (IC: one bad path refuses the request), then certifies the answer. */
   private async readState(body: Uint8Array, ecid: Principal | undefined): Promise<Reply> {
     const now = this.nowNs();
-    const d = decodeEnvelope(body, 'read_state', now);
+    const d = decodeEnvelope(body, 'read_state', now, this.minExpiryNs());
     if (!d.ok) return text(d.error);
     const env = d.value as Envelope<ReadStateContent>;
     const c = env.content;
@@ -326,7 +493,8 @@ export class IcHttpHandler {
       }
       return text({ status: 404, message: `Invalid path requested: /${path.map((l) => Buffer.from(l).toString('hex')).join('/')}` });
     }
-    return cbor({ certificate: await certify(tree, this.keys) });
+    const cert = await this.certificate(tree, c.sender, true);
+    return cert instanceof Uint8Array ? cbor({ certificate: cert }) : text(cert);
   }
 
   /** For the devnet's report: how many request statuses are held. */
@@ -334,17 +502,35 @@ export class IcHttpHandler {
     return this.statuses.size;
   }
 
-  /** Drops statuses past their window (called periodically by the server). */
+  /** Drops statuses past their window and idle rate buckets (called periodically by the server). */
   sweep(): void {
-    this.evictExpired(this.nowNs());
+    this.evictExpired();
+    this.certsPerSender.sweep();
+  }
+
+  /** Closes the data folder's log. */
+  close(): void {
+    this.seen?.close();
   }
 }
 
 /** Starts the HTTP server in front of `handler`'s canister. */
 export async function startIcHttp(opts: IcHttpOptions): Promise<IcHttpServer> {
-  const handler = new IcHttpHandler(opts.host, opts.keys);
+  const handler = new IcHttpHandler(opts.host, opts.keys, { ...(opts.dataDir === undefined ? {} : { dataDir: opts.dataDir }), ...(opts.limits === undefined ? {} : { limits: opts.limits }) });
   const log = opts.log ?? (() => {});
-  const server: Server = createServer((req, res) => void serve(handler, req, res, log));
+  const l = handler.limits;
+  const budget = { inflight: 0, max: l.maxInflightBodyBytes };
+  const server: Server = createServer(
+    {
+      requestTimeout: l.requestTimeoutMs,
+      headersTimeout: Math.min(l.headersTimeoutMs, l.requestTimeoutMs),
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      // Node checks the two timeouts only this often (default 30 s, which would triple the headers' one).
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(l.headersTimeoutMs / 2)),
+    },
+    (req, res) => void serve(handler, req, res, log, budget),
+  );
+  server.maxConnections = l.maxConnections;
   // Old statuses are dropped once a minute (their window is 5.5 minutes), bounding memory without a client.
   const sweeper = setInterval(() => handler.sweep(), 60_000);
   sweeper.unref();
@@ -362,10 +548,14 @@ export async function startIcHttp(opts: IcHttpOptions): Promise<IcHttpServer> {
     port: addr.port,
     canisterId: handler.canisterId,
     rootKey: opts.keys.rootKeyDer,
+    handler,
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(sweeper);
-        server.close(() => resolve());
+        server.close(() => {
+          handler.close();
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };
@@ -377,42 +567,69 @@ const CORS = {
   'access-control-allow-headers': 'Authorization, Accept, Content-Type',
 };
 
-async function serve(handler: IcHttpHandler, req: IncomingMessage, res: ServerResponse, log: (l: string) => void): Promise<void> {
-  const send = (r: Reply): void => {
+/**
+ * Reads the body within MAX_BODY_BYTES and the server's in-flight budget (`budget.inflight`, bytes being
+ * read over all connections). The route is decided first: a request refused by its path or headers is
+ * answered without reading its body, an oversized Content-Length before any byte of it.
+ */
+async function serve(handler: IcHttpHandler, req: IncomingMessage, res: ServerResponse, log: (l: string) => void, budget: { inflight: number; readonly max: number }): Promise<void> {
+  const send = (r: Reply, close = false): void => {
     if (res.headersSent) return;
     const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : Buffer.from(r.body);
-    res.writeHead(r.status, { ...CORS, 'content-type': r.contentType ?? 'text/plain; charset=utf-8', 'content-length': body.length });
+    res.writeHead(r.status, { ...CORS, 'content-type': r.contentType ?? 'text/plain; charset=utf-8', 'content-length': body.length, ...(close ? { connection: 'close' } : {}) });
     res.end(body);
   };
+  /** Answers without reading the body; the connection closes after the answer (an oversized body is cut off). */
+  const refuseUnread = (r: Reply, cut = false): void => {
+    send(r, true);
+    if (cut) res.once('finish', () => req.destroy());
+    else req.resume();
+  };
+  let reserved = 0;
   try {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, CORS);
       res.end();
       return;
     }
+    const path = (req.url ?? '/').split('?')[0]!;
+    const route = handler.route(req.method ?? 'GET', path, req.headers['content-type']);
+    if (isReply(route)) return refuseUnread(route);
     const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > MAX_BODY_BYTES) {
-      send({ status: 413, body: `Request body of ${declared} bytes exceeds the limit of ${MAX_BODY_BYTES} bytes.` });
-      req.destroy();
-      return;
-    }
+    if (!(declared <= MAX_BODY_BYTES)) return refuseUnread({ status: 413, body: `Request body of ${req.headers['content-length']} bytes exceeds the limit of ${MAX_BODY_BYTES} bytes.` }, true);
+    const full = (): Reply => ({ status: 503, body: 'The devnet is reading too many request bodies at once; retry shortly.' });
+    if (budget.inflight + declared > budget.max) return refuseUnread(full());
+    reserved = declared;
+    budget.inflight += reserved;
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
       if (size > MAX_BODY_BYTES) {
-        send({ status: 413, body: `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes.` });
+        send({ status: 413, body: `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes.` }, true);
         req.destroy();
         return;
       }
+      if (size > reserved) {
+        // A chunked body (no Content-Length) reserves as it arrives.
+        if (budget.inflight + (size - reserved) > budget.max) {
+          send(full(), true);
+          req.destroy();
+          return;
+        }
+        budget.inflight += size - reserved;
+        reserved = size;
+      }
       chunks.push(chunk as Buffer);
     }
-    const path = (req.url ?? '/').split('?')[0]!;
-    send(await handler.handle(req.method ?? 'GET', path, new Uint8Array(Buffer.concat(chunks)), req.headers['content-type']));
+    const body = new Uint8Array(Buffer.concat(chunks));
+    budget.inflight -= reserved;
+    reserved = 0;
+    send(await handler.run(route, body));
   } catch (e) {
     log(`ic http: ${req.method} ${req.url}: ${e instanceof Error ? e.message : String(e)}`);
     send({ status: 500, body: 'Internal error in the devnet (logged).' });
+  } finally {
+    budget.inflight -= reserved;
   }
 }
-
-
