@@ -622,7 +622,9 @@ async function serve(handler: IcHttpHandler, req: IncomingMessage, res: ServerRe
       }
       chunks.push(chunk as Buffer);
     }
-    const body = new Uint8Array(Buffer.concat(chunks));
+    // One copy: the concatenation is viewed, not copied again into another array.
+    const joined = Buffer.concat(chunks, size);
+    const body = new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
     budget.inflight -= reserved;
     reserved = 0;
     send(await handler.run(route, body));
