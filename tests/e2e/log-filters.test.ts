@@ -15,20 +15,11 @@ import { CHAIN_ID } from '../../src/core/constants.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { removeDir, rpc, sleep, startAnvil, startDevnetProcess, tempDir, waitForReceipt, type Anvil, type DevnetProcess } from '../support/e2e.js';
+import { rng } from '../support/random.js';
 
 /** Change the seed to explore; a failure names the filter's index under this seed. */
 const SEED = 0x23f1;
 const FILTERS = 240;
-
-function rng(seed: number): (n: number) => number {
-  let x = seed | 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
 
 const token = compileFixture('Token.sol', 'Token');
 const nft = compileFixture('../../e2e/contracts/LogFilters.sol', 'Nft');

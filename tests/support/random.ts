@@ -10,3 +10,14 @@ export function randomBytes(len: number, seed: number): Uint8Array {
   }
   return out;
 }
+
+/** xorshift32 as a draw below `n` each call: the same seed gives the same draws (seeded chains and filters). */
+export function rng(seed: number): (n: number) => number {
+  let x = seed | 1;
+  return (n) => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+}

@@ -9,6 +9,7 @@ import { MAX_LOG_FILTER_ADDRESSES, MAX_LOG_FILTER_TOPIC_ALTERNATIVES, MAX_LOG_TO
 import { ErrorCode } from '../../src/core/errors.js';
 import { MemoryKvMap } from '../../src/core/host.js';
 import { getLogsPage, type LogCursor, type LogFilter } from '../../src/core/query/logs.js';
+import { rng } from '../support/random.js';
 
 const word = (n: number): Uint8Array => {
   const w = new Uint8Array(32);
@@ -18,16 +19,6 @@ const word = (n: number): Uint8Array => {
 };
 const addr = (n: number): Uint8Array => new Uint8Array(20).fill(n);
 
-/** xorshift32: the same seed, the same chain and filters. */
-function rng(seed: number): (n: number) => number {
-  let x = seed | 1;
-  return (n) => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) % n;
-  };
-}
 
 /** Counts BlockLogs reads, to see blocks skipped without reading their logs. */
 class CountingMap extends MemoryKvMap {
