@@ -68,8 +68,26 @@ export function logMatches(c: LogCriteria, log: LogView): boolean {
 const after = (l: LogView, last: readonly [bigint, number] | undefined): boolean =>
   last === undefined || l.block_number > last[0] || (l.block_number === last[0] && l.log_index > last[1]);
 
+/**
+ * Matcher evaluations between two yields to the event loop while a tick hands out logs: 1,024 subscriptions
+ * over a 10,000-log block are 10 M evaluations, which must not hold the loop that also serves every request
+ * (bench: rpc.gateway.logs_dispatch.max_hold_ms).
+ */
+export const DISPATCH_SLICE = 16_384;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class SharedLogRead {
-  private readonly listeners = new Map<LogListener, Matcher>();
+  /** Each listener's compiled criteria, and the read that armed it (see `tick`). */
+  private readonly listeners = new Map<LogListener, { readonly matcher: Matcher; readonly armedAt: number }>();
+  /** Counts reads; a listener armed during a read is not handed that read's logs. */
+  private reads = 0;
+  /** True from the start of a read until its position is taken. */
+  private reading = false;
+  /** Listeners that name addresses, by address: a log is matched only against those naming its address ... */
+  private readonly byAddress = new Map<string, Set<LogListener>>();
+  /** ... and those that take any address. */
+  private readonly anyAddress = new Set<LogListener>();
   /** Next block whose logs have not been read, and the canister's cursor inside it after a read that stopped at a limit. */
   private next: bigint | undefined;
   private cursor: Opt<LogCursorView> = [];
@@ -81,17 +99,33 @@ export class SharedLogRead {
   }
 
   add(l: LogListener): void {
-    this.listeners.set(l, compileCriteria(l.criteria));
+    const m = compileCriteria(l.criteria);
+    this.listeners.set(l, { matcher: m, armedAt: this.reads });
+    if (m.addresses === undefined) this.anyAddress.add(l);
+    else
+      for (const a of m.addresses) {
+        let set = this.byAddress.get(a);
+        if (set === undefined) this.byAddress.set(a, (set = new Set()));
+        set.add(l);
+      }
     // A listener that starts below the read position makes the read go back for it; the others skip what
-    // they were already sent.
+    // they were already sent. One armed while a read is in flight is not handed that read's logs (tick), so the
+    // read starts again (a new cursor array tells tick its position was moved).
     if (this.next === undefined || l.from < this.next) {
       this.next = l.from;
       this.cursor = [];
-    }
+    } else if (this.reading) this.cursor = [];
   }
 
   remove(l: LogListener): void {
+    const m = this.listeners.get(l)?.matcher;
     this.listeners.delete(l);
+    this.anyAddress.delete(l);
+    for (const a of m?.addresses ?? []) {
+      const set = this.byAddress.get(a);
+      set?.delete(l);
+      if (set?.size === 0) this.byAddress.delete(a);
+    }
     if (this.listeners.size === 0) {
       this.next = undefined;
       this.cursor = [];
@@ -109,7 +143,17 @@ export class SharedLogRead {
     if (to - from + 1n > MAX_LOG_BLOCK_RANGE) to = from + MAX_LOG_BLOCK_RANGE - 1n;
     const view: LogFilterView = { address: [], topics: [], from_block: [{ Number: from }], to_block: [{ Number: to }], block_hash: [] };
     const before = this.cursor;
-    const { logs, next } = await readLogPages(this.ctx, view, before, GATEWAY_MAX_LOGS, GATEWAY_MAX_LOG_BYTES);
+    // Listeners armed from here on read from their own start: the position moves back for them (add), and they
+    // are not handed this read's logs, which could start after their first block.
+    const read = this.reads++;
+    this.reading = true;
+    let page: Awaited<ReturnType<typeof readLogPages>>;
+    try {
+      page = await readLogPages(this.ctx, view, before, GATEWAY_MAX_LOGS, GATEWAY_MAX_LOG_BYTES);
+    } finally {
+      this.reading = false;
+    }
+    const { logs, next } = page;
     // A listener added during the read moved the position back: keep that, the next tick reads from there.
     if (this.next === from && this.cursor === before) {
       if (next.length === 0) {
@@ -120,18 +164,27 @@ export class SharedLogRead {
         this.cursor = next;
       }
     }
-    this.dispatch(logs);
+    await this.dispatch(logs, read);
   }
 
-  private dispatch(logs: readonly LogView[]): void {
+  /** Hands each log to the listeners it matches, yielding to the event loop every DISPATCH_SLICE evaluations. */
+  private async dispatch(logs: readonly LogView[], read: number): Promise<void> {
+    let work = 0;
     for (const l of logs) {
       let formatted: Record<string, unknown> | undefined;
       const h: HexLog = { address: hex(l.address), topics: l.topics.map(hex) };
-      for (const [s, m] of this.listeners) {
-        if (l.block_number < s.from || !after(l, s.last) || !matches(m, h)) continue;
-        formatted ??= formatLog(l);
-        if (!s.deliver(formatted)) continue;
-        s.last = [l.block_number, l.log_index];
+      const named = this.byAddress.get(h.address);
+      for (const group of named === undefined ? [this.anyAddress] : [this.anyAddress, named]) {
+        // Listeners may come and go while the dispatch waits for the loop: a Set's iteration skips the removed
+        // ones, and the ones armed since the read are skipped by their read count.
+        for (const s of group) {
+          if (++work % DISPATCH_SLICE === 0) await yieldToLoop();
+          const e = this.listeners.get(s);
+          if (e === undefined || e.armedAt > read || l.block_number < s.from || !after(l, s.last) || !matches(e.matcher, h)) continue;
+          formatted ??= formatLog(l);
+          if (!s.deliver(formatted)) continue;
+          s.last = [l.block_number, l.log_index];
+        }
       }
     }
   }
