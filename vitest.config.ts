@@ -1,20 +1,28 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './tests/support/sequencer.js';
 
-// Three projects: fast pure-core unit tests first, then the tests that run the built canister wasm in the
-// Node IC host (its globalSetup builds the wasm when the sources changed), then the end-to-end client tests.
+// `unit` and `wasm` share one pool (same group order, so the same worker count): a file per core, at least two
+// (vitest's default leaves one of two cores idle), at most four (a wasm file's worker holds a large heap).
+const POOL_WORKERS = Math.min(4, Math.max(2, availableParallelism()));
+
+// Projects: pure-core unit tests and the tests that run the built canister wasm in the Node IC host (its
+// globalSetup builds the wasm when the sources changed) in one pool, then the end-to-end client tests.
 export default defineConfig({
   test: {
     // The default reporter, then each project's total and the slowest files (tests/support/file_times_reporter.ts).
     reporters: ['default', './tests/support/file_times_reporter.ts'],
+    // Longest files first (measured times), so a long file never starts last beside an idle core.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
           testTimeout: 60_000,
-          // Independent, CPU-bound files: one per core (vitest's default leaves a core idle, one worker on two cores).
-          maxWorkers: availableParallelism(),
+          // One pool with `wasm`: a worker that ends a unit file takes the next file of either project, so
+          // neither core idles at the seam between the two.
+          maxWorkers: POOL_WORKERS,
           sequence: { groupOrder: 0 },
         },
       },
@@ -24,9 +32,9 @@ export default defineConfig({
           include: ['tests/wasm/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
-          // Each file runs a multi-megabyte wasm; CI machines have two cores.
-          maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          // Each file runs a multi-megabyte wasm. Pooled with `unit` (see there).
+          maxWorkers: POOL_WORKERS,
+          sequence: { groupOrder: 0 },
           globalSetup: ['tests/build-wasm.setup.ts'],
         },
       },
@@ -39,7 +47,7 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
           maxWorkers: 1,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
           globalSetup: ['tests/e2e/global-setup.ts'],
         },
       },
@@ -52,7 +60,7 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
           maxWorkers: 1,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 2 },
           globalSetup: ['tests/e2e/global-setup-agent.ts'],
         },
       },

@@ -24,8 +24,8 @@ const tsx = (script: string, ...args: string[]): Step => ({ name: script, comman
 const vitest = (name: string, ...args: string[]): Step => ({ name, command: 'vitest', args: ['run', ...args] });
 
 /** Runs one step; with `prefix`, each output line is labelled with the step's name (steps run side by side). */
-function run(step: Step, prefix: boolean): Promise<{ step: Step; code: number; seconds: number }> {
-  const started = Date.now();
+function run(step: Step, prefix: boolean): Promise<{ step: Step; code: number; seconds: number; startedAt: number }> {
+  const startedAt = Date.now();
   return new Promise((resolve) => {
     const child = spawn(step.command, step.args, { cwd: ROOT, stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: process.env });
     running.add(child);
@@ -46,7 +46,7 @@ function run(step: Step, prefix: boolean): Promise<{ step: Step; code: number; s
     }
     const done = (code: number): void => {
       running.delete(child);
-      resolve({ step, code, seconds: (Date.now() - started) / 1000 });
+      resolve({ step, code, seconds: (Date.now() - startedAt) / 1000, startedAt });
     };
     child.on('error', (e) => {
       console.error(`test: ${step.name} did not start: ${e.message}`);
@@ -67,25 +67,37 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 const started = Date.now();
 const summary: string[] = [];
 let failed = false;
-async function phase(steps: Step[]): Promise<void> {
-  const results = await Promise.all(steps.map((s) => run(s, steps.length > 1)));
-  for (const r of results) {
-    summary.push(`  ${r.step.name.padEnd(28)} ${r.code === 0 ? 'ok    ' : `FAILED (exit ${r.code})`} ${r.seconds.toFixed(0).padStart(5)} s`);
+
+/** Runs lanes side by side, each lane's steps one after another; every step runs even if an earlier one failed. */
+async function phase(lanes: Step[][]): Promise<void> {
+  const prefix = lanes.length > 1;
+  const results = await Promise.all(
+    lanes.map(async (lane) => {
+      const done: Awaited<ReturnType<typeof run>>[] = [];
+      for (const step of lane) done.push(await run(step, prefix));
+      return done;
+    }),
+  );
+  for (const r of results.flat()) {
+    const from = ((r.startedAt - started) / 1000).toFixed(0).padStart(5);
+    summary.push(`  ${r.step.name.padEnd(28)} ${r.code === 0 ? 'ok    ' : `FAILED (exit ${r.code})`} ${r.seconds.toFixed(0).padStart(5)} s  (from ${from} s)`);
     if (r.code !== 0) failed = true;
   }
 }
 
 const passThrough = process.argv.slice(2);
 await phase([
-  { name: 'tsc', command: 'tsc', args: ['--noEmit'] },
-  { name: 'tsc (canister)', command: 'tsc', args: ['--noEmit', '-p', 'tsconfig.canister.json'] },
-  tsx('scripts/build.ts', '--if-stale'),
+  [{ name: 'tsc', command: 'tsc', args: ['--noEmit'] }],
+  [{ name: 'tsc (canister)', command: 'tsc', args: ['--noEmit', '-p', 'tsconfig.canister.json'] }],
+  [tsx('scripts/build.ts', '--if-stale', '--prepare')],
 ]);
 if (!failed) {
-  if (passThrough.length > 0) await phase([vitest('vitest', ...passThrough)]);
+  if (passThrough.length > 0) await phase([[vitest('vitest', ...passThrough)]]);
   else {
-    await phase([vitest('unit, wasm', '--project', 'unit', '--project', 'wasm')]);
-    await phase([vitest('e2e', '--project', 'e2e'), vitest('e2e-agent', '--project', 'e2e-agent')]);
+    await phase([
+      [vitest('unit, wasm', '--project', 'unit', '--project', 'wasm')],
+      [vitest('e2e-agent', '--project', 'e2e-agent'), vitest('e2e', '--project', 'e2e')],
+    ]);
   }
 }
 console.log(`\nnpm test: ${((Date.now() - started) / 60_000).toFixed(1)} min\n${summary.join('\n')}`);
