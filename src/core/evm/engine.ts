@@ -71,6 +71,7 @@ import { installCallFrames, installCallGas } from './call_frame.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { keccak256 } from '../crypto.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
+import { runPlainTransfer } from './transfer.js';
 
 export interface EvmEngineOptions {
   readonly host: CoreHost;
@@ -84,6 +85,8 @@ export interface EvmEngineOptions {
   readonly stockInterpreter?: boolean;
   /** EthereumJS's own runCall for inner call frames instead of ./call_frame.ts (default false; tests compare the two). */
   readonly stockFrames?: boolean;
+  /** Plain value transfers through runTx too, instead of ./transfer.ts (default false; tests compare the two). */
+  readonly stockTransfers?: boolean;
   /**
    * Refuse table-building precompiles (BN254 pairing, KZG, BLS12 pairing) inside transactions and calls until
    * their warm-up step ran (warmup.ts), with exec.halt.precompile_not_ready, instead of building the tables
@@ -198,6 +201,8 @@ export class EvmEngine implements ExecutionEngine {
   private block: OpenBlock | undefined;
   private readonly budget: bigint;
   private readonly txCommon: Common;
+  /** Intrinsic gas of a transaction without calldata or access list; undefined: no plain-transfer path. */
+  private readonly plainTransferGas: bigint | undefined;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -207,6 +212,7 @@ export class EvmEngine implements ExecutionEngine {
   ) {
     this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
     this.txCommon = sharedTxCommon(common);
+    this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
@@ -376,6 +382,10 @@ export class EvmEngine implements ExecutionEngine {
           this.common.isActivatedEIP(7702) && code.length === 23 && DELEGATION_PREFIX.every((b, i) => code[i] === b);
         if (!delegated) return rejected(ErrorCode.ExecRejectedSenderNotEoa, 'sender has code (EIP-3607)');
       }
+      if (!isCall && this.plainTransferGas !== undefined) {
+        const plain = runPlainTransfer(ex.sm, tx, env, this.plainTransferGas);
+        if (plain !== undefined) return { ...plain, instructions: this.opts.host.instructionCounter() - start };
+      }
       let ethTx: TypedTransaction;
       try {
         ethTx = this.buildTx(tx);
@@ -534,6 +544,18 @@ function sharedTxCommon(common: Common): Common {
     throw new Error('EthereumJS transaction constructors changed how they take their Common (engine.ts sharedTxCommon)');
   }
   return c;
+}
+
+/**
+ * The gas of a plain value transfer (transfer.ts) under `common`, or undefined where runTx does more for one than
+ * transfer.ts writes: EIPs that price the recipient or the value apart (2780, 8037), log transfers (7708), record
+ * block access lists (7928) or witnesses (6800, 7864), or a fork before EIP-1559's fee split.
+ */
+function plainTransferGas(common: Common): bigint | undefined {
+  if (!common.isActivatedEIP(1559) || [2780, 6800, 7708, 7864, 7928, 8037].some((e) => common.isActivatedEIP(e))) return undefined;
+  const probe = createFeeMarket1559Tx({ to: new Uint8Array(20).fill(0x11), gasLimit: 21000n, maxFeePerGas: 1n }, { common, freeze: false });
+  const gas = common.param('txGas');
+  return probe.getIntrinsicGas() === gas ? gas : undefined;
 }
 
 const NO_BYTES = new Uint8Array(0);
