@@ -72,6 +72,7 @@ import { encodeAccount, toHex } from './encoding.js';
 import { keccak256 } from '../crypto.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
 import { runPlainTransfer } from './transfer.js';
+import { countZeroBytes } from '../tx/intrinsic.js';
 
 export interface EvmEngineOptions {
   readonly host: CoreHost;
@@ -511,6 +512,7 @@ export class EvmEngine implements ExecutionEngine {
         throw new Error('sender recovery is not allowed during execution');
       },
     });
+    primeDataGas(ethTx, tx.data, tx.to === undefined);
     // Frozen as EthereumJS freezes transactions by default (freeze: false above only lets the two methods be
     // defined first): a frozen transaction caches its data gas, which runTx otherwise recomputes (a loop of
     // bigint additions over the calldata) for each of its two getIntrinsicGas calls.
@@ -544,6 +546,20 @@ function sharedTxCommon(common: Common): Common {
     throw new Error('EthereumJS transaction constructors changed how they take their Common (engine.ts sharedTxCommon)');
   }
   return c;
+}
+
+/**
+ * Fills the calldata gas cache EthereumJS's getDataGas reads on a transaction (its own cache, kept there for
+ * frozen transactions): getDataGas otherwise adds a bigint per calldata byte on its first call, about 3.5 K
+ * instructions a byte in the canister; countZeroBytes counts by 32-bit words. Same formula: zero and non-zero
+ * byte prices, plus EIP-3860 initcode words for a creation (the access list part is added by the caller).
+ */
+export function primeDataGas(ethTx: TypedTransaction, data: Uint8Array, create: boolean): void {
+  const c = ethTx.common;
+  const zeros = countZeroBytes(data);
+  let cost = BigInt(zeros) * c.param('txDataZeroGas') + BigInt(data.length - zeros) * c.param('txDataNonZeroGas');
+  if (create && c.isActivatedEIP(3860)) cost += c.param('initCodeWordGas') * BigInt(Math.ceil(data.length / 32));
+  (ethTx as unknown as { cache: { dataFee?: { value: bigint; hardfork: string } } }).cache.dataFee = { value: cost, hardfork: c.hardfork() };
 }
 
 /**
