@@ -15,7 +15,8 @@ function build(type: number, data: Uint8Array, create: boolean): TypedTransactio
   const opts = { common, freeze: false };
   if (type === 0) return createLegacyTx(base, opts);
   if (type === 1) return createAccessList2930Tx({ ...base, accessList }, opts);
-  return createFeeMarket1559Tx({ ...base, accessList }, opts);
+  const { gasPrice: _, ...fee } = base;
+  return createFeeMarket1559Tx({ ...fee, accessList }, opts);
 }
 
 describe('primeDataGas', () => {

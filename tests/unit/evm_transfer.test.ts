@@ -69,8 +69,14 @@ async function engineWith(stockTransfers: boolean): Promise<EvmEngine> {
 }
 
 async function run(engine: EvmEngine): Promise<{ outs: IncludedOutcome[][]; roots: string[]; runTxCalls: number }> {
+  // Top-level frames started: runTx (and run_tx.ts) open one for every transaction, transfer.ts none.
   let runTxCalls = 0;
-  engine.vm.events.on('beforeTx', () => void runTxCalls++);
+  const evm = engine.vm.evm as unknown as { runCall(o: { message?: unknown }): Promise<unknown> };
+  const runCall = evm.runCall.bind(evm);
+  evm.runCall = (o) => {
+    if (o.message === undefined) runTxCalls++;
+    return runCall(o);
+  };
   const outs: IncludedOutcome[][] = [];
   const roots: string[] = [];
   let nonce = 0n;

@@ -74,6 +74,7 @@ import { encodeAccount, toHex } from './encoding.js';
 import { keccak256 } from '../crypto.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
 import { runPlainTransfer } from './transfer.js';
+import { type LeanRunTxParams, leanRunTx, leanRunTxParams } from './run_tx.js';
 import { countZeroBytes } from '../tx/intrinsic.js';
 
 export interface EvmEngineOptions {
@@ -90,6 +91,8 @@ export interface EvmEngineOptions {
   readonly stockFrames?: boolean;
   /** Plain value transfers through runTx too, instead of ./transfer.ts (default false; tests compare the two). */
   readonly stockTransfers?: boolean;
+  /** Every transaction through EthereumJS's runTx, instead of ./run_tx.ts where it applies (default false; tests compare the two). */
+  readonly stockRunTx?: boolean;
   /**
    * Refuse table-building precompiles (BN254 pairing, KZG, BLS12 pairing) inside transactions and calls until
    * their warm-up step ran (warmup.ts), with exec.halt.precompile_not_ready, instead of building the tables
@@ -206,6 +209,7 @@ export class EvmEngine implements ExecutionEngine {
   private readonly txCommon: Common;
   /** Intrinsic gas of a transaction without calldata or access list; undefined: no plain-transfer path. */
   private readonly plainTransferGas: bigint | undefined;
+  private readonly lean: LeanRunTxParams | undefined;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -216,6 +220,7 @@ export class EvmEngine implements ExecutionEngine {
     this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
     this.txCommon = sharedTxCommon(common);
     this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
+    this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
@@ -389,25 +394,32 @@ export class EvmEngine implements ExecutionEngine {
         const plain = runPlainTransfer(ex.sm, tx, env, this.plainTransferGas);
         if (plain !== undefined) return { ...plain, instructions: this.opts.host.instructionCounter() - start };
       }
-      let ethTx: TypedTransaction;
-      try {
-        ethTx = this.buildTx(tx);
-      } catch (e) {
-        return rejected(ErrorCode.ArgInvalid, `invalid transaction: ${(e as Error).message}`);
-      }
       const mark = ex.sm.mark();
       ex.sm.originalStorageCache.clear();
-      let res: RunTxResult;
+      let res: { execResult: RunTxResult['execResult']; totalGasSpent: bigint; gasRefund?: bigint; bloom?: RunTxResult['bloom'] };
       try {
-        res = await runTx(ex.vm, {
-          tx: ethTx,
-          block: blk.ethBlock,
-          skipHardForkValidation: true,
-          skipBlockGasLimitValidation: true,
-          skipNonce: isCall,
-          skipBalance: isCall,
-          blockGasUsed: blk.gasUsed,
-        });
+        const lean =
+          this.lean === undefined
+            ? undefined
+            : await leanRunTx(ex.vm, this.lean, tx, addressOf(tx.from), tx.to === undefined ? undefined : addressOf(tx.to), blk.ethBlock, isCall);
+        if (lean !== undefined) res = lean as unknown as typeof res;
+        else {
+          let ethTx: TypedTransaction;
+          try {
+            ethTx = this.buildTx(tx);
+          } catch (e) {
+            return rejected(ErrorCode.ArgInvalid, `invalid transaction: ${(e as Error).message}`);
+          }
+          res = await runTx(ex.vm, {
+            tx: ethTx,
+            block: blk.ethBlock,
+            skipHardForkValidation: true,
+            skipBlockGasLimitValidation: true,
+            skipNonce: isCall,
+            skipBalance: isCall,
+            blockGasUsed: blk.gasUsed,
+          });
+        }
       } catch (e) {
         ex.sm.rollbackTo(mark);
         resetEvm(ex.vm);
@@ -440,7 +452,7 @@ export class EvmEngine implements ExecutionEngine {
         returnData: res.execResult.returnValue,
         failure,
         instructions: this.opts.host.instructionCounter() - start,
-        logsBloom: res.bloom.bitvector,
+        logsBloom: res.bloom?.bitvector,
         gasRefund: res.gasRefund ?? 0n,
       };
     } finally {
