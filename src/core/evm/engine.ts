@@ -6,7 +6,9 @@
 //   gas left, fee fields, nonce, EIP-3607, balance for gasLimit * maxFee + value) so each gets a stable
 //   code; anything runTx still throws (intrinsic gas too low, ...) is mapped to a RejectedOutcome too.
 //   A plain value transfer in a block (no calldata, no access list, to an account without code that is not
-//   a precompile) skips runTx: ./transfer.ts writes the same balance, nonce and EIP-161 changes itself.
+//   a precompile) skips runTx: ./transfer.ts writes the same balance, nonce and EIP-161 changes itself. Other
+//   transactions take ./run_tx.ts (runTx's steps without the transaction object) where runTx could not
+//   throw before execution, and runTx itself otherwise.
 // - The sender is never recovered here: the EthereumJS transaction is built unsigned and its
 //   getSenderAddress returns ExecTx.from (getSenderPublicKey throws, so a recovery attempt would fail loudly).
 // - Fees as on Ethereum: effective gas price = min(maxFee, baseFee + priority) (gas price for types 0/1),
