@@ -5,6 +5,10 @@
 //   are never used. The engine checks the execution-time rejection rules itself first (gas limit vs block
 //   gas left, fee fields, nonce, EIP-3607, balance for gasLimit * maxFee + value) so each gets a stable
 //   code; anything runTx still throws (intrinsic gas too low, ...) is mapped to a RejectedOutcome too.
+//   A plain value transfer in a block (no calldata, no access list, to an account without code that is not
+//   a precompile) skips runTx: ./transfer.ts writes the same balance, nonce and EIP-161 changes itself. Other
+//   transactions take ./run_tx.ts (runTx's steps without the transaction object) where runTx could not
+//   throw before execution, and runTx itself otherwise.
 // - The sender is never recovered here: the EthereumJS transaction is built unsigned and its
 //   getSenderAddress returns ExecTx.from (getSenderPublicKey throws, so a recovery attempt would fail loudly).
 // - Fees as on Ethereum: effective gas price = min(maxFee, baseFee + priority) (gas price for types 0/1),
@@ -71,6 +75,9 @@ import { installCallFrames, installCallGas } from './call_frame.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { keccak256 } from '../crypto.js';
 import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
+import { runPlainTransfer } from './transfer.js';
+import { type LeanRunTxParams, leanRunTx, leanRunTxParams } from './run_tx.js';
+import { countZeroBytes } from '../tx/intrinsic.js';
 
 export interface EvmEngineOptions {
   readonly host: CoreHost;
@@ -84,6 +91,10 @@ export interface EvmEngineOptions {
   readonly stockInterpreter?: boolean;
   /** EthereumJS's own runCall for inner call frames instead of ./call_frame.ts (default false; tests compare the two). */
   readonly stockFrames?: boolean;
+  /** Plain value transfers through runTx too, instead of ./transfer.ts (default false; tests compare the two). */
+  readonly stockTransfers?: boolean;
+  /** Every transaction through EthereumJS's runTx, instead of ./run_tx.ts where it applies (default false; tests compare the two). */
+  readonly stockRunTx?: boolean;
   /**
    * Refuse table-building precompiles (BN254 pairing, KZG, BLS12 pairing) inside transactions and calls until
    * their warm-up step ran (warmup.ts), with exec.halt.precompile_not_ready, instead of building the tables
@@ -198,6 +209,9 @@ export class EvmEngine implements ExecutionEngine {
   private block: OpenBlock | undefined;
   private readonly budget: bigint;
   private readonly txCommon: Common;
+  /** Intrinsic gas of a transaction without calldata or access list; undefined: no plain-transfer path. */
+  private readonly plainTransferGas: bigint | undefined;
+  private readonly lean: LeanRunTxParams | undefined;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -207,6 +221,8 @@ export class EvmEngine implements ExecutionEngine {
   ) {
     this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
     this.txCommon = sharedTxCommon(common);
+    this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
+    this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
@@ -376,25 +392,36 @@ export class EvmEngine implements ExecutionEngine {
           this.common.isActivatedEIP(7702) && code.length === 23 && DELEGATION_PREFIX.every((b, i) => code[i] === b);
         if (!delegated) return rejected(ErrorCode.ExecRejectedSenderNotEoa, 'sender has code (EIP-3607)');
       }
-      let ethTx: TypedTransaction;
-      try {
-        ethTx = this.buildTx(tx);
-      } catch (e) {
-        return rejected(ErrorCode.ArgInvalid, `invalid transaction: ${(e as Error).message}`);
+      if (!isCall && this.plainTransferGas !== undefined) {
+        const plain = runPlainTransfer(ex.sm, tx, env, this.plainTransferGas);
+        if (plain !== undefined) return { ...plain, instructions: this.opts.host.instructionCounter() - start };
       }
       const mark = ex.sm.mark();
       ex.sm.originalStorageCache.clear();
-      let res: RunTxResult;
+      let res: { execResult: RunTxResult['execResult']; totalGasSpent: bigint; gasRefund?: bigint; bloom?: RunTxResult['bloom'] };
       try {
-        res = await runTx(ex.vm, {
-          tx: ethTx,
-          block: blk.ethBlock,
-          skipHardForkValidation: true,
-          skipBlockGasLimitValidation: true,
-          skipNonce: isCall,
-          skipBalance: isCall,
-          blockGasUsed: blk.gasUsed,
-        });
+        const lean =
+          this.lean === undefined
+            ? undefined
+            : await leanRunTx(ex.vm, this.lean, tx, addressOf(tx.from), tx.to === undefined ? undefined : addressOf(tx.to), blk.ethBlock, isCall);
+        if (lean !== undefined) res = lean as unknown as typeof res;
+        else {
+          let ethTx: TypedTransaction;
+          try {
+            ethTx = this.buildTx(tx);
+          } catch (e) {
+            return rejected(ErrorCode.ArgInvalid, `invalid transaction: ${(e as Error).message}`);
+          }
+          res = await runTx(ex.vm, {
+            tx: ethTx,
+            block: blk.ethBlock,
+            skipHardForkValidation: true,
+            skipBlockGasLimitValidation: true,
+            skipNonce: isCall,
+            skipBalance: isCall,
+            blockGasUsed: blk.gasUsed,
+          });
+        }
       } catch (e) {
         ex.sm.rollbackTo(mark);
         resetEvm(ex.vm);
@@ -427,7 +454,7 @@ export class EvmEngine implements ExecutionEngine {
         returnData: res.execResult.returnValue,
         failure,
         instructions: this.opts.host.instructionCounter() - start,
-        logsBloom: res.bloom.bitvector,
+        logsBloom: res.bloom?.bitvector,
         gasRefund: res.gasRefund ?? 0n,
       };
     } finally {
@@ -501,6 +528,7 @@ export class EvmEngine implements ExecutionEngine {
         throw new Error('sender recovery is not allowed during execution');
       },
     });
+    primeDataGas(ethTx, tx.data, tx.to === undefined);
     // Frozen as EthereumJS freezes transactions by default (freeze: false above only lets the two methods be
     // defined first): a frozen transaction caches its data gas, which runTx otherwise recomputes (a loop of
     // bigint additions over the calldata) for each of its two getIntrinsicGas calls.
@@ -534,6 +562,32 @@ function sharedTxCommon(common: Common): Common {
     throw new Error('EthereumJS transaction constructors changed how they take their Common (engine.ts sharedTxCommon)');
   }
   return c;
+}
+
+/**
+ * Fills the calldata gas cache EthereumJS's getDataGas reads on a transaction (its own cache, kept there for
+ * frozen transactions): getDataGas otherwise adds a bigint per calldata byte on its first call, about 3.5 K
+ * instructions a byte in the canister; countZeroBytes counts by 32-bit words. Same formula: zero and non-zero
+ * byte prices, plus EIP-3860 initcode words for a creation (the access list part is added by the caller).
+ */
+export function primeDataGas(ethTx: TypedTransaction, data: Uint8Array, create: boolean): void {
+  const c = ethTx.common;
+  const zeros = countZeroBytes(data);
+  let cost = BigInt(zeros) * c.param('txDataZeroGas') + BigInt(data.length - zeros) * c.param('txDataNonZeroGas');
+  if (create && c.isActivatedEIP(3860)) cost += c.param('initCodeWordGas') * BigInt(Math.ceil(data.length / 32));
+  (ethTx as unknown as { cache: { dataFee?: { value: bigint; hardfork: string } } }).cache.dataFee = { value: cost, hardfork: c.hardfork() };
+}
+
+/**
+ * The gas of a plain value transfer (transfer.ts) under `common`, or undefined where runTx does more for one than
+ * transfer.ts writes: EIPs that price the recipient or the value apart (2780, 8037), log transfers (7708), record
+ * block access lists (7928) or witnesses (6800, 7864), or a fork before EIP-1559's fee split.
+ */
+function plainTransferGas(common: Common): bigint | undefined {
+  if (!common.isActivatedEIP(1559) || [2780, 6800, 7708, 7864, 7928, 8037].some((e) => common.isActivatedEIP(e))) return undefined;
+  const probe = createFeeMarket1559Tx({ to: new Uint8Array(20).fill(0x11), gasLimit: 21000n, maxFeePerGas: 1n }, { common, freeze: false });
+  const gas = common.param('txGas');
+  return probe.getIntrinsicGas() === gas ? gas : undefined;
 }
 
 const NO_BYTES = new Uint8Array(0);
