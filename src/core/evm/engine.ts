@@ -67,6 +67,7 @@ import { createChainCommon } from './common.js';
 import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
+import { compileQueued } from './interpreter_compiled.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { keccak256 } from '../crypto.js';
@@ -84,6 +85,8 @@ export interface EvmEngineOptions {
   readonly stockInterpreter?: boolean;
   /** EthereumJS's own runCall for inner call frames instead of ./call_frame.ts (default false; tests compare the two). */
   readonly stockFrames?: boolean;
+  /** Tests: the fast loop interprets every step, never calling compiled runs of pure operations (interpreter_compiled.ts). */
+  readonly noCompiledCode?: boolean;
   /**
    * Refuse table-building precompiles (BN254 pairing, KZG, BLS12 pairing) inside transactions and calls until
    * their warm-up step ran (warmup.ts), with exec.halt.precompile_not_ready, instead of building the tables
@@ -149,7 +152,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     checkEvmInternals(vm.evm);
     fastAlwaysWarmAddress(vm.evm);
     instrumentOpcodes(vm.evm, budget);
-    const fast = opts.stockInterpreter !== true && (await installFastInterpreter(vm.evm, budget));
+    const fast = opts.stockInterpreter !== true && (await installFastInterpreter(vm.evm, budget, opts.noCompiledCode !== true));
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
     instrumentTopLevel(vm, budget);
     // inner call frames set up by call_frame.ts (outermost runCall wrapper; relies on the fast loop's EIP checks)
@@ -232,6 +235,8 @@ export class EvmEngine implements ExecutionEngine {
     if (this.block === undefined) throw new Error('commitBlock: no open block');
     const stateRoot = this.blockExec.sm.commitToMaps();
     this.block = undefined;
+    // Outside every transaction's budget: compile code the fast loop met (a bounded amount per block).
+    compileQueued();
     return { stateRoot };
   }
 

@@ -33,6 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
+import { type CodeSegments, compileNow, enqueue, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
 const ERR = EVMError.errorMessages;
@@ -48,6 +49,9 @@ const INLINE_OPS = [
   0x00, 0x01, 0x02, 0x03, 0x04, 0x06, 0x30, 0x33, 0x34, 0x36, 0x3d, 0x5a, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x35, 0x50,
   0x51, 0x52, 0x56, 0x57, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
 ];
+
+/** The operations compiled runs consist of (interpreter_compiled.ts PURE_FEES). */
+const PURE_OPS = [0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
 
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
 
@@ -90,6 +94,8 @@ interface FastConfig {
   readonly gasPeeks: number[];
   /** Set when SLOAD/SSTORE run here instead of through EthereumJS's two awaits per operation. */
   readonly storageGas: StorageGas | undefined;
+  /** Whether compiled runs of pure operations (interpreter_compiled.ts) charge this EVM's fees. */
+  readonly segments: boolean;
 }
 
 /** Per code array: JUMPDEST bitmap, PUSH immediates decoded on first use, longest straight-line span. */
@@ -101,6 +107,9 @@ interface CodeInfo {
    * (STOP, RETURN, REVERT, INVALID, SELFDESTRUCT): the most code the fast loop runs between two budget counts.
    */
   readonly longestRun: number;
+  readonly code: Uint8Array;
+  /** Compiled runs of pure operations: undefined until the compile step looked at this code, null if it has none. */
+  segs: CodeSegments | null | undefined;
 }
 
 const configs = new WeakMap<object, FastConfig>();
@@ -142,8 +151,10 @@ function analyse(code: Uint8Array): CodeInfo {
     }
   }
   if (n - runStart > longestRun) longestRun = n - runStart;
-  info = { jumps, pushes: [], longestRun };
+  info = { jumps, pushes: [], longestRun, code, segs: undefined };
   codeInfos.set(code, info);
+  // compiled later, outside any transaction (the engine's compile step after a block's commit)
+  enqueue(info);
   return info;
 }
 
@@ -154,6 +165,11 @@ function analyse(code: Uint8Array): CodeInfo {
  */
 export function analyseCode(code: Uint8Array): void {
   analyse(code);
+}
+
+/** Compiles `code`'s runs of pure operations now (tests: the engine compiles queued code after a block's commit). */
+export function compileCodeNow(code: Uint8Array): void {
+  compileNow(analyse(code));
 }
 
 /** The DataView readWord / writeWord last made, and its array (memory's store is read and written many times in a row). */
@@ -196,6 +212,7 @@ function readWord(src: Uint8Array, at: number, n: number): bigint {
 }
 
 const EMPTY = new Uint8Array(0);
+const EMPTY_SEGS: Segment[] = [];
 
 /** Writes `v` (< 2^256) as 32 big-endian bytes at `at`. */
 function writeWord(dst: Uint8Array, at: number, v: bigint): void {
@@ -306,7 +323,7 @@ function makeSyncGas(common: CommonLike): { fns: (SyncGas | undefined)[]; peeks:
  * Registers `evm` for the fast loop (after its opcodes were instrumented with `budget`). Returns false,
  * leaving the stock loop in place, when an EIP it does not handle is active.
  */
-export async function installFastInterpreter(evmObj: unknown, budget: InstructionBudget): Promise<boolean> {
+export async function installFastInterpreter(evmObj: unknown, budget: InstructionBudget, compiled = true): Promise<boolean> {
   const evm = evmObj as EvmLike;
   const common = evm.common;
   if (UNSUPPORTED_EIPS.some((eip) => common.isActivatedEIP(eip))) return false;
@@ -320,6 +337,7 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
   const storageGas = makeStorageGas(evm);
   const keccak = common.customCrypto.keccak256;
   if (keccak === undefined) return false;
+  const classified = classify(evm._opcodeMap, fns, storageGas !== undefined);
   configs.set(evm, {
     budget,
     memFee: Number(common.param('memoryGas')),
@@ -328,7 +346,8 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
     syncGas: fns,
     gasPeeks: peeks,
     storageGas,
-    ...classify(evm._opcodeMap, fns, storageGas !== undefined),
+    ...classified,
+    segments: compiled && pureFeesMatch(classified.fees) && PURE_OPS.every((op) => classified.kind[op] === K_INLINE),
   });
   return true;
 }
@@ -504,6 +523,13 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var store: FrameStorage | null | undefined;
   var jumps = info.jumps;
   var pushes = info.pushes;
+  // Compiled runs (interpreter_compiled.ts), looked up where a run can start: after a taken jump's JUMPDEST
+  // and after a JUMPI that falls through.
+  var segs = cfg.segments ? info.segs : undefined;
+  var segAt = segs === undefined || segs === null ? null : segs.at;
+  var segList = segAt === null ? EMPTY_SEGS : segs!.list;
+  var seg: Segment;
+  var q = 0;
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
   rs.shouldDoJumpAnalysis = true;
@@ -1024,6 +1050,15 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             sp -= 2;
             if (cond === 0n) {
               mark = pc;
+              if (segAt !== null && (q = segAt[pc]!) !== 0) {
+                seg = segList[q - 1]!;
+                if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
+                  seg.run(s, sp);
+                  sp += seg.delta;
+                  gas -= seg.gas;
+                  pc = seg.end;
+                }
+              }
               continue;
             }
           }
@@ -1034,6 +1069,15 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           if (gas >= jumpdestFee) {
             gas -= jumpdestFee;
             pc = to + 1;
+            if (segAt !== null && (q = segAt[pc]!) !== 0) {
+              seg = segList[q - 1]!;
+              if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
+                seg.run(s, sp);
+                sp += seg.delta;
+                gas -= seg.gas;
+                pc = seg.end;
+              }
+            }
           } else pc = to;
           continue;
         }
