@@ -12,7 +12,19 @@ import { clearQueue, compileQueued, type CodeSegments, onCompiled } from '../../
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
 import { rng } from '../support/random.js';
-import { ALICE, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
+import { MemoryCoreHost } from '../../src/core/host.js';
+import { ALICE, BOB, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
+
+/** A host whose counter advances by `perRead` on every read, so where the budget stops a transaction is deterministic under Node. */
+class SteppingHost extends MemoryCoreHost {
+  constructor(readonly perRead: bigint) {
+    super();
+  }
+  override instructionCounter(): bigint {
+    this.instructions += this.perRead;
+    return this.instructions;
+  }
+}
 
 // Calls of every compiled run, counted through the test hook.
 let segmentCalls = 0;
@@ -215,5 +227,45 @@ describe('compiled runs of pure operations', () => {
     const outs = await compare(deploys, warm, calls, [ALICE, ...names.map((n) => at[n])], 16);
     expect(outs.some((o) => o.status === 1 && o.logs.length > 0)).toBe(true);
     expect(seen.size).toBeGreaterThanOrEqual(names.length);
+  });
+});
+
+describe('compiled runs under the instruction budget', () => {
+  it('straight-line and looping compiled code is stopped at the same counter read as the interpreter', async () => {
+    const pairs = (n: number): Item[] => Array.from({ length: n }, () => [0, Uint8Array.of(0x50)]).flat(); // PUSH0 POP
+    // endless: four 1,000-byte straight runs cut by jumps, then back to the start
+    const straight = asm(label('s'), ...[0, 1, 2, 3].flatMap((i) => [...pairs(499), ref(`r${i}`), 'JUMP', label(`r${i}`)]), ref('s'), 'JUMP');
+    // endless: a loop whose body is one short compiled run
+    const loop = asm(0, label('top'), 1, 'ADD', 'DUP1', 3, 'MUL', 'POP', ref('top'), 'JUMP');
+    const outcome = async (noCompiledCode: boolean) => {
+      clearQueue();
+      const host = new SteppingHost(1_000_000n);
+      const { engine } = await newEngine(host, { txInstructionBudget: 200_000_000n, noCompiledCode });
+      engine.setGenesisBalance(ALICE, 100n * ETH);
+      engine.setGenesisBalance(BOB, 100n * ETH);
+      engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
+      const at = [];
+      for (const [i, code] of [straight, loop].entries()) {
+        at.push(included(await engine.runTx(tx({ nonce: BigInt(i), to: undefined, data: deployCode(code), gasLimit: 3_000_000n }))).contractAddress!);
+      }
+      await engine.commitBlock();
+      compileQueued(1 << 30);
+      engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+      const calls = segmentCalls;
+      const outs = [];
+      for (const [i, to] of at.entries()) outs.push(included(await engine.runTx(tx({ from: BOB, nonce: BigInt(i), to, gasLimit: 10_000_000n }))));
+      return { outs, calls: segmentCalls - calls };
+    };
+    const off = await outcome(true);
+    const on = await outcome(false);
+    expect(off.calls).toBe(0);
+    expect(on.calls).toBeGreaterThan(100);
+    for (const [i, o] of on.outs.entries()) {
+      expect(o.failure?.code).toBe('exec.halt.instruction_budget');
+      // the same number of counter reads (1 M each on this host): the budget stopped both at the same jump
+      expect(o, `program ${i}`).toEqual(off.outs[i]);
+      expect(o.instructions).toBeGreaterThan(200_000_000n);
+      expect(o.instructions).toBeLessThan(203_000_000n);
+    }
   });
 });
