@@ -523,8 +523,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var store: FrameStorage | null | undefined;
   var jumps = info.jumps;
   var pushes = info.pushes;
-  // Compiled runs (interpreter_compiled.ts), looked up where a run can start: after a taken jump's JUMPDEST
-  // and after a JUMPI that falls through.
+  // Compiled runs (interpreter_compiled.ts), looked up after every operation that is not pure.
   var segs = cfg.segments ? info.segs : undefined;
   var segAt = segs === undefined || segs === null ? null : segs.at;
   var segList = segAt === null ? EMPTY_SEGS : segs!.list;
@@ -564,6 +563,10 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
     // Past the end of the code (an implicit STOP) `code[pc]` is undefined, whose inlineFee is undefined too:
     // the end is tested on the other path only, not on every step.
     steps: for (;;) {
+      // Every operation that is not pure ends with `break look` (pure ones `continue`): a compiled run may start
+      // at the next one (interpreter_compiled.ts). Nothing in a run can fail when it is taken, so where runs are
+      // taken changes no outcome, only the instructions.
+      look: {
       var op = code[pc]!;
       var cost = inlineFee[op]!;
       // Plain inline operations (most steps) take the shortest path: one lookup, the static charge.
@@ -609,12 +612,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             }
             if (op === 0x51) {
               s[sp - 1] = readWord(rs.memory._store, at, 32);
-              continue;
+              break look;
             }
             if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
             writeWord(rs.memory._store, at, s[sp - 2]!);
             sp -= 2;
-            continue;
+            break look;
           }
         }
         if (k >= K_SLOAD) {
@@ -647,7 +650,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
               budget.tick();
               const ref = sm.storageRefSync(address, addrHex, slotHex);
               s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
-              continue;
+              break look;
             }
             if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
             if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
@@ -704,7 +707,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
               sm.putStorageSync(ref, bytes);
               // as Interpreter.storageStore: the frame's contract account is re-read after the write
               it._env.contract = sm.getAccountSync(address)!;
-              continue;
+              break look;
             }
           }
         }
@@ -776,7 +779,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             store.set(data.subarray(start, start + avail), m);
             store.fill(0, m + avail, m + n);
           }
-          continue;
+          break look;
         }
         if (op === 0x20) {
           // KECCAK256 (gas and memory done above): the budget reserve instrumentOpcodes' wrapper makes, the
@@ -786,7 +789,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           const off = s[sp - 1]!;
           s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))), 0, 32);
           sp--;
-          continue;
+          break look;
         }
         if (op === 0xf3) {
           // RETURN (gas and memory done above): Interpreter.finish without its STOP exception.
@@ -813,7 +816,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           }
           sp -= 2 + nt;
           it.log(memLen === 0n ? new Uint8Array(0) : rs.memory.read(Number(memOff), Number(memLen)), nt, topics);
-          continue;
+          break look;
         }
         if (k >= K_STOCK) {
           rs.opCode = op;
@@ -828,7 +831,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           gas = splitGas(rs.gasLeft);
           reserve = splitReserve;
           sp = stack._len;
-          continue;
+          break look;
         }
       }
       // Inline operations (their budget count is the code bytes counted at the next JUMP or JUMPI).
@@ -1050,16 +1053,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             sp -= 2;
             if (cond === 0n) {
               mark = pc;
-              if (segAt !== null && (q = segAt[pc]!) !== 0) {
-                seg = segList[q - 1]!;
-                if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
-                  seg.run(s, sp);
-                  sp += seg.delta;
-                  gas -= seg.gas;
-                  pc = seg.end;
-                }
-              }
-              continue;
+              break look;
             }
           }
           var to = 0;
@@ -1069,17 +1063,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           if (gas >= jumpdestFee) {
             gas -= jumpdestFee;
             pc = to + 1;
-            if (segAt !== null && (q = segAt[pc]!) !== 0) {
-              seg = segList[q - 1]!;
-              if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
-                seg.run(s, sp);
-                sp += seg.delta;
-                gas -= seg.gas;
-                pc = seg.end;
-              }
-            }
           } else pc = to;
-          continue;
+          break look;
         }
         case 0x51: {
           // MLOAD (memory gas charged above; the gas step checked the stack)
@@ -1087,7 +1072,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           if (at <= 0x7fffffff) at |= 0;
           rs.memory.extend(at, 32);
           s[sp - 1] = readWord(rs.memory._store, at, 32);
-          continue;
+          break look;
         }
         case 0x52: {
           // MSTORE
@@ -1098,7 +1083,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           sp -= 2;
           rs.memory.extend(at, 32);
           writeWord(rs.memory._store, at, v);
-          continue;
+          break look;
         }
         case 0x5f: // PUSH0
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
@@ -1110,34 +1095,44 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           var data = rs.env.callData;
           var pos = s[sp - 1]!;
           s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos) | 0, 32);
-          continue;
+          break look;
         }
         case 0x33: // CALLER
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp++] = callerWord === undefined ? (callerWord = bytesToBigint(env.caller.bytes)) : callerWord;
-          continue;
+          break look;
         case 0x34: // CALLVALUE
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp++] = env.callValue;
-          continue;
+          break look;
         case 0x36: // CALLDATASIZE
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp++] = BigInt(env.callData.length);
-          continue;
+          break look;
         case 0x30: // ADDRESS
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp++] = addressWord === undefined ? (addressWord = bytesToBigint(env.address.bytes)) : addressWord;
-          continue;
+          break look;
         case 0x3d: // RETURNDATASIZE
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp++] = BigInt(rs.returnBytes.length);
-          continue;
+          break look;
         case 0x5a: // GAS (what is left after this step's fee)
           if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
           s[sp++] = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
-          continue;
+          break look;
         default:
           throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
+      }
+      }
+      if (segAt !== null && (q = segAt[pc]!) !== 0) {
+        seg = segList[q - 1]!;
+        if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
+          seg.run(s, sp);
+          sp += seg.delta;
+          gas -= seg.gas;
+          pc = seg.end;
+        }
       }
     }
   } catch (e) {

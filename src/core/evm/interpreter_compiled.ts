@@ -8,8 +8,8 @@
 // per call; queries and transactions only use what is already compiled and interpret everything else.
 //
 // A segment is the longest run of pure operations (PUSH, DUP, SWAP, POP, JUMPDEST and the inline arithmetic,
-// comparison and bit operations) starting where the fast loop lands: after a taken jump's JUMPDEST and after a
-// JUMPI that falls through. It has no effect beyond the stack, so running it whole is the same as stepping
+// comparison and bit operations) starting after a JUMPDEST or after any operation that is not pure (the fast
+// loop looks one up after each such operation). It has no effect beyond the stack, so running it whole is the same as stepping
 // through it whenever no step of it can fail: the fast loop calls it only when the gas left covers the sum of
 // its static fees and the stack height covers what it reads and what it pushes; otherwise it steps through the
 // operations one by one, so every error (out of gas, underflow, overflow) comes at the same operation and with
@@ -79,6 +79,9 @@ export interface CodeSegments {
 const MIN_OPS = 2;
 
 const isPure = (op: number): boolean => PURE_FEES[op]! >= 0;
+/** Operations after which no code runs in the same frame (STOP, RETURN, REVERT, INVALID, SELFDESTRUCT): no run starts after them. */
+const ENDS = new Uint8Array(256);
+for (const op of [0x00, 0xf3, 0xfd, 0xfe, 0xff]) ENDS[op] = 1;
 
 /** Finds the candidate runs of `code` (no compilation); null when there are none. */
 export function findSegments(code: Uint8Array): CodeSegments | null {
@@ -106,7 +109,7 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
   for (let i = 0; i < n; i++) {
     const op = code[i]!;
     if (op >= 0x60 && op <= 0x7f) i += op - 0x5f;
-    else if (op === 0x5b || op === 0x57) scan(i + 1);
+    else if (op === 0x5b || (!isPure(op) && op !== 0x56 && !ENDS[op])) scan(i + 1);
   }
   if (starts.length === 0) return null;
   return { code, starts, ends, ops, done: 0, at: null, list: [] };
