@@ -349,8 +349,14 @@ export function compileQueued(maxOps = COMPILE_OPS_PER_CALL): number {
   let total = 0;
   while (queue.length > 0 && total < maxOps) {
     const c = queue[0]!;
-    if (c.segs === undefined) c.segs = findSegments(c.code);
-    if (c.segs !== null) total += compileSome(c.segs, maxOps - total);
+    try {
+      if (c.segs === undefined) c.segs = findSegments(c.code);
+      if (c.segs !== null) total += compileSome(c.segs, maxOps - total);
+    } catch {
+      // Compiling is an optimisation and runs after a block's commit: a failure (e.g. the heap) leaves this
+      // code interpreted instead of failing the block.
+      c.segs = null;
+    }
     if (c.segs === null || c.segs.done >= c.segs.starts.length) queue.shift();
   }
   return total;
