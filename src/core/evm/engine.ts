@@ -235,14 +235,17 @@ export class EvmEngine implements ExecutionEngine {
     if (this.block === undefined) throw new Error('commitBlock: no open block');
     const stateRoot = this.blockExec.sm.commitToMaps();
     this.block = undefined;
-    // Outside every transaction's budget: compile code the fast loop met (a bounded amount per block).
-    compileQueued();
     return { stateRoot };
   }
 
   abortBlock(): void {
     this.blockExec.sm.discard();
     this.block = undefined;
+  }
+
+  afterBlock(): void {
+    // Outside every transaction's budget and the block's finalisation: compile code the fast loop met, a bounded amount.
+    compileQueued();
   }
 
   /** Gas used so far by the open block's included transactions. */

@@ -153,7 +153,7 @@ function analyse(code: Uint8Array): CodeInfo {
   if (n - runStart > longestRun) longestRun = n - runStart;
   info = { jumps, pushes: [], longestRun, code, segs: undefined };
   codeInfos.set(code, info);
-  // compiled later, outside any transaction (the engine's compile step after a block's commit)
+  // compiled later, outside any transaction (the engine's afterBlock step)
   enqueue(info);
   return info;
 }
@@ -167,7 +167,7 @@ export function analyseCode(code: Uint8Array): void {
   analyse(code);
 }
 
-/** Compiles `code`'s runs of pure operations now (tests: the engine compiles queued code after a block's commit). */
+/** Compiles `code`'s runs of pure operations now (tests: the engine compiles queued code after each block). */
 export function compileCodeNow(code: Uint8Array): void {
   compileNow(analyse(code));
 }

@@ -4,7 +4,7 @@
 // `interp.step.instructions`, mostly bytecode dispatch; the same operations as straight-line code on locals
 // cost a fraction of that (docs/performance.md, "Compiled code"). Compiling costs about 1.8 K instructions a
 // character of source (tens of K per EVM operation), so it is done once per code array, outside every
-// transaction: the engine calls `compileQueued` after a block's commit, with a bound on the operations compiled
+// transaction: the engine calls `compileQueued` after a block is finalised (`afterBlock`), with a bound on the operations compiled
 // per call; queries and transactions only use what is already compiled and interpret everything else.
 //
 // A segment is the longest run of pure operations (PUSH, DUP, SWAP, POP, JUMPDEST and the inline arithmetic,
@@ -353,7 +353,7 @@ export function compileQueued(maxOps = COMPILE_OPS_PER_CALL): number {
       if (c.segs === undefined) c.segs = findSegments(c.code);
       if (c.segs !== null) total += compileSome(c.segs, maxOps - total);
     } catch {
-      // Compiling is an optimisation and runs after a block's commit: a failure (e.g. the heap) leaves this
+      // Compiling is an optimisation and runs after a block: a failure (e.g. the heap) leaves this
       // code interpreted instead of failing the block.
       c.segs = null;
     }
