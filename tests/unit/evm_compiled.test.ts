@@ -8,7 +8,7 @@ import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
 import type { EvmEngine } from '../../src/core/evm/index.js';
-import { clearQueue, compileQueued, type CodeSegments, onCompiled } from '../../src/core/evm/interpreter_compiled.js';
+import { clearQueue, compiledOps, compileQueued, type CodeSegments, enqueue, findSegments, onCompiled, setMaxCompiledOps } from '../../src/core/evm/interpreter_compiled.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
 import { rng } from '../support/random.js';
@@ -269,3 +269,29 @@ describe('compiled runs under the instruction budget', () => {
     }
   });
 });
+
+describe('compiled code in the heap', () => {
+  it('is bounded: past the bound the code compiled first is dropped and interpreted again', () => {
+    setMaxCompiledOps(50);
+    try {
+      const codes = [1, 2, 3].map((k) => asm(0, 'CALLDATALOAD', ref('a'), 'JUMP', label('a'), ...Array.from({ length: 10 }, () => [k, 'ADD']).flat(), 0, 'SSTORE', 'STOP'));
+      const all = codes.map((c) => findSegments(c)!);
+      // compiled through the queue, as the engine does: one run of 21 operations each (PUSH ADD x 10, PUSH0)
+      for (const s of all) compileAllVia({ code: s.code, segs: s });
+      expect(all[0]!.at).toBeNull();
+      expect(all[0]!.list).toHaveLength(0);
+      expect(all[2]!.at).not.toBeNull();
+      expect(all[1]!.at).not.toBeNull();
+      expect(all[2]!.ops).toEqual([21]);
+      expect(compiledOps()).toBe(42);
+    } finally {
+      setMaxCompiledOps(undefined);
+    }
+  });
+});
+
+function compileAllVia(c: { code: Uint8Array; segs: CodeSegments | null | undefined }): void {
+  clearQueue();
+  enqueue(c);
+  compileQueued(1 << 30);
+}

@@ -301,7 +301,48 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   segs.at = at;
   segs.done = to;
   compiledHook?.(segs, from, to);
+  holdCompiled(segs, ops);
   return ops;
+}
+
+/**
+ * Most operations kept compiled in the heap, over all code (each costs a function's share of bytecode, constants
+ * and closure: a few hundred bytes, estimated). Past it the code compiled first is dropped and interpreted
+ * from then on.
+ */
+export const MAX_COMPILED_OPS = 100_000;
+let maxCompiledOps = MAX_COMPILED_OPS;
+
+/** Tests: a smaller bound (undefined restores MAX_COMPILED_OPS). */
+export function setMaxCompiledOps(n: number | undefined): void {
+  maxCompiledOps = n ?? MAX_COMPILED_OPS;
+}
+/** Code with compiled runs, first compiled first, and their operations. */
+const held: CodeSegments[] = [];
+const heldOps: number[] = [];
+let heldTotal = 0;
+
+function holdCompiled(segs: CodeSegments, ops: number): void {
+  const i = held.lastIndexOf(segs);
+  if (i >= 0) heldOps[i]! += ops;
+  else {
+    held.push(segs);
+    heldOps.push(ops);
+  }
+  heldTotal += ops;
+  while (heldTotal > maxCompiledOps && held.length > 1) {
+    const old = held.shift()!;
+    heldTotal -= heldOps.shift()!;
+    // frames read `at` when they start, and none runs while code is compiled
+    old.at = null;
+    old.list.length = 0;
+    old.done = old.starts.length;
+  }
+}
+
+/** Operations held compiled (tests). */
+export function compiledOps(): number {
+  return heldTotal;
 }
 
 let compiledHook: ((segs: CodeSegments, from: number, to: number) => void) | undefined;
