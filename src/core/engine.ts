@@ -78,6 +78,12 @@ export interface ExecutionEngine {
   /** Makes the block's writes durable; returns the state commitment recorded in the header. */
   commitBlock(): Promise<{ readonly stateRoot: Bytes32 }>;
   abortBlock(): void;
+  /**
+   * Bounded work a block message does after its block is finalised, outside every transaction and outside the
+   * block's finalisation (the EVM engine compiles contract code its interpreter met: docs/execution.md
+   * "Compiled code").
+   */
+  afterBlock?(): void;
 
   /**
    * Executes against head state and discards every change (eth_call / eth_estimateGas). The instruction

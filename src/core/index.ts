@@ -275,6 +275,7 @@ export class EvmCore {
     const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs }, opts);
     if (r.kind === 'Produced') this.meter.blockProduced(r.number, r.txCount, this.host.instructionCounter());
     this.meter.flush();
+    if (r.kind === 'Produced') this.engine.afterBlock?.();
     return r;
   }
 

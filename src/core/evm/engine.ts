@@ -71,6 +71,7 @@ import { createChainCommon } from './common.js';
 import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
+import { compileQueued } from './interpreter_compiled.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
 import { encodeAccount, toHex } from './encoding.js';
 import { keccak256 } from '../crypto.js';
@@ -95,6 +96,8 @@ export interface EvmEngineOptions {
   readonly stockTransfers?: boolean;
   /** Every transaction through EthereumJS's runTx, instead of ./run_tx.ts where it applies (default false; tests compare the two). */
   readonly stockRunTx?: boolean;
+  /** Tests: the fast loop interprets every step, never calling compiled runs of pure operations (interpreter_compiled.ts). */
+  readonly noCompiledCode?: boolean;
   /**
    * Refuse table-building precompiles (BN254 pairing, KZG, BLS12 pairing) inside transactions and calls until
    * their warm-up step ran (warmup.ts), with exec.halt.precompile_not_ready, instead of building the tables
@@ -160,7 +163,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     checkEvmInternals(vm.evm);
     fastAlwaysWarmAddress(vm.evm);
     instrumentOpcodes(vm.evm, budget);
-    const fast = opts.stockInterpreter !== true && (await installFastInterpreter(vm.evm, budget));
+    const fast = opts.stockInterpreter !== true && (await installFastInterpreter(vm.evm, budget, opts.noCompiledCode !== true));
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
     instrumentTopLevel(vm, budget);
     // inner call frames set up by call_frame.ts (outermost runCall wrapper; relies on the fast loop's EIP checks)
@@ -254,6 +257,11 @@ export class EvmEngine implements ExecutionEngine {
   abortBlock(): void {
     this.blockExec.sm.discard();
     this.block = undefined;
+  }
+
+  afterBlock(): void {
+    // Outside every transaction's budget and the block's finalisation: compile code the fast loop met, a bounded amount.
+    compileQueued();
   }
 
   /** Gas used so far by the open block's included transactions. */

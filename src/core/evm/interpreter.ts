@@ -33,6 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
+import { type CodeSegments, compileNow, enqueue, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
 const ERR = EVMError.errorMessages;
@@ -48,6 +49,9 @@ const INLINE_OPS = [
   0x00, 0x01, 0x02, 0x03, 0x04, 0x06, 0x30, 0x33, 0x34, 0x36, 0x3d, 0x5a, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x35, 0x50,
   0x51, 0x52, 0x56, 0x57, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
 ];
+
+/** The operations compiled runs consist of (interpreter_compiled.ts PURE_FEES). */
+const PURE_OPS = [0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
 
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
 
@@ -90,6 +94,8 @@ interface FastConfig {
   readonly gasPeeks: number[];
   /** Set when SLOAD/SSTORE run here instead of through EthereumJS's two awaits per operation. */
   readonly storageGas: StorageGas | undefined;
+  /** Whether compiled runs of pure operations (interpreter_compiled.ts) charge this EVM's fees. */
+  readonly segments: boolean;
 }
 
 /** Per code array: JUMPDEST bitmap, PUSH immediates decoded on first use, longest straight-line span. */
@@ -101,6 +107,9 @@ interface CodeInfo {
    * (STOP, RETURN, REVERT, INVALID, SELFDESTRUCT): the most code the fast loop runs between two budget counts.
    */
   readonly longestRun: number;
+  readonly code: Uint8Array;
+  /** Compiled runs of pure operations: undefined until the compile step looked at this code, null if it has none. */
+  segs: CodeSegments | null | undefined;
 }
 
 const configs = new WeakMap<object, FastConfig>();
@@ -142,8 +151,10 @@ function analyse(code: Uint8Array): CodeInfo {
     }
   }
   if (n - runStart > longestRun) longestRun = n - runStart;
-  info = { jumps, pushes: [], longestRun };
+  info = { jumps, pushes: [], longestRun, code, segs: undefined };
   codeInfos.set(code, info);
+  // compiled later, outside any transaction (the engine's afterBlock step)
+  enqueue(info);
   return info;
 }
 
@@ -154,6 +165,11 @@ function analyse(code: Uint8Array): CodeInfo {
  */
 export function analyseCode(code: Uint8Array): void {
   analyse(code);
+}
+
+/** Compiles `code`'s runs of pure operations now (tests: the engine compiles queued code after each block). */
+export function compileCodeNow(code: Uint8Array): void {
+  compileNow(analyse(code));
 }
 
 /** The DataView readWord / writeWord last made, and its array (memory's store is read and written many times in a row). */
@@ -196,6 +212,7 @@ function readWord(src: Uint8Array, at: number, n: number): bigint {
 }
 
 const EMPTY = new Uint8Array(0);
+const EMPTY_SEGS: Segment[] = [];
 
 /** Writes `v` (< 2^256) as 32 big-endian bytes at `at`. */
 function writeWord(dst: Uint8Array, at: number, v: bigint): void {
@@ -306,7 +323,7 @@ function makeSyncGas(common: CommonLike): { fns: (SyncGas | undefined)[]; peeks:
  * Registers `evm` for the fast loop (after its opcodes were instrumented with `budget`). Returns false,
  * leaving the stock loop in place, when an EIP it does not handle is active.
  */
-export async function installFastInterpreter(evmObj: unknown, budget: InstructionBudget): Promise<boolean> {
+export async function installFastInterpreter(evmObj: unknown, budget: InstructionBudget, compiled = true): Promise<boolean> {
   const evm = evmObj as EvmLike;
   const common = evm.common;
   if (UNSUPPORTED_EIPS.some((eip) => common.isActivatedEIP(eip))) return false;
@@ -320,6 +337,7 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
   const storageGas = makeStorageGas(evm);
   const keccak = common.customCrypto.keccak256;
   if (keccak === undefined) return false;
+  const classified = classify(evm._opcodeMap, fns, storageGas !== undefined);
   configs.set(evm, {
     budget,
     memFee: Number(common.param('memoryGas')),
@@ -328,7 +346,8 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
     syncGas: fns,
     gasPeeks: peeks,
     storageGas,
-    ...classify(evm._opcodeMap, fns, storageGas !== undefined),
+    ...classified,
+    segments: compiled && pureFeesMatch(classified.fees) && PURE_OPS.every((op) => classified.kind[op] === K_INLINE),
   });
   return true;
 }
@@ -504,6 +523,12 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var store: FrameStorage | null | undefined;
   var jumps = info.jumps;
   var pushes = info.pushes;
+  // Compiled runs (interpreter_compiled.ts), looked up after every operation that is not pure.
+  var segs = cfg.segments ? info.segs : undefined;
+  var segAt = segs === undefined || segs === null ? null : segs.at;
+  var segList = segAt === null ? EMPTY_SEGS : segs!.list;
+  var seg: Segment;
+  var q = 0;
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
   rs.shouldDoJumpAnalysis = true;
@@ -538,562 +563,576 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
     // Past the end of the code (an implicit STOP) `code[pc]` is undefined, whose inlineFee is undefined too:
     // the end is tested on the other path only, not on every step.
     steps: for (;;) {
-      var op = code[pc]!;
-      var cost = inlineFee[op]!;
-      // Plain inline operations (most steps) take the shortest path: one lookup, the static charge.
-      if (cost >= 0) {
-        if ((gas -= cost) < 0) {
-          gas += cost;
-          if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
-            gas = 0;
-            throw evmError(ERR.OUT_OF_GAS);
-          }
-          reserve = splitReserve;
-        }
-        pc++;
-      } else {
-        if (pc >= codeLen) break steps;
-        var k = kind[op]!;
-        cost = fees[op]!;
-        if (k === K_INLINE_MEM && sp >= 1) {
-          // MLOAD, MSTORE: the static fee alone when the word is inside memory already paid for (most of
-          // them); an expansion priced by makeMemGas's arithmetic in Numbers (exact: words^2 < 2^51 here).
-          // Anything else (offsets from 2^30, out of gas) takes the gas step below.
-          var at = Number(s[sp - 1]!);
-          if (at + 32 > memBytes) memBytes = Number(rs.memoryWordCount) * 32; // memory may have grown in other steps
-          var words = 0;
-          var newCost = 0;
-          var highest = 0;
-          var total = cost;
-          if (at + 32 > memBytes && at <= 0x3fffffff) {
-            words = (at + 63) >>> 5;
-            newCost = memFee * words + Math.floor((words * words) / memQuad);
-            highest = Number(rs.highestMemCost);
-            total = cost + (newCost > highest ? newCost - highest : newCost);
-          }
-          if ((words !== 0 || at + 32 <= memBytes) && total <= gas) {
-            gas -= total;
-            pc++;
-            at |= 0;
-            if (words !== 0) {
-              if (newCost > highest) rs.highestMemCost = BigInt(newCost);
-              rs.memoryWordCount = BigInt(words);
-              memBytes = words * 32;
-              rs.memory.extend(at, 32);
+      // Every operation that is not pure ends with `break look` (pure ones `continue`): a compiled run may start
+      // at the next one (interpreter_compiled.ts). Nothing in a run can fail when it is taken, so where runs are
+      // taken changes no outcome, only the instructions.
+      look: {
+        var op = code[pc]!;
+        var cost = inlineFee[op]!;
+        // Plain inline operations (most steps) take the shortest path: one lookup, the static charge.
+        if (cost >= 0) {
+          if ((gas -= cost) < 0) {
+            gas += cost;
+            if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+              gas = 0;
+              throw evmError(ERR.OUT_OF_GAS);
             }
-            if (op === 0x51) {
-              s[sp - 1] = readWord(rs.memory._store, at, 32);
-              continue;
-            }
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            writeWord(rs.memory._store, at, s[sp - 2]!);
-            sp -= 2;
-            continue;
+            reserve = splitReserve;
           }
-        }
-        if (k >= K_SLOAD) {
-          if (store === undefined) store = frameStorage(it);
-          k = K_STOCK_ASYNC;
-          // Same order as EthereumJS: static check, stack peek, gas (warming the slot), out-of-gas, pc, budget tick, operation.
-          if (store !== null) {
-            const g = storageGas!;
-            const { sm, journal, address, addrHex } = store;
-            if (op === 0x54) {
-              if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-              const slotHex = slotHexOf(s[sp - 1]!);
-              let c = feeBig[op]!;
-              if (isWarmSlot(journal, addrHex, slotHex)) c += g.warmRead;
-              else {
-                warmSlot(journal, address, addrHex, slotHex);
-                c += g.coldSload;
-              }
-              cost = small(Number(c));
-              if (cost > gas) {
-                if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
-                  gas = 0;
-                  throw evmError(ERR.OUT_OF_GAS);
-                }
-                reserve = splitReserve;
-                cost = 0;
-              }
-              gas -= cost;
+          pc++;
+        } else {
+          if (pc >= codeLen) break steps;
+          var k = kind[op]!;
+          cost = fees[op]!;
+          if (k === K_INLINE_MEM && sp >= 1) {
+            // MLOAD, MSTORE: the static fee alone when the word is inside memory already paid for (most of
+            // them); an expansion priced by makeMemGas's arithmetic in Numbers (exact: words^2 < 2^51 here).
+            // Anything else (offsets from 2^30, out of gas) takes the gas step below.
+            var at = Number(s[sp - 1]!);
+            if (at + 32 > memBytes) memBytes = Number(rs.memoryWordCount) * 32; // memory may have grown in other steps
+            var words = 0;
+            var newCost = 0;
+            var highest = 0;
+            var total = cost;
+            if (at + 32 > memBytes && at <= 0x3fffffff) {
+              words = (at + 63) >>> 5;
+              newCost = memFee * words + Math.floor((words * words) / memQuad);
+              highest = Number(rs.highestMemCost);
+              total = cost + (newCost > highest ? newCost - highest : newCost);
+            }
+            if ((words !== 0 || at + 32 <= memBytes) && total <= gas) {
+              gas -= total;
               pc++;
-              budget.tick();
-              const ref = sm.storageRefSync(address, addrHex, slotHex);
-              s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
-              continue;
-            }
-            if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            const slotHex = slotHexOf(s[sp - 1]!);
-            // A missing account makes EthereumJS's putStorage throw: leave that to the stock path.
-            const ref = sm.storageRefSync(address, addrHex, slotHex);
-            if (ref !== undefined) {
-              const val = s[sp - 2]!;
-              const cur = wordOf(sm.currentStorageOf(ref));
-              const orig = wordOf(sm.originalStorageOf(ref));
-              // EIP-2200 sentry: gas left before this operation's charge
-              if (gas <= g.sentry && (reserve === 0n || BigInt(gas) + reserve <= BigInt(g.sentry))) throw evmError(ERR.OUT_OF_GAS);
-              const warm = isWarmSlot(journal, addrHex, slotHex);
-              let c: bigint;
-              if (cur === val) c = warm ? g.warmRead : g.noop;
-              else if (orig === cur) {
-                if (orig !== 0n && val === 0n) rs.gasRefund += g.clearRefund;
-                c = orig === 0n ? g.init : g.clean;
-              } else {
-                if (orig !== 0n) {
-                  if (cur === 0n) {
-                    rs.gasRefund -= g.clearRefund;
-                    if (rs.gasRefund < 0n) {
-                      rs.gasRefund = 0n;
-                      throw evmError(ERR.REFUND_EXHAUSTED);
-                    }
-                  } else if (val === 0n) rs.gasRefund += g.clearRefund;
-                }
-                if (orig === val) {
-                  if (orig === 0n) rs.gasRefund += warm ? g.init - g.warmRead : g.initRefund;
-                  else rs.gasRefund += warm ? g.reset - g.coldSload - g.warmRead : g.cleanRefund;
-                }
-                c = g.dirty;
+              at |= 0;
+              if (words !== 0) {
+                if (newCost > highest) rs.highestMemCost = BigInt(newCost);
+                rs.memoryWordCount = BigInt(words);
+                memBytes = words * 32;
+                rs.memory.extend(at, 32);
               }
-              if (!warm) {
-                warmSlot(journal, address, addrHex, slotHex);
-                c += g.coldSload;
+              if (op === 0x51) {
+                s[sp - 1] = readWord(rs.memory._store, at, 32);
+                break look;
               }
-              cost = small(Number(feeBig[op]! + c));
-              if (cost > gas) {
-                if (reserve === 0n || (gas = takeGas(gas, reserve, feeBig[op]! + c)) < 0) {
-                  gas = 0;
-                  throw evmError(ERR.OUT_OF_GAS);
-                }
-                reserve = splitReserve;
-                cost = 0;
-              }
-              gas -= cost;
-              pc++;
-              budget.tick();
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              writeWord(rs.memory._store, at, s[sp - 2]!);
               sp -= 2;
-              const bytes = new Uint8Array(32);
-              writeWord(bytes, 0, val);
-              sm.putStorageSync(ref, bytes);
-              // as Interpreter.storageStore: the frame's contract account is re-read after the write
-              it._env.contract = sm.getAccountSync(address)!;
-              continue;
+              break look;
             }
           }
-        }
-        if (k !== K_STOCK) {
-          if (k === K_INVALID) throw evmError(ERR.INVALID_OPCODE);
-          stack._len = sp;
-          if (k === K_STOCK_ASYNC) {
+          if (k >= K_SLOAD) {
+            if (store === undefined) store = frameStorage(it);
+            k = K_STOCK_ASYNC;
+            // Same order as EthereumJS: static check, stack peek, gas (warming the slot), out-of-gas, pc, budget tick, operation.
+            if (store !== null) {
+              const g = storageGas!;
+              const { sm, journal, address, addrHex } = store;
+              if (op === 0x54) {
+                if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+                const slotHex = slotHexOf(s[sp - 1]!);
+                let c = feeBig[op]!;
+                if (isWarmSlot(journal, addrHex, slotHex)) c += g.warmRead;
+                else {
+                  warmSlot(journal, address, addrHex, slotHex);
+                  c += g.coldSload;
+                }
+                cost = small(Number(c));
+                if (cost > gas) {
+                  if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+                    gas = 0;
+                    throw evmError(ERR.OUT_OF_GAS);
+                  }
+                  reserve = splitReserve;
+                  cost = 0;
+                }
+                gas -= cost;
+                pc++;
+                budget.tick();
+                const ref = sm.storageRefSync(address, addrHex, slotHex);
+                s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
+                break look;
+              }
+              if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              const slotHex = slotHexOf(s[sp - 1]!);
+              // A missing account makes EthereumJS's putStorage throw: leave that to the stock path.
+              const ref = sm.storageRefSync(address, addrHex, slotHex);
+              if (ref !== undefined) {
+                const val = s[sp - 2]!;
+                const cur = wordOf(sm.currentStorageOf(ref));
+                const orig = wordOf(sm.originalStorageOf(ref));
+                // EIP-2200 sentry: gas left before this operation's charge
+                if (gas <= g.sentry && (reserve === 0n || BigInt(gas) + reserve <= BigInt(g.sentry))) throw evmError(ERR.OUT_OF_GAS);
+                const warm = isWarmSlot(journal, addrHex, slotHex);
+                let c: bigint;
+                if (cur === val) c = warm ? g.warmRead : g.noop;
+                else if (orig === cur) {
+                  if (orig !== 0n && val === 0n) rs.gasRefund += g.clearRefund;
+                  c = orig === 0n ? g.init : g.clean;
+                } else {
+                  if (orig !== 0n) {
+                    if (cur === 0n) {
+                      rs.gasRefund -= g.clearRefund;
+                      if (rs.gasRefund < 0n) {
+                        rs.gasRefund = 0n;
+                        throw evmError(ERR.REFUND_EXHAUSTED);
+                      }
+                    } else if (val === 0n) rs.gasRefund += g.clearRefund;
+                  }
+                  if (orig === val) {
+                    if (orig === 0n) rs.gasRefund += warm ? g.init - g.warmRead : g.initRefund;
+                    else rs.gasRefund += warm ? g.reset - g.coldSload - g.warmRead : g.cleanRefund;
+                  }
+                  c = g.dirty;
+                }
+                if (!warm) {
+                  warmSlot(journal, address, addrHex, slotHex);
+                  c += g.coldSload;
+                }
+                cost = small(Number(feeBig[op]! + c));
+                if (cost > gas) {
+                  if (reserve === 0n || (gas = takeGas(gas, reserve, feeBig[op]! + c)) < 0) {
+                    gas = 0;
+                    throw evmError(ERR.OUT_OF_GAS);
+                  }
+                  reserve = splitReserve;
+                  cost = 0;
+                }
+                gas -= cost;
+                pc++;
+                budget.tick();
+                sp -= 2;
+                const bytes = new Uint8Array(32);
+                writeWord(bytes, 0, val);
+                sm.putStorageSync(ref, bytes);
+                // as Interpreter.storageStore: the frame's contract account is re-read after the write
+                it._env.contract = sm.getAccountSync(address)!;
+                break look;
+              }
+            }
+          }
+          if (k !== K_STOCK) {
+            if (k === K_INVALID) throw evmError(ERR.INVALID_OPCODE);
+            stack._len = sp;
+            if (k === K_STOCK_ASYNC) {
+              rs.opCode = op;
+              rs.programCounter = pc;
+              rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
+              inStock = true;
+              const total = await map[op]!.gasHandler!(rs, feeBig[op]!, common);
+              inStock = false;
+              gas = splitGas(rs.gasLeft);
+              reserve = splitReserve;
+              sp = stack._len;
+              cost = Number(total);
+              if (cost <= 0x7fffffff) cost |= 0;
+              if (reserve !== 0n && cost > gas) {
+                if ((gas = takeGas(gas, reserve, total)) < 0) {
+                  gas = 0;
+                  throw evmError(ERR.OUT_OF_GAS);
+                }
+                reserve = splitReserve;
+                cost = 0;
+              }
+            } else {
+              if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
+              const total = syncGas[op]!(rs, feeBig[op]!);
+              cost = Number(total);
+              if (cost <= 0x7fffffff) cost |= 0;
+              if (reserve !== 0n && cost > gas) {
+                if ((gas = takeGas(gas, reserve, total)) < 0) {
+                  gas = 0;
+                  throw evmError(ERR.OUT_OF_GAS);
+                }
+                reserve = splitReserve;
+                cost = 0;
+              }
+            }
+          }
+          if (cost > gas) {
+            if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
+              gas = 0;
+              throw evmError(ERR.OUT_OF_GAS);
+            }
+            reserve = splitReserve;
+            cost = 0;
+          }
+          gas -= cost;
+          pc++;
+          if (op === 0x37) {
+            // CALLDATACOPY (gas, memory expansion and the stack check done above by the synchronous gas step):
+            // EthereumJS pads the slice with setLength, which spreads it through a JS array (seconds for a
+            // large copy past the end of the call data); copy and zero-fill in place instead.
+            budget.tick(); // as instrumentOpcodes' wrapper
+            const memOff = s[sp - 1]!;
+            const srcOff = s[sp - 2]!;
+            const len = s[sp - 3]!;
+            sp -= 3;
+            if (len !== 0n) {
+              const n = Number(len);
+              const m = Number(memOff);
+              rs.memory.extend(m, n);
+              const store = rs.memory._store;
+              const data = rs.env.callData;
+              const start = srcOff >= BigInt(data.length) ? data.length : Number(srcOff);
+              const avail = data.length - start < n ? data.length - start : n;
+              store.set(data.subarray(start, start + avail), m);
+              store.fill(0, m + avail, m + n);
+            }
+            break look;
+          }
+          if (op === 0x20) {
+            // KECCAK256 (gas and memory done above): the budget reserve instrumentOpcodes' wrapper makes, the
+            // Common's (memoizing) keccak, and the digest read as a word (readWord) without EthereumJS's hex string.
+            const len = s[sp - 2]!;
+            budget.require(keccakReserve(Number(len)));
+            const off = s[sp - 1]!;
+            s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))), 0, 32);
+            sp--;
+            break look;
+          }
+          if (op === 0xf3) {
+            // RETURN (gas and memory done above): Interpreter.finish without its STOP exception.
+            budget.tick();
+            const off = s[sp - 1]!;
+            const len = s[sp - 2]!;
+            sp -= 2;
+            it._result.returnValue = len === 0n ? new Uint8Array(0) : rs.memory.read(Number(off), Number(len));
+            break steps;
+          }
+          if (op >= 0xa0 && op <= 0xa4) {
+            // LOG0..LOG4 (gas, memory and the static check done above by the synchronous gas step):
+            // EthereumJS's handler turns each topic into bytes through a hex string; writeWord does it directly.
+            budget.tick();
+            const nt = op - 0xa0;
+            if (sp < 2 + nt) throw evmError(ERR.STACK_UNDERFLOW);
+            const memOff = s[sp - 1]!;
+            const memLen = s[sp - 2]!;
+            const topics: Uint8Array[] = [];
+            for (let i = 0; i < nt; i++) {
+              const t = new Uint8Array(32);
+              writeWord(t, 0, s[sp - 3 - i]!);
+              topics.push(t);
+            }
+            sp -= 2 + nt;
+            it.log(memLen === 0n ? new Uint8Array(0) : rs.memory.read(Number(memOff), Number(memLen)), nt, topics);
+            break look;
+          }
+          if (k >= K_STOCK) {
             rs.opCode = op;
             rs.programCounter = pc;
             rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
+            stack._len = sp;
             inStock = true;
-            const total = await map[op]!.gasHandler!(rs, feeBig[op]!, common);
+            const r = map[op]!.opHandler(rs, common);
+            if (r !== undefined) await r;
             inStock = false;
+            pc = rs.programCounter;
             gas = splitGas(rs.gasLeft);
             reserve = splitReserve;
             sp = stack._len;
-            cost = Number(total);
-            if (cost <= 0x7fffffff) cost |= 0;
-            if (reserve !== 0n && cost > gas) {
-              if ((gas = takeGas(gas, reserve, total)) < 0) {
-                gas = 0;
-                throw evmError(ERR.OUT_OF_GAS);
-              }
-              reserve = splitReserve;
-              cost = 0;
+            break look;
+          }
+        }
+        // Inline operations (their budget count is the code bytes counted at the next JUMP or JUMPI).
+        if (op >= 0x60) {
+          if (op <= 0x7f) {
+            // PUSH1..PUSH32 (PUSH1 from a dense table: a sparse array is a slow object in QuickJS)
+            if (op === 0x60) {
+              if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+              s[sp++] = BYTE_WORDS[code[pc]! | 0]!; // past the end: undefined | 0 is 0
+              pc++;
+              continue;
             }
-          } else {
-            if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
-            const total = syncGas[op]!(rs, feeBig[op]!);
-            cost = Number(total);
-            if (cost <= 0x7fffffff) cost |= 0;
-            if (reserve !== 0n && cost > gas) {
-              if ((gas = takeGas(gas, reserve, total)) < 0) {
-                gas = 0;
-                throw evmError(ERR.OUT_OF_GAS);
-              }
-              reserve = splitReserve;
-              cost = 0;
+            var n = op - 0x5f;
+            var v = pushes[pc];
+            if (v === undefined) {
+              v = n === 1 ? BigInt(pc < codeLen ? code[pc]! : 0) : readWord(code, pc, n);
+              pushes[pc] = v;
             }
-          }
-        }
-        if (cost > gas) {
-          if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
-            gas = 0;
-            throw evmError(ERR.OUT_OF_GAS);
-          }
-          reserve = splitReserve;
-          cost = 0;
-        }
-        gas -= cost;
-        pc++;
-        if (op === 0x37) {
-          // CALLDATACOPY (gas, memory expansion and the stack check done above by the synchronous gas step):
-          // EthereumJS pads the slice with setLength, which spreads it through a JS array (seconds for a
-          // large copy past the end of the call data); copy and zero-fill in place instead.
-          budget.tick(); // as instrumentOpcodes' wrapper
-          const memOff = s[sp - 1]!;
-          const srcOff = s[sp - 2]!;
-          const len = s[sp - 3]!;
-          sp -= 3;
-          if (len !== 0n) {
-            const n = Number(len);
-            const m = Number(memOff);
-            rs.memory.extend(m, n);
-            const store = rs.memory._store;
-            const data = rs.env.callData;
-            const start = srcOff >= BigInt(data.length) ? data.length : Number(srcOff);
-            const avail = data.length - start < n ? data.length - start : n;
-            store.set(data.subarray(start, start + avail), m);
-            store.fill(0, m + avail, m + n);
-          }
-          continue;
-        }
-        if (op === 0x20) {
-          // KECCAK256 (gas and memory done above): the budget reserve instrumentOpcodes' wrapper makes, the
-          // Common's (memoizing) keccak, and the digest read as a word (readWord) without EthereumJS's hex string.
-          const len = s[sp - 2]!;
-          budget.require(keccakReserve(Number(len)));
-          const off = s[sp - 1]!;
-          s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))), 0, 32);
-          sp--;
-          continue;
-        }
-        if (op === 0xf3) {
-          // RETURN (gas and memory done above): Interpreter.finish without its STOP exception.
-          budget.tick();
-          const off = s[sp - 1]!;
-          const len = s[sp - 2]!;
-          sp -= 2;
-          it._result.returnValue = len === 0n ? new Uint8Array(0) : rs.memory.read(Number(off), Number(len));
-          break steps;
-        }
-        if (op >= 0xa0 && op <= 0xa4) {
-          // LOG0..LOG4 (gas, memory and the static check done above by the synchronous gas step):
-          // EthereumJS's handler turns each topic into bytes through a hex string; writeWord does it directly.
-          budget.tick();
-          const nt = op - 0xa0;
-          if (sp < 2 + nt) throw evmError(ERR.STACK_UNDERFLOW);
-          const memOff = s[sp - 1]!;
-          const memLen = s[sp - 2]!;
-          const topics: Uint8Array[] = [];
-          for (let i = 0; i < nt; i++) {
-            const t = new Uint8Array(32);
-            writeWord(t, 0, s[sp - 3 - i]!);
-            topics.push(t);
-          }
-          sp -= 2 + nt;
-          it.log(memLen === 0n ? new Uint8Array(0) : rs.memory.read(Number(memOff), Number(memLen)), nt, topics);
-          continue;
-        }
-        if (k >= K_STOCK) {
-          rs.opCode = op;
-          rs.programCounter = pc;
-          rs.gasLeft = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
-          stack._len = sp;
-          inStock = true;
-          const r = map[op]!.opHandler(rs, common);
-          if (r !== undefined) await r;
-          inStock = false;
-          pc = rs.programCounter;
-          gas = splitGas(rs.gasLeft);
-          reserve = splitReserve;
-          sp = stack._len;
-          continue;
-        }
-      }
-      // Inline operations (their budget count is the code bytes counted at the next JUMP or JUMPI).
-      if (op >= 0x60) {
-        if (op <= 0x7f) {
-          // PUSH1..PUSH32 (PUSH1 from a dense table: a sparse array is a slow object in QuickJS)
-          if (op === 0x60) {
             if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-            s[sp++] = BYTE_WORDS[code[pc]! | 0]!; // past the end: undefined | 0 is 0
-            pc++;
+            s[sp++] = v;
+            pc += n;
             continue;
           }
-          var n = op - 0x5f;
-          var v = pushes[pc];
-          if (v === undefined) {
-            v = n === 1 ? BigInt(pc < codeLen ? code[pc]! : 0) : readWord(code, pc, n);
-            pushes[pc] = v;
+          if (op <= 0x8f) {
+            // DUP1..DUP16
+            var d = op - 0x7f;
+            if (sp < d) throw evmError(ERR.STACK_UNDERFLOW);
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp] = s[sp - d]!;
+            sp++;
+            continue;
           }
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = v;
-          pc += n;
+          // SWAP1..SWAP16
+          var d = op - 0x8f;
+          var h = sp - 1;
+          if (h < d) throw evmError(ERR.STACK_UNDERFLOW);
+          var t = s[h]!;
+          s[h] = s[h - d]!;
+          s[h - d] = t;
           continue;
         }
-        if (op <= 0x8f) {
-          // DUP1..DUP16
-          var d = op - 0x7f;
-          if (sp < d) throw evmError(ERR.STACK_UNDERFLOW);
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp] = s[sp - d]!;
-          sp++;
-          continue;
+        // Two switches by opcode range, each in rough order of frequency in compiled Solidity: QuickJS tests a
+        // switch's cases one by one, so one range test first halves the cases a step goes through.
+        if (op < 0x20) {
+          switch (op) {
+            case 0x01: {
+              // ADD
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              var r = a + b;
+              if (r > MAX) r -= TWO256;
+              s[sp - 2] = r;
+              sp--;
+              continue;
+            }
+            case 0x16: {
+              // AND
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a & b;
+              sp--;
+              continue;
+            }
+            case 0x15: // ISZERO
+              if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+              s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
+              continue;
+            case 0x03: {
+              // SUB
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a >= b ? a - b : a - b + TWO256;
+              sp--;
+              continue;
+            }
+            case 0x14: {
+              // EQ
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a === b ? 1n : 0n;
+              sp--;
+              continue;
+            }
+            case 0x10: {
+              // LT
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a < b ? 1n : 0n;
+              sp--;
+              continue;
+            }
+            case 0x11: {
+              // GT
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a > b ? 1n : 0n;
+              sp--;
+              continue;
+            }
+            case 0x1c: {
+              // SHR
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a > 256n ? 0n : b >> a;
+              sp--;
+              continue;
+            }
+            case 0x1b: {
+              // SHL
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a > 256n ? 0n : (b << a) & MAX;
+              sp--;
+              continue;
+            }
+            case 0x02: {
+              // MUL
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = (a * b) & MAX;
+              sp--;
+              continue;
+            }
+            case 0x17: {
+              // OR
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a | b;
+              sp--;
+              continue;
+            }
+            case 0x18: {
+              // XOR
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = a ^ b;
+              sp--;
+              continue;
+            }
+            case 0x19: // NOT
+              if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+              s[sp - 1] = MAX ^ s[sp - 1]!;
+              continue;
+            case 0x12: {
+              // SLT
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+              sp--;
+              continue;
+            }
+            case 0x13: {
+              // SGT
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+              sp--;
+              continue;
+            }
+            case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
+              break steps;
+            case 0x04: {
+              // DIV
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = b === 0n ? 0n : a / b;
+              sp--;
+              continue;
+            }
+            case 0x06: {
+              // MOD
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              var a = s[sp - 1]!;
+              var b = s[sp - 2]!;
+              s[sp - 2] = b === 0n ? 0n : a % b;
+              sp--;
+              continue;
+            }
+            default:
+              throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
+          }
         }
-        // SWAP1..SWAP16
-        var d = op - 0x8f;
-        var h = sp - 1;
-        if (h < d) throw evmError(ERR.STACK_UNDERFLOW);
-        var t = s[h]!;
-        s[h] = s[h - d]!;
-        s[h - d] = t;
-        continue;
-      }
-      // Two switches by opcode range, each in rough order of frequency in compiled Solidity: QuickJS tests a
-      // switch's cases one by one, so one range test first halves the cases a step goes through.
-      if (op < 0x20) {
         switch (op) {
-          case 0x01: {
-            // ADD
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            var r = a + b;
-            if (r > MAX) r -= TWO256;
-            s[sp - 2] = r;
-            sp--;
+          case 0x5b: // JUMPDEST
             continue;
-          }
-          case 0x16: {
-            // AND
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a & b;
-            sp--;
-            continue;
-          }
-          case 0x15: // ISZERO
+          case 0x50: // POP
             if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-            s[sp - 1] = s[sp - 1] === 0n ? 1n : 0n;
-            continue;
-          case 0x03: {
-            // SUB
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a >= b ? a - b : a - b + TWO256;
             sp--;
             continue;
+          case 0x56:
+          case 0x57: {
+            // JUMP, JUMPI: the budget count of the code run since the last jump (`mark`), then the jump.
+            if ((tick -= pc - mark) <= 0) {
+              tick = interval;
+              budget.require(0n);
+            }
+            var dest: bigint;
+            if (op === 0x56) {
+              if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
+              dest = s[--sp]!;
+            } else {
+              if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
+              dest = s[sp - 1]!;
+              var cond = s[sp - 2]!;
+              sp -= 2;
+              if (cond === 0n) {
+                mark = pc;
+                break look;
+              }
+            }
+            var to = 0;
+            if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
+            // The destination is a JUMPDEST: its step (its fee, no operation) is taken here when the gas allows.
+            mark = to;
+            if (gas >= jumpdestFee) {
+              gas -= jumpdestFee;
+              pc = to + 1;
+            } else pc = to;
+            break look;
           }
-          case 0x14: {
-            // EQ
+          case 0x51: {
+            // MLOAD (memory gas charged above; the gas step checked the stack)
+            var at = Number(s[sp - 1]!);
+            if (at <= 0x7fffffff) at |= 0;
+            rs.memory.extend(at, 32);
+            s[sp - 1] = readWord(rs.memory._store, at, 32);
+            break look;
+          }
+          case 0x52: {
+            // MSTORE
             if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a === b ? 1n : 0n;
-            sp--;
-            continue;
+            var at = Number(s[sp - 1]!);
+            if (at <= 0x7fffffff) at |= 0;
+            const v = s[sp - 2]!;
+            sp -= 2;
+            rs.memory.extend(at, 32);
+            writeWord(rs.memory._store, at, v);
+            break look;
           }
-          case 0x10: {
-            // LT
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a < b ? 1n : 0n;
-            sp--;
+          case 0x5f: // PUSH0
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = 0n;
             continue;
-          }
-          case 0x11: {
-            // GT
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a > b ? 1n : 0n;
-            sp--;
-            continue;
-          }
-          case 0x1c: {
-            // SHR
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a > 256n ? 0n : b >> a;
-            sp--;
-            continue;
-          }
-          case 0x1b: {
-            // SHL
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a > 256n ? 0n : (b << a) & MAX;
-            sp--;
-            continue;
-          }
-          case 0x02: {
-            // MUL
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = (a * b) & MAX;
-            sp--;
-            continue;
-          }
-          case 0x17: {
-            // OR
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a | b;
-            sp--;
-            continue;
-          }
-          case 0x18: {
-            // XOR
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = a ^ b;
-            sp--;
-            continue;
-          }
-          case 0x19: // NOT
+          case 0x35: {
+            // CALLDATALOAD
             if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-            s[sp - 1] = MAX ^ s[sp - 1]!;
-            continue;
-          case 0x12: {
-            // SLT
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
-            sp--;
-            continue;
+            var data = rs.env.callData;
+            var pos = s[sp - 1]!;
+            s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos) | 0, 32);
+            break look;
           }
-          case 0x13: {
-            // SGT
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
-            sp--;
-            continue;
-          }
-          case 0x00: // STOP: the stock handler throws STOP, which ends the loop without an error
-            break steps;
-          case 0x04: {
-            // DIV
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = b === 0n ? 0n : a / b;
-            sp--;
-            continue;
-          }
-          case 0x06: {
-            // MOD
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            var a = s[sp - 1]!;
-            var b = s[sp - 2]!;
-            s[sp - 2] = b === 0n ? 0n : a % b;
-            sp--;
-            continue;
-          }
+          case 0x33: // CALLER
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = callerWord === undefined ? (callerWord = bytesToBigint(env.caller.bytes)) : callerWord;
+            break look;
+          case 0x34: // CALLVALUE
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = env.callValue;
+            break look;
+          case 0x36: // CALLDATASIZE
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = BigInt(env.callData.length);
+            break look;
+          case 0x30: // ADDRESS
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = addressWord === undefined ? (addressWord = bytesToBigint(env.address.bytes)) : addressWord;
+            break look;
+          case 0x3d: // RETURNDATASIZE
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = BigInt(rs.returnBytes.length);
+            break look;
+          case 0x5a: // GAS (what is left after this step's fee)
+            if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
+            s[sp++] = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
+            break look;
           default:
             throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
         }
       }
-      switch (op) {
-        case 0x5b: // JUMPDEST
-          continue;
-        case 0x50: // POP
-          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          sp--;
-          continue;
-        case 0x56:
-        case 0x57: {
-          // JUMP, JUMPI: the budget count of the code run since the last jump (`mark`), then the jump.
-          if ((tick -= pc - mark) <= 0) {
-            tick = interval;
-            budget.require(0n);
-          }
-          var dest: bigint;
-          if (op === 0x56) {
-            if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-            dest = s[--sp]!;
-          } else {
-            if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-            dest = s[sp - 1]!;
-            var cond = s[sp - 2]!;
-            sp -= 2;
-            if (cond === 0n) {
-              mark = pc;
-              continue;
-            }
-          }
-          var to = 0;
-          if (dest >= codeLenBig || jumps[(to = Number(dest) | 0)] !== 1) throw invalidJump(rs, pc - 1);
-          // The destination is a JUMPDEST: its step (its fee, no operation) is taken here when the gas allows.
-          mark = to;
-          if (gas >= jumpdestFee) {
-            gas -= jumpdestFee;
-            pc = to + 1;
-          } else pc = to;
-          continue;
+      if (segAt !== null && (q = segAt[pc]!) !== 0) {
+        seg = segList[q - 1]!;
+        if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
+          seg.run(s, sp);
+          sp += seg.delta;
+          gas -= seg.gas;
+          pc = seg.end;
         }
-        case 0x51: {
-          // MLOAD (memory gas charged above; the gas step checked the stack)
-          var at = Number(s[sp - 1]!);
-          if (at <= 0x7fffffff) at |= 0;
-          rs.memory.extend(at, 32);
-          s[sp - 1] = readWord(rs.memory._store, at, 32);
-          continue;
-        }
-        case 0x52: {
-          // MSTORE
-          if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-          var at = Number(s[sp - 1]!);
-          if (at <= 0x7fffffff) at |= 0;
-          const v = s[sp - 2]!;
-          sp -= 2;
-          rs.memory.extend(at, 32);
-          writeWord(rs.memory._store, at, v);
-          continue;
-        }
-        case 0x5f: // PUSH0
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = 0n;
-          continue;
-        case 0x35: {
-          // CALLDATALOAD
-          if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-          var data = rs.env.callData;
-          var pos = s[sp - 1]!;
-          s[sp - 1] = pos >= BigInt(data.length) ? 0n : readWord(data, Number(pos) | 0, 32);
-          continue;
-        }
-        case 0x33: // CALLER
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = callerWord === undefined ? (callerWord = bytesToBigint(env.caller.bytes)) : callerWord;
-          continue;
-        case 0x34: // CALLVALUE
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = env.callValue;
-          continue;
-        case 0x36: // CALLDATASIZE
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = BigInt(env.callData.length);
-          continue;
-        case 0x30: // ADDRESS
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = addressWord === undefined ? (addressWord = bytesToBigint(env.address.bytes)) : addressWord;
-          continue;
-        case 0x3d: // RETURNDATASIZE
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = BigInt(rs.returnBytes.length);
-          continue;
-        case 0x5a: // GAS (what is left after this step's fee)
-          if (sp >= maxHeight) throw evmError(ERR.STACK_OVERFLOW);
-          s[sp++] = reserve === 0n ? BigInt(gas) : BigInt(gas) + reserve;
-          continue;
-        default:
-          throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
       }
     }
   } catch (e) {

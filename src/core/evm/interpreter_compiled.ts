@@ -1,0 +1,414 @@
+// Straight runs of pure stack operations compiled to JavaScript functions, for the fast loop (interpreter.ts).
+//
+// QuickJS compiles generated source (`new Function`) inside the canister. One interpreted step costs about
+// `interp.step.instructions`, mostly bytecode dispatch; the same operations as straight-line code on locals
+// cost a fraction of that (docs/performance.md, "Compiled code"). Compiling costs about 1.8 K instructions a
+// character of source (tens of K per EVM operation), so it is done once per code array, outside every
+// transaction: the engine calls `compileQueued` after a block is finalised (`afterBlock`), with a bound on the operations compiled
+// per call; queries and transactions only use what is already compiled and interpret everything else.
+//
+// A segment is the longest run of pure operations (PUSH, DUP, SWAP, POP, JUMPDEST and the inline arithmetic,
+// comparison and bit operations) starting after a JUMPDEST or after any operation that is not pure (the fast
+// loop looks one up after each such operation). It has no effect beyond the stack, so running it whole is the same as stepping
+// through it whenever no step of it can fail: the fast loop calls it only when the gas left covers the sum of
+// its static fees and the stack height covers what it reads and what it pushes; otherwise it steps through the
+// operations one by one, so every error (out of gas, underflow, overflow) comes at the same operation and with
+// the same gas as without compiled code. The budget count is unchanged (code bytes at the next JUMP or JUMPI).
+//
+// The stack is simulated at compile time: the entry items read are loaded into locals once, DUP and SWAP move
+// names, PUSH values are literals, operations on two constants are folded, and only the stack slots whose
+// value changed are written back.
+
+const MAX = (1n << 256n) - 1n;
+const TWO256 = 1n << 256n;
+const SIGN = 1n << 255n;
+
+/**
+ * Static fees this compiler assumes (every hardfork with PUSH0, SHL and SHR, which the fast loop requires); a
+ * fee table that differs makes `pureFeesMatch` false, and that EVM uses no compiled code.
+ */
+const PURE_FEES = new Int16Array(256).fill(-1);
+for (const op of [0x01, 0x03, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c]) PURE_FEES[op] = 3;
+PURE_FEES[0x02] = 5; // MUL
+PURE_FEES[0x04] = 5; // DIV
+PURE_FEES[0x06] = 5; // MOD
+PURE_FEES[0x50] = 2; // POP
+PURE_FEES[0x5b] = 1; // JUMPDEST
+PURE_FEES[0x5f] = 2; // PUSH0
+for (let op = 0x60; op <= 0x9f; op++) PURE_FEES[op] = 3; // PUSH1..32, DUP1..16, SWAP1..16
+
+/** Whether an EVM's static fees for the pure operations are the ones compiled segments charge. */
+export function pureFeesMatch(fees: readonly number[]): boolean {
+  for (let op = 0; op < 256; op++) if (PURE_FEES[op]! >= 0 && fees[op] !== PURE_FEES[op]) return false;
+  return true;
+}
+
+/** A compiled run of pure operations; the fast loop reads these fields at a landing. */
+export interface Segment {
+  /** Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta). */
+  run: (s: bigint[], sp: number) => void;
+  /** Sum of the static fees of its operations. */
+  readonly gas: number;
+  /** Stack items below the entry height it reads (the height must be at least this). */
+  readonly need: number;
+  /** Most items it has above the entry height at any point (the height plus this must stay within the limit). */
+  readonly grow: number;
+  readonly delta: number;
+  /** Program counter after the run. */
+  readonly end: number;
+}
+
+/** Candidate runs of one code array, and what of them is compiled. */
+export interface CodeSegments {
+  readonly code: Uint8Array;
+  /** Start, end (exclusive) and operation count of each candidate run, in code order. */
+  readonly starts: number[];
+  readonly ends: number[];
+  readonly ops: number[];
+  /** Candidates compiled so far (a prefix of the list). */
+  done: number;
+  /**
+   * Index + 1 into `list` of the compiled segment starting at each program counter, 0 for none; null until the
+   * first segment is compiled (the fast loop then looks nothing up).
+   */
+  at: Uint16Array | null;
+  readonly list: Segment[];
+}
+
+/** Runs shorter than this are left to the interpreter: a call costs about what two interpreted steps cost. */
+const MIN_OPS = 2;
+
+const isPure = (op: number): boolean => PURE_FEES[op]! >= 0;
+/** Operations after which no code runs in the same frame (STOP, RETURN, REVERT, INVALID, SELFDESTRUCT): no run starts after them. */
+const ENDS = new Uint8Array(256);
+for (const op of [0x00, 0xf3, 0xfd, 0xfe, 0xff]) ENDS[op] = 1;
+
+/** Finds the candidate runs of `code` (no compilation); null when there are none. */
+export function findSegments(code: Uint8Array): CodeSegments | null {
+  const n = code.length;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const ops: number[] = [];
+  const scan = (p: number): void => {
+    let j = p;
+    let count = 0;
+    while (j < n) {
+      const op = code[j]!;
+      if (!isPure(op)) break;
+      const next = op >= 0x60 && op <= 0x7f ? j + 1 + (op - 0x5f) : j + 1;
+      if (next > n) break; // a PUSH cut by the end of the code: left to the interpreter
+      j = next;
+      count++;
+    }
+    if (count >= MIN_OPS && starts.length < 0xfffe) {
+      starts.push(p);
+      ends.push(j);
+      ops.push(count);
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    const op = code[i]!;
+    if (op >= 0x60 && op <= 0x7f) i += op - 0x5f;
+    else if (op === 0x5b || (!isPure(op) && op !== 0x56 && !ENDS[op])) scan(i + 1);
+  }
+  if (starts.length === 0) return null;
+  return { code, starts, ends, ops, done: 0, at: null, list: [] };
+}
+
+type Val = bigint | string;
+
+const lit = (v: bigint): string => `0x${v.toString(16)}n`;
+const ref = (v: Val): string => (typeof v === 'bigint' ? lit(v) : v);
+
+/** The value of a binary operation on two constants, with the fast loop's arithmetic (a is the top item). */
+function fold(op: number, a: bigint, b: bigint): bigint {
+  switch (op) {
+    case 0x01: {
+      const r = a + b;
+      return r > MAX ? r - TWO256 : r;
+    }
+    case 0x02:
+      return (a * b) & MAX;
+    case 0x03:
+      return a >= b ? a - b : a - b + TWO256;
+    case 0x04:
+      return b === 0n ? 0n : a / b;
+    case 0x06:
+      return b === 0n ? 0n : a % b;
+    case 0x10:
+      return a < b ? 1n : 0n;
+    case 0x11:
+      return a > b ? 1n : 0n;
+    case 0x12:
+      return (a >= SIGN ? a - TWO256 : a) < (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+    case 0x13:
+      return (a >= SIGN ? a - TWO256 : a) > (b >= SIGN ? b - TWO256 : b) ? 1n : 0n;
+    case 0x14:
+      return a === b ? 1n : 0n;
+    case 0x16:
+      return a & b;
+    case 0x17:
+      return a | b;
+    case 0x18:
+      return a ^ b;
+    case 0x1b:
+      return a > 256n ? 0n : (b << a) & MAX;
+    case 0x1c:
+      return a > 256n ? 0n : b >> a;
+    default:
+      throw new Error(`compiled segments: no fold for opcode ${op}`);
+  }
+}
+
+/** Source of the statements computing binary `op` into `r` from the expressions `a` (top) and `b`. */
+function binary(op: number, r: string, a: string, b: string): string {
+  switch (op) {
+    case 0x01:
+      return `var ${r}=${a}+${b};if(${r}>M)${r}-=T;`;
+    case 0x02:
+      return `var ${r}=(${a}*${b})&M;`;
+    case 0x03:
+      return `var ${r}=${a}>=${b}?${a}-${b}:${a}-${b}+T;`;
+    case 0x04:
+      return `var ${r}=${b}===0n?0n:${a}/${b};`;
+    case 0x06:
+      return `var ${r}=${b}===0n?0n:${a}%${b};`;
+    case 0x10:
+      return `var ${r}=${a}<${b}?1n:0n;`;
+    case 0x11:
+      return `var ${r}=${a}>${b}?1n:0n;`;
+    case 0x12:
+      return `var ${r}=(${a}>=S?${a}-T:${a})<(${b}>=S?${b}-T:${b})?1n:0n;`;
+    case 0x13:
+      return `var ${r}=(${a}>=S?${a}-T:${a})>(${b}>=S?${b}-T:${b})?1n:0n;`;
+    case 0x14:
+      return `var ${r}=${a}===${b}?1n:0n;`;
+    case 0x16:
+      return `var ${r}=${a}&${b};`;
+    case 0x17:
+      return `var ${r}=${a}|${b};`;
+    case 0x18:
+      return `var ${r}=${a}^${b};`;
+    case 0x1b:
+      return `var ${r}=${a}>256n?0n:(${b}<<${a})&M;`;
+    case 0x1c:
+      return `var ${r}=${a}>256n?0n:${b}>>${a};`;
+    default:
+      throw new Error(`compiled segments: no operation for opcode ${op}`);
+  }
+}
+
+/** The body of one segment's function and its shape. */
+function generate(code: Uint8Array, start: number, end: number): { body: string; gas: number; need: number; grow: number; delta: number } {
+  // vs: the simulated stack above the lowest entry item read so far (entry items are named e1, e2, ... from the top)
+  const vs: Val[] = [];
+  let pulled = 0;
+  let grow = 0;
+  let gas = 0;
+  let out = '';
+  let tmp = 0;
+  const ensure = (k: number): void => {
+    while (vs.length < k) {
+      pulled++;
+      out += `var e${pulled}=s[sp-${pulled}];`;
+      vs.unshift(`e${pulled}`);
+    }
+  };
+  for (let pc = start; pc < end; ) {
+    const op = code[pc]!;
+    gas += PURE_FEES[op]!;
+    pc++;
+    if (op >= 0x5f && op <= 0x7f) {
+      const len = op - 0x5f;
+      let v = 0n;
+      for (let i = 0; i < len; i++) v = (v << 8n) | BigInt(code[pc + i]!);
+      pc += len;
+      vs.push(v);
+    } else if (op >= 0x80 && op <= 0x8f) {
+      const d = op - 0x7f;
+      ensure(d);
+      vs.push(vs[vs.length - d]!);
+    } else if (op >= 0x90 && op <= 0x9f) {
+      const d = op - 0x8f;
+      ensure(d + 1);
+      const h = vs.length - 1;
+      const t = vs[h]!;
+      vs[h] = vs[h - d]!;
+      vs[h - d] = t;
+    } else if (op === 0x50) {
+      ensure(1);
+      vs.pop();
+    } else if (op === 0x5b) {
+      // JUMPDEST: its fee only
+    } else if (op === 0x15 || op === 0x19) {
+      ensure(1);
+      const a = vs.pop()!;
+      if (typeof a === 'bigint') vs.push(op === 0x15 ? (a === 0n ? 1n : 0n) : MAX ^ a);
+      else {
+        const r = `v${++tmp}`;
+        out += op === 0x15 ? `var ${r}=${a}===0n?1n:0n;` : `var ${r}=M^${a};`;
+        vs.push(r);
+      }
+    } else {
+      ensure(2);
+      const a = vs.pop()!;
+      const b = vs.pop()!;
+      if (typeof a === 'bigint' && typeof b === 'bigint') vs.push(fold(op, a, b));
+      else {
+        const r = `v${++tmp}`;
+        out += binary(op, r, ref(a), ref(b));
+        vs.push(r);
+      }
+    }
+    if (vs.length - pulled > grow) grow = vs.length - pulled;
+  }
+  // write back every slot whose value is not the entry item already there
+  for (let i = 0; i < vs.length; i++) {
+    const v = vs[i]!;
+    if (i < pulled && v === `e${pulled - i}`) continue;
+    const off = i - pulled;
+    out += `s[sp${off < 0 ? off : `+${off}`}]=${ref(v)};`;
+  }
+  return { body: out, gas, need: pulled, grow, delta: vs.length - pulled };
+}
+
+/**
+ * Compiles the next candidate runs of `segs`, at most about `maxOps` operations (at least one run); returns the
+ * operations compiled. One `new Function` per call.
+ */
+export function compileSome(segs: CodeSegments, maxOps: number): number {
+  const from = segs.done;
+  if (from >= segs.starts.length) return 0;
+  let to = from;
+  let ops = 0;
+  while (to < segs.starts.length && (to === from || ops + segs.ops[to]! <= maxOps)) ops += segs.ops[to++]!;
+  const shapes: { gas: number; need: number; grow: number; delta: number }[] = [];
+  let src = 'return [';
+  for (let i = from; i < to; i++) {
+    const g = generate(segs.code, segs.starts[i]!, segs.ends[i]!);
+    shapes.push(g);
+    src += `function(s,sp){${g.body}},`;
+  }
+  src += '];';
+  const fns = new Function('M', 'T', 'S', src)(MAX, TWO256, SIGN) as Segment['run'][];
+  let at = segs.at;
+  if (at === null) at = new Uint16Array(segs.code.length + 1);
+  for (let i = from; i < to; i++) {
+    const sh = shapes[i - from]!;
+    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]! });
+    at[segs.starts[i]!] = segs.list.length;
+  }
+  segs.at = at;
+  segs.done = to;
+  compiledHook?.(segs, from, to);
+  holdCompiled(segs, ops);
+  return ops;
+}
+
+/**
+ * Most operations kept compiled in the heap, over all code (each costs a function's share of bytecode, constants
+ * and closure: a few hundred bytes, estimated). Past it the code compiled first is dropped and interpreted
+ * from then on.
+ */
+export const MAX_COMPILED_OPS = 100_000;
+let maxCompiledOps = MAX_COMPILED_OPS;
+
+/** Tests: a smaller bound (undefined restores MAX_COMPILED_OPS). */
+export function setMaxCompiledOps(n: number | undefined): void {
+  maxCompiledOps = n ?? MAX_COMPILED_OPS;
+}
+/** Code with compiled runs, first compiled first, and their operations. */
+const held: CodeSegments[] = [];
+const heldOps: number[] = [];
+let heldTotal = 0;
+
+function holdCompiled(segs: CodeSegments, ops: number): void {
+  const i = held.lastIndexOf(segs);
+  if (i >= 0) heldOps[i]! += ops;
+  else {
+    held.push(segs);
+    heldOps.push(ops);
+  }
+  heldTotal += ops;
+  while (heldTotal > maxCompiledOps && held.length > 1) {
+    const old = held.shift()!;
+    heldTotal -= heldOps.shift()!;
+    // frames read `at` when they start, and none runs while code is compiled
+    old.at = null;
+    old.list.length = 0;
+    old.done = old.starts.length;
+  }
+}
+
+/** Operations held compiled (tests). */
+export function compiledOps(): number {
+  return heldTotal;
+}
+
+let compiledHook: ((segs: CodeSegments, from: number, to: number) => void) | undefined;
+
+/** Tests: `hook` sees every batch of runs compiled (list entries from..to-1), e.g. to count their calls. */
+export function onCompiled(hook: ((segs: CodeSegments, from: number, to: number) => void) | undefined): void {
+  compiledHook = hook;
+}
+
+/** Compiles every candidate run of `segs` now (tests, and code stored in the same block message). */
+export function compileAll(segs: CodeSegments): void {
+  while (segs.done < segs.starts.length) compileSome(segs, 1 << 30);
+}
+
+/** A code array and its runs, found when it is first compiled (null: it has none). */
+export interface Compilable {
+  readonly code: Uint8Array;
+  segs: CodeSegments | null | undefined;
+}
+
+/** Code arrays waiting for compilation, oldest first (bounded: code seen while the queue is full waits to be seen again). */
+const queue: Compilable[] = [];
+const QUEUE_MAX = 64;
+
+/** Puts `c` in the compilation queue (no effect once full, queued or compiled). Cheap: nothing is analysed here. */
+export function enqueue(c: Compilable): void {
+  if (c.segs === null || (c.segs !== undefined && c.segs.done >= c.segs.starts.length)) return;
+  if (queue.length < QUEUE_MAX && !queue.includes(c)) queue.push(c);
+}
+
+/** Finds (once) and compiles all of `c`'s runs now (tests). */
+export function compileNow(c: Compilable): void {
+  if (c.segs === undefined) c.segs = findSegments(c.code);
+  if (c.segs !== null) compileAll(c.segs);
+}
+
+/**
+ * Operations compiled per `compileQueued` call, at about 45 K instructions each (measured, docs/performance.md):
+ * about 0.1 B instructions, inside the block message's finalisation reserve.
+ */
+export const COMPILE_OPS_PER_CALL = 2_000;
+
+/** Compiles queued code, oldest first, up to about `maxOps` operations; returns the operations compiled. */
+export function compileQueued(maxOps = COMPILE_OPS_PER_CALL): number {
+  let total = 0;
+  while (queue.length > 0 && total < maxOps) {
+    const c = queue[0]!;
+    try {
+      if (c.segs === undefined) c.segs = findSegments(c.code);
+      if (c.segs !== null) total += compileSome(c.segs, maxOps - total);
+    } catch {
+      // Compiling is an optimisation and runs after a block: a failure (e.g. the heap) leaves this
+      // code interpreted instead of failing the block.
+      c.segs = null;
+    }
+    if (c.segs === null || c.segs.done >= c.segs.starts.length) queue.shift();
+  }
+  return total;
+}
+
+/** Code arrays waiting (tests). */
+export function queuedCount(): number {
+  return queue.length;
+}
+
+/** Empties the queue (tests). */
+export function clearQueue(): void {
+  queue.length = 0;
+}

@@ -1,0 +1,297 @@
+// Compiled runs of pure operations (src/core/evm/interpreter_compiled.ts) against the fast loop stepping through
+// the same code: random straight runs, the edges where a run must not be taken (gas, stack height), and every
+// contract of the e2e fixtures, each through two engines (compiled code on and off) over the same blocks;
+// outcomes (status, gas, return data, logs, failure) and the touched state must be identical, and the compiled
+// runs must actually have run.
+import { bigIntToBytes, generateAddress } from '@ethereumjs/util';
+import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
+import type { EvmEngine } from '../../src/core/evm/index.js';
+import { clearQueue, compiledOps, compileQueued, type CodeSegments, enqueue, findSegments, onCompiled, setMaxCompiledOps } from '../../src/core/evm/interpreter_compiled.js';
+import { compileFixture } from '../fixtures/solidity/compile.js';
+import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
+import { rng } from '../support/random.js';
+import { MemoryCoreHost } from '../../src/core/host.js';
+import { ALICE, BOB, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
+
+/** A host whose counter advances by `perRead` on every read, so where the budget stops a transaction is deterministic under Node. */
+class SteppingHost extends MemoryCoreHost {
+  constructor(readonly perRead: bigint) {
+    super();
+  }
+  override instructionCounter(): bigint {
+    this.instructions += this.perRead;
+    return this.instructions;
+  }
+}
+
+// Calls of every compiled run, counted through the test hook.
+let segmentCalls = 0;
+const seen = new Set<CodeSegments>();
+onCompiled((segs, from, to) => {
+  seen.add(segs);
+  for (let i = from; i < to; i++) {
+    const s = segs.list[i]!;
+    const run = s.run;
+    s.run = (st, sp) => {
+      segmentCalls++;
+      run(st, sp);
+    };
+  }
+});
+afterAll(() => onCompiled(undefined));
+
+const contractAt = (nonce: bigint): Uint8Array => generateAddress(ALICE, bigIntToBytes(nonce));
+const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
+const MAXW = (1n << 256n) - 1n;
+
+// ADD MUL SUB DIV MOD LT GT SLT SGT EQ AND OR XOR SHL SHR
+const PURE_BINARY = [0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c].map((b) => Uint8Array.of(b));
+const EDGE_WORDS = [0n, 1n, 2n, 255n, 256n, 257n, MAXW, MAXW - 4n, 1n << 255n, (1n << 255n) - 1n, 1n << 128n, 0xdeadbeefn];
+
+/** A random straight run of pure operations over `depth` entry items that stays within the stack it has. */
+function randomRun(next: () => number, depth: number, ops: number): { items: Item[]; depth: number } {
+  const items: Item[] = [];
+  let d = depth;
+  for (let i = 0; i < ops; i++) {
+    const r = next() % 100;
+    if (r < 22 || d < 2) {
+      const w = next() % 3 === 0 ? EDGE_WORDS[next() % EDGE_WORDS.length]! : BigInt(next() % 300);
+      items.push(w);
+      d++;
+    } else if (r < 34) {
+      items.push(Uint8Array.of(0x7f + 1 + (next() % Math.min(d, 16)))); // DUPn
+      d++;
+    } else if (r < 46) {
+      items.push(Uint8Array.of(0x8f + 1 + (next() % Math.min(d - 1, 16)))); // SWAPn
+    } else if (r < 50) {
+      items.push(Uint8Array.of(0x50)); // POP
+      d--;
+    } else if (r < 54) {
+      items.push(Uint8Array.of(next() % 2 === 0 ? 0x15 : 0x19)); // ISZERO, NOT
+    } else if (r < 56) {
+      items.push(Uint8Array.of(0x5b));
+    } else {
+      items.push(PURE_BINARY[next() % PURE_BINARY.length]!);
+      d--;
+    }
+    if (d > 40) {
+      items.push(Uint8Array.of(0x50));
+      d--;
+    }
+  }
+  return { items, depth: d };
+}
+
+/**
+ * A program: three calldata words on the stack, a jump to a random run, a JUMPI that falls through into a
+ * second run, then every stack item stored in slots 0, 1, ... .
+ */
+function randomProgram(next: () => number): Uint8Array {
+  const a = randomRun(next, 3, 4 + (next() % 30));
+  const b = randomRun(next, a.depth + 1, 2 + (next() % 20));
+  const store: Item[] = [];
+  for (let i = 0; i < b.depth; i++) store.push(i, 'SSTORE');
+  return asm(
+    0, 'CALLDATALOAD', 32, 'CALLDATALOAD', 64, 'CALLDATALOAD', ref('a'), 'JUMP',
+    label('a'), ...a.items, 0, 96, 'CALLDATALOAD', 'JUMPI', 0, ...b.items, ...store, 'STOP',
+  );
+}
+
+interface Call {
+  readonly to: Uint8Array;
+  readonly data: Uint8Array;
+  readonly gasLimit?: bigint;
+  readonly value?: bigint;
+}
+
+/**
+ * Runs `deploys` (block 1, with one warm-up call each in `warm`), compiles what the engine queued, then runs
+ * `calls` in block 2, in an engine with compiled code and one without; compares outcomes and `slots` of `watch`.
+ */
+async function compare(deploys: Uint8Array[], warm: Call[], calls: Call[], watch: Uint8Array[], slots: number): Promise<IncludedOutcome[]> {
+  const run = async (noCompiledCode: boolean): Promise<{ engine: EvmEngine; outs: IncludedOutcome[] }> => {
+    clearQueue();
+    const { engine } = await newEngine(undefined, { noCompiledCode });
+    engine.setGenesisBalance(ALICE, 1000n * ETH);
+    let nonce = 0n;
+    const deployed: number[] = [];
+    const exec = (c: Call): ExecTx => tx({ nonce: nonce++, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 3_000_000n, value: c.value ?? 0n });
+    engine.beginBlock(env(1n, { gasLimit: 1_000_000_000n }));
+    for (const d of deploys) deployed.push(included(await engine.runTx({ ...exec({ to: new Uint8Array(0), data: d }), to: undefined })).status);
+    for (const c of warm) included(await engine.runTx(exec(c)));
+    await engine.commitBlock();
+    compileQueued(1 << 30);
+    engine.beginBlock(env(2n, { gasLimit: 1_000_000_000n }));
+    expect(deployed).toEqual(deploys.map(() => 1));
+    const outs: IncludedOutcome[] = [];
+    for (const c of calls) outs.push(included(await engine.runTx(exec(c))));
+    await engine.commitBlock();
+    return { engine, outs };
+  };
+  const before = segmentCalls;
+  const off = await run(true);
+  expect(segmentCalls).toBe(before);
+  const on = await run(false);
+  expect(segmentCalls).toBeGreaterThan(before);
+  for (let i = 0; i < calls.length; i++) expect({ ...on.outs[i]!, instructions: 0n }, `call ${i}`).toEqual({ ...off.outs[i]!, instructions: 0n });
+  for (const a of watch) {
+    expect(on.engine.getBalance(a)).toBe(off.engine.getBalance(a));
+    expect(on.engine.getNonce(a)).toBe(off.engine.getNonce(a));
+    for (let s = 0; s < slots; s++) expect(hex(on.engine.getStorage(a, word(BigInt(s)))), `${hex(a)}[${s}]`).toBe(hex(off.engine.getStorage(a, word(BigInt(s)))));
+  }
+  return on.outs;
+}
+
+const cd = (...w: bigint[]): Uint8Array => Uint8Array.from(w.flatMap((x) => [...word(x)]));
+
+describe('compiled runs of pure operations', () => {
+  it('random straight runs: the same stack, state and gas as stepping through them', async () => {
+    const draw = rng(0x5eed);
+    const next = (): number => draw(1 << 30);
+    const programs = Array.from({ length: 40 }, () => randomProgram(next));
+    const addrs = programs.map((_, i) => contractAt(BigInt(i)));
+    const inputs = [cd(7n, 9n, MAXW, 1n), cd(0n, MAXW - 4n, 1n << 255n, 0n), cd(123456789n, 3n, 256n, 1n)];
+    const calls = addrs.flatMap((to) => inputs.map((data) => ({ to, data })));
+    const outs = await compare(programs.map((p) => deployCode(p)), addrs.map((to) => ({ to, data: inputs[0]! })), calls, addrs, 48);
+    expect(outs.filter((o) => o.status === 1).length).toBeGreaterThan(calls.length / 2);
+  });
+
+  it('a run is not taken when its gas or stack would fail: errors at the same step, with the same gas', async () => {
+    // entry: a jump into a run of 30 ADD-heavy steps that reads 3 items below its entry
+    const run: Item[] = [];
+    for (let i = 0; i < 10; i++) run.push('DUP3', 'DUP3', 'ADD');
+    const body = asm(0, 'CALLDATALOAD', 'DUP1', 'DUP1', ref('r'), 'JUMP', label('r'), ...run, 0, 'SSTORE', 'STOP');
+    // the same run entered with one item only (underflow at its second DUP3... inside the run)
+    const short = asm(0, 'CALLDATALOAD', ref('r'), 'JUMP', label('r'), ...run, 0, 'SSTORE', 'STOP');
+    // pushes past 1024 items: a loop of runs that each push 40 items
+    const pushes: Item[] = Array.from({ length: 40 }, (_, i) => i + 1);
+    const overflow = asm(label('top'), ...pushes, ref('top'), 'JUMP');
+    const deploys = [body, short, overflow].map((c) => deployCode(c));
+    const [a, b, c] = [0n, 1n, 2n].map(contractAt) as [Uint8Array, Uint8Array, Uint8Array];
+    const calls: Call[] = [{ to: a, data: cd(5n) }, { to: b, data: cd(5n) }, { to: c, data: cd() }];
+    // out of gas at every step inside the run: gas limits around where it runs out
+    for (let g = 0n; g < 400n; g += 1n) calls.push({ to: a, data: cd(5n), gasLimit: 21_360n + g });
+    const outs = await compare(deploys, [{ to: a, data: cd(1n) }, { to: b, data: cd(1n) }], calls, [a, b, c], 2);
+    expect(outs[0]!.status).toBe(1);
+    expect(outs[1]!.failure?.message).toBe('stack underflow');
+    expect(outs[2]!.failure?.message).toBe('stack overflow');
+    expect(outs.some((o) => o.failure?.message === 'out of gas')).toBe(true);
+  });
+
+  it('every contract of the e2e fixtures: identical outcomes, logs and state', async () => {
+    const token = compileFixture('Token.sol', 'Token');
+    const pair = compileFixture('Pair.sol', 'Pair');
+    const diff = (name: string) => compileFixture('../../e2e/contracts/Differential.sol', name);
+    const lf = (name: string) => compileFixture('../../e2e/contracts/LogFilters.sol', name);
+    const router = compileFixture('Pair.sol', 'Router');
+    const fixtures = { token, probe: diff('Probe'), store: diff('Store'), factory: diff('Factory'), reverter: diff('Reverter'), nft: lf('Nft'), emitter: lf('Emitter'), pair, router };
+    const abi = (c: { abi: unknown[] }): Abi => c.abi as Abi;
+    const deploy = (c: { abi: unknown[]; bytecode: `0x${string}` }, args: unknown[] = []): Uint8Array =>
+      hexBytes(encodeDeployData({ abi: abi(c), bytecode: c.bytecode, args } as never));
+    // Constructor arguments are filled from the ABI: this test only needs the code to run.
+    const argsFor = (c: { abi: unknown[] }): unknown[] => {
+      const inputs = ((abi(c).find((x) => x.type === 'constructor') as { inputs?: { type: string }[] } | undefined)?.inputs ?? []);
+      return inputs.map((i) => (i.type === 'address' ? `0x${'11'.repeat(20)}` : i.type.startsWith('uint') ? 10n ** 24n : i.type === 'string' ? 'T' : i.type === 'bool' ? false : '0x'));
+    };
+    const names = Object.keys(fixtures) as (keyof typeof fixtures)[];
+    const deploys = names.map((n) => deploy(fixtures[n], argsFor(fixtures[n])));
+    const at = Object.fromEntries(names.map((n, i) => [n, contractAt(BigInt(i))])) as Record<keyof typeof fixtures, Uint8Array>;
+    const call = (n: keyof typeof fixtures, fn: string, args: unknown[] = [], extra: Partial<Call> = {}): Call => ({
+      to: at[n],
+      data: hexBytes(encodeFunctionData({ abi: abi(fixtures[n]), functionName: fn, args } as never)),
+      ...extra,
+    });
+    // Every callable function of every fixture, with arguments from its ABI (some revert: that is compared too).
+    const everyFunction = (n: keyof typeof fixtures, seed: bigint): Call[] =>
+      (abi(fixtures[n]).filter((x) => x.type === 'function') as unknown as { name: string; inputs: { type: string }[] }[]).map((f) =>
+        call(
+          n,
+          f.name,
+          f.inputs.map((i, k) =>
+            i.type === 'address' ? `0x${Buffer.from(at[names[(Number(seed) + k) % names.length]!]).toString('hex')}` :
+            i.type.startsWith('uint') ? (seed + BigInt(k)) % 200n :
+            i.type.startsWith('int') ? -seed :
+            i.type === 'bool' ? true :
+            i.type === 'bytes32' ? `0x${'ab'.repeat(32)}` :
+            i.type === 'string' ? 'x' :
+            i.type.endsWith('[]') ? [] :
+            '0x1234',
+          ),
+        ),
+      );
+    const calls: Call[] = [];
+    for (const seed of [1n, 7n, 1000n]) for (const n of names) calls.push(...everyFunction(n, seed));
+    const warm = names.flatMap((n) => everyFunction(n, 2n));
+    const outs = await compare(deploys, warm, calls, [ALICE, ...names.map((n) => at[n])], 16);
+    expect(outs.some((o) => o.status === 1 && o.logs.length > 0)).toBe(true);
+    expect(seen.size).toBeGreaterThanOrEqual(names.length);
+  });
+});
+
+describe('compiled runs under the instruction budget', () => {
+  it('straight-line and looping compiled code is stopped at the same counter read as the interpreter', async () => {
+    const pairs = (n: number): Item[] => Array.from({ length: n }, () => [0, Uint8Array.of(0x50)]).flat(); // PUSH0 POP
+    // endless: four 1,000-byte straight runs cut by jumps, then back to the start
+    const straight = asm(label('s'), ...[0, 1, 2, 3].flatMap((i) => [...pairs(499), ref(`r${i}`), 'JUMP', label(`r${i}`)]), ref('s'), 'JUMP');
+    // endless: a loop whose body is one short compiled run
+    const loop = asm(0, label('top'), 1, 'ADD', 'DUP1', 3, 'MUL', 'POP', ref('top'), 'JUMP');
+    const outcome = async (noCompiledCode: boolean) => {
+      clearQueue();
+      const host = new SteppingHost(1_000_000n);
+      const { engine } = await newEngine(host, { txInstructionBudget: 200_000_000n, noCompiledCode });
+      engine.setGenesisBalance(ALICE, 100n * ETH);
+      engine.setGenesisBalance(BOB, 100n * ETH);
+      engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
+      const at = [];
+      for (const [i, code] of [straight, loop].entries()) {
+        at.push(included(await engine.runTx(tx({ nonce: BigInt(i), to: undefined, data: deployCode(code), gasLimit: 3_000_000n }))).contractAddress!);
+      }
+      await engine.commitBlock();
+      compileQueued(1 << 30);
+      engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+      const calls = segmentCalls;
+      const outs = [];
+      for (const [i, to] of at.entries()) outs.push(included(await engine.runTx(tx({ from: BOB, nonce: BigInt(i), to, gasLimit: 10_000_000n }))));
+      return { outs, calls: segmentCalls - calls };
+    };
+    const off = await outcome(true);
+    const on = await outcome(false);
+    expect(off.calls).toBe(0);
+    expect(on.calls).toBeGreaterThan(100);
+    for (const [i, o] of on.outs.entries()) {
+      expect(o.failure?.code).toBe('exec.halt.instruction_budget');
+      // the same number of counter reads (1 M each on this host): the budget stopped both at the same jump
+      expect(o, `program ${i}`).toEqual(off.outs[i]);
+      expect(o.instructions).toBeGreaterThan(200_000_000n);
+      expect(o.instructions).toBeLessThan(203_000_000n);
+    }
+  });
+});
+
+describe('compiled code in the heap', () => {
+  it('is bounded: past the bound the code compiled first is dropped and interpreted again', () => {
+    setMaxCompiledOps(50);
+    try {
+      const codes = [1, 2, 3].map((k) => asm(0, 'CALLDATALOAD', ref('a'), 'JUMP', label('a'), ...Array.from({ length: 10 }, () => [k, 'ADD']).flat(), 0, 'SSTORE', 'STOP'));
+      const all = codes.map((c) => findSegments(c)!);
+      // compiled through the queue, as the engine does: one run of 21 operations each (PUSH ADD x 10, PUSH0)
+      for (const s of all) compileAllVia({ code: s.code, segs: s });
+      expect(all[0]!.at).toBeNull();
+      expect(all[0]!.list).toHaveLength(0);
+      expect(all[2]!.at).not.toBeNull();
+      expect(all[1]!.at).not.toBeNull();
+      expect(all[2]!.ops).toEqual([21]);
+      expect(compiledOps()).toBe(42);
+    } finally {
+      setMaxCompiledOps(undefined);
+    }
+  });
+});
+
+function compileAllVia(c: { code: Uint8Array; segs: CodeSegments | null | undefined }): void {
+  clearQueue();
+  enqueue(c);
+  compileQueued(1 << 30);
+}
