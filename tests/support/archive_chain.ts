@@ -69,9 +69,13 @@ export class ArchiveTestChain {
     return o.to ?? new Uint8Array(20);
   }
 
+  /** Called after each block this chain mines (tests snapshot the head state there). */
+  onBlock: ((n: bigint) => Promise<void>) | undefined;
+
   async mine(): Promise<void> {
     const r = await this.core.produceBlock();
     if (r.kind !== 'Produced') throw new Error(`no block: ${r.kind}`);
+    await this.onBlock?.(this.head);
   }
 
   /** A run touching every kind of state change the archive must follow. */
