@@ -5,7 +5,7 @@
 // retried with backoff; an evm_revert on the devnet rewinds it (requestRewind), as the indexer does.
 import type { CanisterClient } from '../client/index.js';
 import { ConfigError } from '../client/errors.js';
-import { EXPORT_FORMAT_VERSION } from '../core/export/format.js';
+import { EXPORT_FORMAT_VERSIONS_READ } from '../core/export/format.js';
 import { ExportAssembler, ExportFormatError, type ExportedBlock } from '../core/export/decode.js';
 import { bytesEqual } from '../core/codec/bytes.js';
 import type { Db } from '../indexer/db.js';
@@ -21,8 +21,8 @@ export interface ArchiveFollowerOptions {
   readonly db: Db;
   readonly chainId: bigint;
   /**
-   * Genesis state the export stream (format 1) does not carry: the allocations and code the canister was
-   * installed with, in its init order. Applied before block 0.
+   * Genesis state for a stream whose block 0 lists none (format 1, or a chain installed before format 2): the
+   * allocations and code the canister was installed with, in its init order. Format 2 streams carry their own.
    */
   readonly genesis?: readonly GenesisEntry[];
   readonly maxBytes?: number;
@@ -103,7 +103,7 @@ export class ArchiveFollower {
     const h = await loadHeadState(this.o.db, this.cursor);
     if (this.cursor > 0n) state.load(h.accounts, h.storage, h.code, meta.stateRoot);
     const r = new Replayer(state);
-    if (this.cursor === 0n) r.applyGenesis(this.o.genesis ?? []);
+    if (this.cursor === 0n) r.setFallbackGenesis(this.o.genesis ?? []);
     for (const [n, hash] of h.hashes) r.rememberHash(n, hash);
     this.lastHash = h.hashes.at(-1)?.[1];
     this.replayer = r;
@@ -208,7 +208,7 @@ export class ArchiveFollower {
       throw new Error(`export_blocks at block ${cur.blockNumber}: ${JSON.stringify(err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
     }
     const ok = r.Ok;
-    if (ok.format_version !== EXPORT_FORMAT_VERSION) throw new ArchiveFatalError(`export format version ${ok.format_version}; this archive reads version ${EXPORT_FORMAT_VERSION}`);
+    if (!EXPORT_FORMAT_VERSIONS_READ.includes(ok.format_version)) throw new ArchiveFatalError(`export format version ${ok.format_version}; this archive reads versions ${EXPORT_FORMAT_VERSIONS_READ.join(', ')}`);
     this.chainHead = ok.head_block;
     const blocks: ExportedBlock[] = [];
     try {

@@ -13,15 +13,17 @@
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm';
 import { KECCAK256_NULL, bigIntToBytes, generateAddress } from '@ethereumjs/util';
 import type { ExportedBlock } from '../core/export/decode.js';
-import { FlatStateManager, chainGenesisWrite, readHeadAccount } from '../core/evm/state.js';
+import { FlatStateManager, STATE_ROOT_KEY, chainStateChanges, readHeadAccount } from '../core/evm/state.js';
+import { applyAccountChangeToMaps } from '../core/evm/account_change.js';
 import { encodeAccount } from '../core/evm/encoding.js';
 import { receiptsRoot, transactionsRoot } from '../core/chain/commitments.js';
 import { MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX } from '../core/constants.js';
 import { ErrorCode } from '../core/errors.js';
 import { keccak256 } from '../core/crypto.js';
-import { bytesEqual } from '../core/codec/bytes.js';
+import { bytesEqual, concatBytes } from '../core/codec/bytes.js';
 import { TxOrigin } from '../core/tx/types.js';
 import type { ExecLog } from '../core/engine.js';
+import type { KvMap } from '../core/host.js';
 import { archiveCommon, createArchiveVm, ethBlockOf, type BlockContext } from './evm_context.js';
 import { HeadState, type StateWrites } from './head_state.js';
 import { hex, type Mismatch } from './mismatch.js';
@@ -68,10 +70,17 @@ export class Replayer {
 
   private blockHash = (n: bigint): Uint8Array | undefined => this.hashes.get(n);
 
+  private fallbackGenesis: readonly GenesisEntry[] = [];
+
   /**
-   * Genesis state the export stream does not carry (format 1): balances and code applied one entry at a time,
-   * each chained into the state root as the canister's init does.
+   * Genesis state for a stream whose block 0 lists no state changes (format 1, or a chain installed before
+   * format 2): applied before block 0 only if it lists none, each entry chained into the state root one at a
+   * time as such a canister's init did.
    */
+  setFallbackGenesis(entries: readonly GenesisEntry[]): void {
+    this.fallbackGenesis = entries;
+  }
+
   applyGenesis(entries: readonly GenesisEntry[]): void {
     const accounts = this.state.accounts;
     for (const e of entries) {
@@ -85,7 +94,7 @@ export class Replayer {
         enc = encodeAccount({ exists: true, nonce: prev !== undefined && prev.nonce > 1n ? prev.nonce : 1n, balance: prev?.balance ?? 0n, codeHash, codeSize: e.code.length, gen: prev?.gen ?? 0, hasStorage: prev?.hasStorage ?? false });
       }
       accounts.insert(e.address, enc);
-      chainGenesisWrite(accounts, e.address, enc);
+      chainOneWrite(accounts, e.address, enc);
     }
   }
 
@@ -103,6 +112,13 @@ export class Replayer {
       ok: false,
       mismatch: { block: b.number, txIndex, txHash: txIndex === undefined ? undefined : hex(eb.txs[txIndex]!.ethHash), field, exported: String(exported), replayed: String(replayed) },
     });
+    // State changes (genesis in block 0, development cheats later) apply before the first transaction; the root
+    // commits to their exact encoded bytes (docs/execution.md "State and its commitment").
+    const maps = { accounts: this.state.accounts, code: this.state.code, storage: this.state.storage };
+    if (eb.stateChanges.length > 0) {
+      for (const c of eb.stateChanges) applyAccountChangeToMaps(maps, c);
+      chainStateChanges(this.state.accounts, b.stateChanges!);
+    } else if (b.number === 0n && this.fallbackGenesis.length > 0) this.applyGenesis(this.fallbackGenesis);
     if (!bytesEqual(b.mixHash, ctx.prevRandao)) return bad('block.mixHash (PREVRANDAO = parent hash)', hex(b.mixHash), hex(ctx.prevRandao));
     const ethBlock = ethBlockOf(ctx);
     const common = archiveCommon();
@@ -204,4 +220,12 @@ function compareReceipt(rc: ExportedBlock['receipts'][number], o: Outcome, cumul
     if (!bytesEqual(a.data, r.data)) return [`receipt.logs[${j}].data`, hex(a.data), hex(r.data)];
   }
   return undefined;
+}
+
+/** One out-of-block write chained into the root as a one-entry block (how genesis was chained before format 2). */
+function chainOneWrite(accounts: KvMap, address: Uint8Array, enc: Uint8Array): void {
+  const parent = accounts.get(STATE_ROOT_KEY) ?? new Uint8Array(32);
+  const w = concatBytes(Uint8Array.of(0x01), address, Uint8Array.of(enc.length >> 8, enc.length & 0xff), enc);
+  // Nothing has read the root yet when genesis is applied, so the state manager's cached root cannot be stale.
+  accounts.insert(STATE_ROOT_KEY, keccak256(concatBytes(parent, keccak256(w))));
 }

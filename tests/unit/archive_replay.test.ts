@@ -3,14 +3,15 @@
 // deliberately altered receipt, log, header root or genesis state is caught at that block, naming the
 // transaction and the first differing field.
 import { describe, expect, it } from 'vitest';
-import { Replayer } from '../../src/archive/replay.js';
+import { Replayer, type GenesisEntry } from '../../src/archive/replay.js';
+import { encodeStateChanges } from '../../src/core/export/state_changes.js';
 import type { ExportedBlock } from '../../src/core/export/decode.js';
 import { ArchiveTestChain, GENESIS } from '../support/archive_chain.js';
 import { ETH } from '../support/chain_testkit.js';
 
-async function replayAll(blocks: readonly ExportedBlock[], genesis = GENESIS) {
+async function replayAll(blocks: readonly ExportedBlock[], fallbackGenesis: GenesisEntry[] = []) {
   const r = new Replayer();
-  r.applyGenesis(genesis);
+  r.setFallbackGenesis(fallbackGenesis);
   for (const b of blocks) {
     const out = await r.replay(b);
     if (!out.ok) return out.mismatch;
@@ -52,8 +53,18 @@ describe('archive replay', () => {
   it('catches an altered state change: a stateRoot that commits to other writes, and a different genesis state', async () => {
     const rootAltered = blocks.map((b) => (b.block.number !== 4n ? b : { ...b, block: { ...b.block, stateRoot: b.block.stateRoot.map((x, i) => (i === 0 ? x ^ 0xff : x)) } }));
     expect(await replayAll(rootAltered)).toMatchObject({ block: 4n, field: 'block.stateRoot' });
-    const genesis = GENESIS.map((g, i) => (i === 1 ? { address: g.address, balance: 5n * ETH + 1n } : g));
-    expect(await replayAll(blocks, genesis)).toMatchObject({ block: 0n, field: 'block.stateRoot' });
+    // Block 0's state changes (the genesis allocations and code) altered with their bytes: caught at block 0.
+    const b0 = blocks[0]!;
+    expect(b0.stateChanges.length).toBe(GENESIS.length);
+    const changes = b0.stateChanges.map((c, i) => (i === 1 ? { ...c, balance: 5n * ETH + 1n } : c));
+    const genesisAltered = [{ ...b0, stateChanges: changes, block: { ...b0.block, stateChanges: encodeStateChanges(changes) } }, ...blocks.slice(1)];
+    expect(await replayAll(genesisAltered)).toMatchObject({ block: 0n, field: 'block.stateRoot' });
+    // Only the decoded list altered (the root still matches its bytes): the next block that touches B is caught.
+    const listAltered = [{ ...b0, stateChanges: changes }, ...blocks.slice(1)];
+    expect(await replayAll(listAltered)).toMatchObject({ block: 1n, field: 'block.stateRoot' });
+    // A genesis given for a block 0 without state changes is chained the pre-format-2 way (one entry at a time),
+    // which is not how this chain committed it: caught at block 0, so a wrong fallback never passes unnoticed.
+    expect(await replayAll([{ ...b0, stateChanges: [], block: { ...b0.block, stateChanges: undefined } }], GENESIS)).toMatchObject({ block: 0n, field: 'block.stateRoot' });
   }, 60_000);
 
   it('catches an altered receiptsRoot and a header gasUsed', async () => {
