@@ -7,6 +7,7 @@ import { type Common, Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { type VM, createVM } from '@ethereumjs/vm';
+import { paramsTx } from '@ethereumjs/tx';
 import { CHAIN_ID } from '../core/constants.js';
 import { kzgAdapter } from '../core/evm/common.js';
 
@@ -25,6 +26,24 @@ export interface BlockContext {
 }
 
 let sharedCommon: Common | undefined;
+let sharedTxCommon: Common | undefined;
+
+/**
+ * The Common transaction objects carry. EthereumJS's transaction constructors copy the Common they are given and
+ * merge the transaction parameters into the copy, about half of a transfer's runTx; transactions never change
+ * their Common here (runTx runs with skipHardForkValidation), so one merged copy is shared, whose copy() returns
+ * itself (as the canister's engine does, for the same reason).
+ */
+export function archiveTxCommon(): Common {
+  if (sharedTxCommon === undefined) {
+    const c = archiveCommon().copy();
+    c.updateParams(paramsTx);
+    Object.defineProperty(c, 'copy', { value: () => c });
+    Object.defineProperty(c, 'updateParams', { value: () => c });
+    sharedTxCommon = c;
+  }
+  return sharedTxCommon;
+}
 
 /** Prague with this chain's id. The point-evaluation precompile needs a KZG; the chain's minimal one is used. */
 export function archiveCommon(): Common {

@@ -12,7 +12,7 @@ import { callObjectToExecTx, type CallObject } from '../core/query/call.js';
 import { estimateGas, failureResult } from '../core/query/estimate.js';
 import { storageKey } from '../core/evm/encoding.js';
 import type { Queryable } from '../indexer/db.js';
-import { archiveCommon, createArchiveVm, ethBlockOf, type BlockContext } from './evm_context.js';
+import { archiveTxCommon, createArchiveVm, ethBlockOf, type BlockContext } from './evm_context.js';
 import { historySource, type StateSource } from './history_source.js';
 import { HistoryStateManager } from './history_state.js';
 import { ethTxOf } from './replay_tx.js';
@@ -148,10 +148,10 @@ export class ArchiveReader {
 export async function runCall(tx: ExecTx, ctx: BlockContext, sm: StateManagerInterface): Promise<IncludedOutcome> {
   const c = tx.maxFeePerGas === 0n ? { ...ctx, baseFeePerGas: 0n } : ctx;
   const vm: VM = await createArchiveVm(sm, () => c);
-  const common = archiveCommon();
+  const common = archiveTxCommon();
   const ethTx = ethTxOf({ ...tx, chainId: BigInt(common.chainId()) }, tx.from, common);
   try {
-    const res = await runTx(vm, { tx: ethTx, block: ethBlockOf(c, common), skipHardForkValidation: true, skipBlockGasLimitValidation: true, skipNonce: true, skipBalance: true });
+    const res = await runTx(vm, { tx: ethTx, block: ethBlockOf(c), skipHardForkValidation: true, skipBlockGasLimitValidation: true, skipNonce: true, skipBalance: true });
     const e = res.execResult.exceptionError;
     let failure: IncludedOutcome['failure'];
     if (e !== undefined) {

@@ -24,7 +24,7 @@ import { bytesEqual, concatBytes } from '../core/codec/bytes.js';
 import { TxOrigin } from '../core/tx/types.js';
 import type { ExecLog } from '../core/engine.js';
 import type { KvMap } from '../core/host.js';
-import { archiveCommon, createArchiveVm, ethBlockOf, type BlockContext } from './evm_context.js';
+import { archiveTxCommon, createArchiveVm, ethBlockOf, type BlockContext } from './evm_context.js';
 import { HeadState, type StateWrites } from './head_state.js';
 import { hex, type Mismatch } from './mismatch.js';
 import { replayTxOf } from './replay_tx.js';
@@ -121,7 +121,7 @@ export class Replayer {
     } else if (b.number === 0n && this.fallbackGenesis.length > 0) this.applyGenesis(this.fallbackGenesis);
     if (!bytesEqual(b.mixHash, ctx.prevRandao)) return bad('block.mixHash (PREVRANDAO = parent hash)', hex(b.mixHash), hex(ctx.prevRandao));
     const ethBlock = ethBlockOf(ctx);
-    const common = archiveCommon();
+    const common = archiveTxCommon();
     const outcomes: Outcome[] = [];
     let cumulative = 0n;
     for (let i = 0; i < eb.txs.length; i++) {

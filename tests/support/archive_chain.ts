@@ -60,9 +60,9 @@ export class ArchiveTestChain {
     return n;
   }
 
-  send(k: Key, o: { to?: Uint8Array | null; value?: bigint; data?: Uint8Array; gasLimit?: bigint; legacy?: boolean }): Uint8Array {
+  send(k: Key, o: { to?: Uint8Array | null; value?: bigint; data?: Uint8Array; gasLimit?: bigint; legacy?: boolean; maxFee?: bigint }): Uint8Array {
     const nonce = this.nonce(k);
-    const opts = { nonce, to: o.to, value: o.value ?? 0n, data: o.data, gasLimit: o.gasLimit ?? 200_000n };
+    const opts = { nonce, to: o.to, value: o.value ?? 0n, data: o.data, gasLimit: o.gasLimit ?? 200_000n, ...(o.maxFee === undefined ? {} : { maxFee: o.maxFee, gasPrice: o.maxFee }) };
     const raw = o.legacy === true ? signLegacy(k, opts) : sign1559(k, opts);
     okValue(this.core.submitRawTx(raw));
     if (o.to === null) return generateAddress(k.address, bigIntToBytes(nonce));
