@@ -36,6 +36,11 @@ export class ArchiveTestChain {
   private nonces = new Map<string, bigint>();
   store: Uint8Array | undefined;
   killable: Uint8Array | undefined;
+  /** Every transaction legacy (type 0): fees then do not depend on the base fee (the anvil differential run). */
+  legacyOnly = false;
+  /** The signed transactions of each mined block, in submit order (replayed on anvil). */
+  readonly blockRaws: Uint8Array[][] = [];
+  private pendingRaws: Uint8Array[] = [];
   /** Rewrites each export_blocks answer before it is returned (tests alter the stream). */
   alter: ((b: ExportedBlock) => ExportedBlock) | undefined;
 
@@ -63,8 +68,9 @@ export class ArchiveTestChain {
   send(k: Key, o: { to?: Uint8Array | null; value?: bigint; data?: Uint8Array; gasLimit?: bigint; legacy?: boolean; maxFee?: bigint }): Uint8Array {
     const nonce = this.nonce(k);
     const opts = { nonce, to: o.to, value: o.value ?? 0n, data: o.data, gasLimit: o.gasLimit ?? 200_000n, ...(o.maxFee === undefined ? {} : { maxFee: o.maxFee, gasPrice: o.maxFee }) };
-    const raw = o.legacy === true ? signLegacy(k, opts) : sign1559(k, opts);
+    const raw = o.legacy === true || this.legacyOnly ? signLegacy(k, opts) : sign1559(k, opts);
     okValue(this.core.submitRawTx(raw));
+    this.pendingRaws.push(raw);
     if (o.to === null) return generateAddress(k.address, bigIntToBytes(nonce));
     return o.to ?? new Uint8Array(20);
   }
@@ -75,6 +81,8 @@ export class ArchiveTestChain {
   async mine(): Promise<void> {
     const r = await this.core.produceBlock();
     if (r.kind !== 'Produced') throw new Error(`no block: ${r.kind}`);
+    this.blockRaws.push(this.pendingRaws);
+    this.pendingRaws = [];
     await this.onBlock?.(this.head);
   }
 
