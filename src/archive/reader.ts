@@ -16,6 +16,7 @@ import { archiveTxCommon, createArchiveVm, ethBlockOf, type BlockContext } from 
 import { historySource, type StateSource } from './history_source.js';
 import { HistoryStateManager } from './history_state.js';
 import { ethTxOf } from './replay_tx.js';
+import type { Mismatch } from './mismatch.js';
 
 const ZERO_ADDRESS = new Uint8Array(20);
 /** The precompiles' addresses (0x01..0x11), whose failures are exec.halt.precompile_error as at the head. */
@@ -65,7 +66,9 @@ export class ArchiveReader {
 
   private async require(n: bigint): Promise<Result<void>> {
     if (await this.holds(n)) return ok(undefined);
-    return err(ErrorCode.ExecStateUnavailable, `the archive does not hold block ${n} (it holds ${await this.firstBlock()}..${await this.headBlock()})`);
+    const alarm = await this.alarm();
+    const why = alarm === undefined ? '' : `; it stopped at a mismatch: ${describeAlarm(alarm)}`;
+    return err(ErrorCode.ExecStateUnavailable, `the archive does not hold block ${n} (it holds ${await this.firstBlock()}..${await this.headBlock()})${why}`);
   }
 
   /** The state after block n, for stock EthereumJS (reads from the history tables, writes kept in memory). */
@@ -177,3 +180,9 @@ export async function runCall(tx: ExecTx, ctx: BlockContext, sm: StateManagerInt
   }
 }
 
+
+/** The stored alarm (JSON of a Mismatch) as one phrase for error messages. */
+function describeAlarm(json: string): string {
+  const m = JSON.parse(json) as Mismatch & { block: string };
+  return `block ${m.block}${m.txIndex === undefined ? '' : `, tx ${m.txIndex}`}: ${m.field} exported ${m.exported}, replayed ${m.replayed}`;
+}

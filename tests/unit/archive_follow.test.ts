@@ -171,5 +171,6 @@ describe.each(backends)('archive on %s', (name, open) => {
     expect(JSON.parse((await reader.alarm())!)).toMatchObject({ field: 'receipt.gasUsed' });
     const past = await reader.account(A.address, good + 1n);
     expect(past.ok ? 'ok' : past.error.code).toBe('exec.state.unavailable');
+    expect(past.ok ? '' : past.error.message).toMatch(new RegExp(`stopped at a mismatch: block ${good + 1n}, tx 0: receipt.gasUsed exported`));
   }, 120_000);
 });
