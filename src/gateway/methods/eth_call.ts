@@ -1,4 +1,4 @@
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { positional } from '../params.js';
 import { callObject, stateTag, unwrap } from './common.js';
 import { STATE_TAGS, type MethodSpec } from './types.js';
@@ -16,6 +16,6 @@ export const eth_call: MethodSpec = {
     const [o, b] = positional(params, 'eth_call', 1, 2);
     const call = callObject(o);
     const tag = await stateTag(ctx, b);
-    return bytesHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
+    return toPrefixedHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
   },
 };

@@ -1,4 +1,4 @@
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { address, positional } from '../params.js';
 import { stateTag, unwrap } from './common.js';
 import { STATE_TAGS, type MethodSpec } from './types.js';
@@ -13,6 +13,6 @@ export const eth_getCode: MethodSpec = {
     const [a, b] = positional(params, 'eth_getCode', 1, 2);
     const addr = address(a);
     const tag = await stateTag(ctx, b);
-    return bytesHex(unwrap(ctx, await ctx.client.query('rpc_eth_get_code', [addr, tag])));
+    return toPrefixedHex(unwrap(ctx, await ctx.client.query('rpc_eth_get_code', [addr, tag])));
   },
 };

@@ -1,5 +1,5 @@
 import { invalidParams } from '../errors.js';
-import { bytesHex, parseData, parseQuantity } from '../hex.js';
+import { toPrefixedHex, parseData, parseQuantity } from '../hex.js';
 import { address, positional } from '../params.js';
 import { stateTag, unwrap } from './common.js';
 import { STATE_TAGS, type MethodSpec } from './types.js';
@@ -27,6 +27,6 @@ export const eth_getStorageAt: MethodSpec = {
     const v = unwrap(ctx, await ctx.client.query('rpc_eth_get_storage_at', [addr, slot, tag]));
     const word = new Uint8Array(32);
     word.set(v.subarray(Math.max(0, v.length - 32)), 32 - Math.min(32, v.length));
-    return bytesHex(word);
+    return toPrefixedHex(word);
   },
 };
