@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => evm?.close());
 
-/** Target from the issue: a refused bomb costs under 5 M instructions. */
+/** What a refused bomb may cost at most (the bench figures candid_bomb.refused_by_inspect.instructions and candid_bomb.refused_by_method.instructions measure it). */
 const REFUSAL_BUDGET = 5_000_000n;
 
 /** `(blob, vec null)`: one real blob argument and an extra `vec null` of length 2^40 (about 20 bytes). */
