@@ -12,6 +12,7 @@ import type { CallOptions, CallResult } from './calls.js';
 import { Clock } from './clock.js';
 import { CanisterInstallError, HostStateError, RejectCode } from './errors.js';
 import { CanisterInstance, type HostStateSnapshot } from './instance.js';
+import { deliver } from './inter_canister.js';
 import { ANONYMOUS, toBytes, type MessageStats } from './message.js';
 import type { IcHostOptions } from './options.js';
 import { Persistence } from './persist.js';
@@ -78,6 +79,7 @@ export class IcHost {
       ...(opts.onMessage === undefined ? {} : { onMessage: opts.onMessage }),
     });
     this.core.onCommit = () => this.persist();
+    this.core.deliverCall = (call) => deliver(this.core, call);
     if (meta !== undefined && this.persistence !== undefined) {
       this.core.timerDeadline = 0n; // like an upgrade: the global timer is deactivated (the persisted value is informational)
       this.core.certifiedData = Buffer.from(meta.certifiedData, 'hex');

@@ -1,7 +1,7 @@
 // The instance core shared by the host (index.ts) and the query replica's follower (follower.ts): one wasm
 // instance of the canister's module and its committed state, and the execution of one message atomically
 // (queries, replicated queries and traps discard every change; committed messages apply them and queue the
-// calls they made). The System API is in ic0.ts, call delivery in inter_canister.ts.
+// calls they made). The System API is in ic0.ts; the host delivers the calls (inter_canister.ts).
 import type { Principal } from '@dfinity/principal';
 import { IC_INSPECT_INSTRUCTION_LIMIT } from '../core/constants.js';
 import type { CallResult } from './calls.js';
@@ -9,8 +9,7 @@ import type { Clock, ClockState } from './clock.js';
 import { HostStateError, RejectCode, Trap } from './errors.js';
 import { HeapSnapshot } from './heap.js';
 import { ic0Imports, type SystemApiHost } from './ic0.js';
-import { deliver, type CallSite } from './inter_canister.js';
-import { ANONYMOUS, type CallContext, type Callback, type Live, type Message, type MessageKind, type MessageStats, type Response } from './message.js';
+import { ANONYMOUS, type CallContext, type Callback, type Live, type Message, type MessageKind, type MessageStats, type OutgoingCall, type Response } from './message.js';
 import type { WasmProfiler } from './profile.js';
 import type { ReplicaQueryResult } from './replica.js';
 import { WASM_PAGE, type StableMemory } from './stable.js';
@@ -47,7 +46,7 @@ export interface InstanceOptions {
   onMessage?: (stats: MessageStats) => void;
 }
 
-export class CanisterInstance implements SystemApiHost, CallSite {
+export class CanisterInstance implements SystemApiHost {
   readonly canisterId: Principal;
   readonly selfBytes: Uint8Array;
   controllers: Principal[];
@@ -78,6 +77,13 @@ export class CanisterInstance implements SystemApiHost, CallSite {
   lastMessage: MessageStats | undefined;
   /** Called after a committed message (not a lifecycle one) has applied its changes: the host persists them. */
   onCommit: () => void = () => {};
+  /**
+   * Delivers a call a committed message made (the host sets inter_canister.ts's deliver; the query replica's
+   * follower commits nothing, so makes no calls).
+   */
+  deliverCall: (call: OutgoingCall) => void = () => {
+    throw new HostStateError('this instance delivers no calls');
+  };
 
   constructor(o: InstanceOptions) {
     this.canisterId = o.canisterId;
@@ -332,14 +338,14 @@ export class CanisterInstance implements SystemApiHost, CallSite {
       this.certifiedData = msg.certifiedData;
       for (const call of msg.performed) {
         call.ctx.outstanding += 1;
-        this.queue.push(() => deliver(this, call));
+        this.queue.push(() => this.deliverCall(call));
       }
       this.onCommit();
     } else if (!discard && lifecycle) {
       this.certifiedData = msg.certifiedData;
       for (const call of msg.performed) {
         call.ctx.outstanding += 1;
-        this.queue.push(() => deliver(this, call));
+        this.queue.push(() => this.deliverCall(call));
       }
     }
     return { trap: undefined, msg };

@@ -3,31 +3,12 @@
 // (and cleanup when a callback traps) in the same call context.
 import { IDL } from '@dfinity/candid';
 import { Principal } from '@dfinity/principal';
-import { RejectCode, type Trap } from './errors.js';
-import { sameBytes, type CallContext, type Callback, type Live, type Message, type MessageKind, type OutgoingCall, type Response } from './message.js';
-
-/** What delivery needs of the instance core (instance.ts). */
-export interface CallSite {
-  readonly canisterId: Principal;
-  readonly selfBytes: Uint8Array;
-  /** Messages waiting to run, in order (the host drains it). */
-  readonly queue: (() => void)[];
-  requireLive(): Live;
-  newContext(caller: Uint8Array, method: string, onResponse: ((r: Response) => void) | undefined): CallContext;
-  execute(
-    kind: MessageKind,
-    entry: string | Callback,
-    method: string,
-    arg: Uint8Array,
-    caller: Uint8Array,
-    ctx: CallContext | undefined,
-    setup?: (m: Message) => void,
-  ): { trap: Trap | undefined; msg: Message };
-  finishIfDone(ctx: CallContext): void;
-}
+import { RejectCode } from './errors.js';
+import type { CanisterInstance } from './instance.js';
+import { sameBytes, type OutgoingCall, type Response } from './message.js';
 
 /** Delivers a call made by the canister: to itself, to the management canister (raw_rand), or a reject. */
-export function deliver(site: CallSite, call: OutgoingCall): void {
+export function deliver(site: CanisterInstance, call: OutgoingCall): void {
   const respond = (r: Response): void => {
     site.queue.push(() => deliverResponse(site, call, r));
   };
@@ -57,7 +38,7 @@ export function deliver(site: CallSite, call: OutgoingCall): void {
   }
 }
 
-function deliverResponse(site: CallSite, call: OutgoingCall, r: Response): void {
+function deliverResponse(site: CanisterInstance, call: OutgoingCall, r: Response): void {
   const ctx = call.ctx;
   ctx.outstanding -= 1;
   const kind = r.kind === 'reply' ? 'reply_callback' : 'reject_callback';
