@@ -4,10 +4,10 @@ import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
 import { DEFAULT_INSTRUCTION_SOFT_LIMIT, TX_INSTRUCTION_BUDGET } from '../src/core/constants.js';
 import { compileFixture } from '../tests/fixtures/solidity/compile.js';
 import { account, BenchChain, deployCode, median, signTx, u256, type Account } from './support.js';
+import { fromHex } from '../src/gateway/hex.js';
 
 export type Report = (name: string, value: number | bigint, unit: string) => void;
 
-const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
 const addrHex = (a: Uint8Array): `0x${string}` => `0x${Buffer.from(a).toString('hex')}`;
 
 /**
@@ -79,20 +79,20 @@ export async function benchEvm(report: Report): Promise<void> {
     const token = compileFixture('Token.sol', 'Token');
     const abi = token.abi as Abi;
     const deployer = senders[3]!;
-    const deployData = hexBytes(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] }));
+    const deployData = fromHex(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] }));
     const deployRaw = signTx(deployer, { data: deployData, gasLimit: 2_000_000n });
     await chain.submit(deployRaw);
     await chain.mine();
     const tokenAddress = chain.receipt(keccak_256(deployRaw)).contract_address[0]!;
     const holders = [senders[3]!, senders[4]!, senders[5]!];
     for (const h of holders.slice(1)) {
-      const data = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(h.address), 10n ** 27n] }));
+      const data = fromHex(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(h.address), 10n ** 27n] }));
       await chain.submit(signTx(deployer, { to: tokenAddress, data, gasLimit: 100_000n }));
     }
     await chain.mine();
     for (let i = 0; i < 90; i++) {
       const to = account(2000 + i).address;
-      const data = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(to), 1000n] }));
+      const data = fromHex(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(to), 1000n] }));
       await chain.submit(signTx(holders[i % 3]!, { to: tokenAddress, data, gasLimit: 60_000n }));
     }
     const erc20 = await chain.mine();
@@ -105,7 +105,7 @@ export async function benchEvm(report: Report): Promise<void> {
     const pairC = compileFixture('Pair.sol', 'Pair');
     const routerC = compileFixture('Pair.sol', 'Router');
     const deployToken = async (sym: string): Promise<Uint8Array> => {
-      const raw = signTx(deployer, { data: hexBytes(encodeDeployData({ abi, bytecode: token.bytecode, args: [sym, sym, 10n ** 30n] })), gasLimit: 2_000_000n });
+      const raw = signTx(deployer, { data: fromHex(encodeDeployData({ abi, bytecode: token.bytecode, args: [sym, sym, 10n ** 30n] })), gasLimit: 2_000_000n });
       await chain.submit(raw);
       await chain.mine();
       return chain.receipt(keccak_256(raw)).contract_address[0]!;
@@ -114,17 +114,17 @@ export async function benchEvm(report: Report): Promise<void> {
     const tokenB = await deployToken('TKB');
     const [t0, t1] = Buffer.compare(Buffer.from(tokenA), Buffer.from(tokenB)) < 0 ? [tokenA, tokenB] : [tokenB, tokenA];
     const pairDeploy = signTx(deployer, {
-      data: hexBytes(encodeDeployData({ abi: pairC.abi as Abi, bytecode: pairC.bytecode, args: [addrHex(t0), addrHex(t1)] })),
+      data: fromHex(encodeDeployData({ abi: pairC.abi as Abi, bytecode: pairC.bytecode, args: [addrHex(t0), addrHex(t1)] })),
       gasLimit: 2_000_000n,
     });
-    const routerDeploy = signTx(deployer, { data: hexBytes(routerC.bytecode), gasLimit: 2_000_000n });
+    const routerDeploy = signTx(deployer, { data: fromHex(routerC.bytecode), gasLimit: 2_000_000n });
     await chain.submit(pairDeploy);
     await chain.submit(routerDeploy);
     await chain.mine();
     const pair = chain.receipt(keccak_256(pairDeploy)).contract_address[0]!;
     const router = chain.receipt(keccak_256(routerDeploy)).contract_address[0]!;
     const call = async (from: Account, to: Uint8Array, a: Abi, functionName: string, args: unknown[]): Promise<void> => {
-      await chain.submit(signTx(from, { to, data: hexBytes(encodeFunctionData({ abi: a, functionName, args } as never)), gasLimit: 300_000n }));
+      await chain.submit(signTx(from, { to, data: fromHex(encodeFunctionData({ abi: a, functionName, args } as never)), gasLimit: 300_000n }));
     };
     const traders = [senders[6]!, senders[7]!, senders[8]!];
     for (const t of [t0, t1]) await call(deployer, t, abi, 'transfer', [addrHex(pair), 10n ** 27n]);
@@ -140,7 +140,7 @@ export async function benchEvm(report: Report): Promise<void> {
     const swaps: Uint8Array[] = [];
     for (let i = 0; i < 36; i++) {
       const tr = traders[i % 3]!;
-      const data = hexBytes(
+      const data = fromHex(
         encodeFunctionData({ abi: routerC.abi as Abi, functionName: 'swapExactIn', args: [addrHex(pair), i % 2 === 0, 10n ** 18n, 1n, addrHex(tr.address)] }),
       );
       const raw = signTx(tr, { to: router, data, gasLimit: 200_000n });

@@ -2,6 +2,7 @@
 // and a Candid decoding bomb refused by canister_inspect_message and by a method's own argument check.
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { IDL } from '@dfinity/candid';
+import { lebEncode } from '@icp-sdk/core/candid';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { INSPECT_SCREEN_MAX_TX_BYTES, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, MAX_TX_SIZE } from '../src/core/constants.js';
 import { MAX_INSTRUCTION_SOFT_LIMIT } from '../src/core/ops/limits.js';
@@ -56,20 +57,9 @@ function txOfSize(size: number, rOf: (signed: { r?: bigint }) => bigint): Uint8A
   return build(size - 200 + (size - probe.length));
 }
 
-const leb = (n: bigint): number[] => {
-  const out: number[] = [];
-  do {
-    let b = Number(n & 0x7fn);
-    n >>= 7n;
-    if (n > 0n) b |= 0x80;
-    out.push(b);
-  } while (n > 0n);
-  return out;
-};
-
 /** rpc_eth_send_raw_transaction's blob plus one extra `vec null` argument of length 2^40. */
 export function candidBomb(): Uint8Array {
-  return Uint8Array.from([0x44, 0x49, 0x44, 0x4c, 2, 0x6d, 0x7b, 0x6d, 0x7f, 2, 0, 1, 1, 0xc0, ...leb(1n << 40n)]);
+  return Uint8Array.from([0x44, 0x49, 0x44, 0x4c, 2, 0x6d, 0x7b, 0x6d, 0x7f, 2, 0, 1, 1, 0xc0, ...lebEncode(1n << 40n)]);
 }
 
 export async function benchHarden(report: Report): Promise<void> {

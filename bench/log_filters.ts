@@ -10,11 +10,11 @@ import { account, BenchChain, signTx } from './support.js';
 import type { Report } from './evm.js';
 import type { Measured } from '../src/client/host.js';
 import type { CandidResult, LogCursorView as LogCursor, LogPageView } from '../src/client/schema.js';
+import { fromHex } from '../src/gateway/hex.js';
 
 const BLOCKS = 10_000;
 /** Every this-many-th transfer goes to the watched account: 10 of 10,000. */
 const EVERY = 1000;
-const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
 const addrHex = (a: Uint8Array): `0x${string}` => `0x${Buffer.from(a).toString('hex')}`;
 const padTopic = (a: Uint8Array): Uint8Array => {
   const t = new Uint8Array(32);
@@ -35,7 +35,7 @@ export async function benchLogFilters(report: Report): Promise<void> {
   try {
     const token = compileFixture('Token.sol', 'Token');
     const abi = token.abi as Abi;
-    const deploy = signTx(holder, { data: hexBytes(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] })), gasLimit: 2_000_000n });
+    const deploy = signTx(holder, { data: fromHex(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] })), gasLimit: 2_000_000n });
     await chain.submit(deploy);
     await chain.mine();
     const tokenAddress = chain.receipt(keccak_256(deploy)).contract_address[0]!;
@@ -44,7 +44,7 @@ export async function benchLogFilters(report: Report): Promise<void> {
     for (let i = 0; i < BLOCKS; i++) {
       // 999 other recipients in turn, and the watched account every EVERY-th block.
       const to = i % EVERY === EVERY - 1 ? me : account(1000 + (i % (EVERY - 1))).address;
-      const data = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(to), BigInt(i + 1)] }));
+      const data = fromHex(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(to), BigInt(i + 1)] }));
       await chain.submit(signTx(holder, { to: tokenAddress, data, gasLimit: 100_000n }));
       await chain.mine();
     }

@@ -9,8 +9,8 @@ import { EMITTER_RUNTIME, callObject, logFilter } from '../tests/support/read.js
 import { benchLogFilters } from './log_filters.js';
 import { account, BenchChain, deployCode, median, signTx, u256 } from './support.js';
 import type { Report } from './evm.js';
+import { fromHex } from '../src/gateway/hex.js';
 
-const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
 const addrHex = (a: Uint8Array): `0x${string}` => `0x${Buffer.from(a).toString('hex')}`;
 const LATEST = { Latest: null };
 
@@ -20,7 +20,7 @@ export async function benchReadApi(report: Report): Promise<void> {
   try {
     const token = compileFixture('Token.sol', 'Token');
     const abi = token.abi as Abi;
-    const deploy = signTx(holder, { data: hexBytes(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] })), gasLimit: 2_000_000n });
+    const deploy = signTx(holder, { data: fromHex(encodeDeployData({ abi, bytecode: token.bytecode, args: ['Bench', 'BNCH', 10n ** 30n] })), gasLimit: 2_000_000n });
     const emitterDeploy = signTx(holder, { data: deployCode(EMITTER_RUNTIME), gasLimit: 200_000n });
     await chain.submit(deploy);
     await chain.submit(emitterDeploy);
@@ -33,13 +33,13 @@ export async function benchReadApi(report: Report): Promise<void> {
       if ('Err' in r.value) throw new Error(`${method}: ${r.value.Err.code}`);
       return r.instructions ?? 0n;
     };
-    const balanceOf = hexBytes(encodeFunctionData({ abi, functionName: 'balanceOf', args: [addrHex(holder.address)] }));
+    const balanceOf = fromHex(encodeFunctionData({ abi, functionName: 'balanceOf', args: [addrHex(holder.address)] }));
     report('query.eth_call.erc20_balance_of.instructions', median([0, 1, 2].map(() => query('rpc_eth_call_object', balanceOf))), 'instructions');
-    const transfer = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(account(101).address), 1000n] }));
+    const transfer = fromHex(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(account(101).address), 1000n] }));
     report('query.estimate_gas.erc20_transfer.instructions', median([0, 1, 2].map(() => query('rpc_eth_estimate_gas_object', transfer))), 'instructions');
 
     // The receipt of a reverted transaction (its failure code is stored text): a transfer above the balance.
-    const tooMuch = hexBytes(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(account(101).address), 10n ** 31n] }));
+    const tooMuch = fromHex(encodeFunctionData({ abi, functionName: 'transfer', args: [addrHex(account(101).address), 10n ** 31n] }));
     const reverted = signTx(holder, { to: tokenAddress, data: tooMuch, gasLimit: 100_000n });
     await chain.submit(reverted);
     await chain.mine();

@@ -1,7 +1,7 @@
 // canister_inspect_message: ingress that could only fail is refused before it runs at all, so it costs the
-// canister nothing (on the IC, inspection runs on one replica, uncharged, within 200 M instructions; issue
-// 11, attacks 1 and 4). Calls from other canisters skip inspection; the same checks run again inside every
-// method (decorators.ts, the core's submit).
+// canister nothing (on the IC, inspection runs on one replica, uncharged, within 200 M instructions). Calls
+// from other canisters skip inspection; the same checks run again inside every method (decorators.ts, the
+// core's submit).
 import { IDL, inspectMessage, isController, msgArgData, msgCaller, msgMethodName, trap } from 'azle';
 
 import { INSPECT_SCREEN_MAX_TX_BYTES } from '../core/constants.js';

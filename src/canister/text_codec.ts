@@ -1,8 +1,8 @@
 // Faster TextEncoder / TextDecoder for ASCII, over azle's (@sinonjs/text-encoding, JavaScript).
 //
-// Why: inside the canister the polyfill costs about 15 K instructions a character to encode and 79 K a byte
-// to decode, and @dfinity/candid runs every Candid text through them: the `DIDL` magic of every argument
-// (0.3 M per call), field labels, error codes and messages of every Err reply (1.5 M for 100 characters).
+// Why: inside the canister the polyfill runs a JavaScript loop of many steps a character, and @dfinity/candid
+// runs every Candid text through it: the `DIDL` magic of every argument, field labels, error codes and
+// messages of every Err reply.
 // ASCII text (all of the canister's own strings) takes a direct loop here; anything else, and every option
 // (streaming, other encodings), goes to the polyfill unchanged, so results are the same.
 // Installed after azle has set its globals (azle sets them when its library module loads).

@@ -84,7 +84,7 @@ export const MAX_LOG_PAGE_BYTES = 1_500_000;
  * (about 31 K instructions a log, 250 M for a block full of logs): at most about 4.3 B in all.
  */
 export const LOG_PAGE_INSTRUCTION_SOFT_LIMIT = 4_000_000_000n;
-/** Instructions a returned log costs (its view and its Candid encoding): measured 2.4 M, with margin. */
+/** Instructions a returned log costs (its view and its Candid encoding): query.get_logs.1000_logs.instructions a thousandth, with margin. */
 export const LOG_REPLY_INSTRUCTIONS_PER_LOG = 3_000_000n;
 /** And per byte of its data and topics (Candid copies blobs in bulk). */
 export const LOG_REPLY_INSTRUCTIONS_PER_BYTE = 64n;
@@ -98,11 +98,11 @@ export const MAX_LOG_FILTER_TOPIC_ALTERNATIVES = 1000;
 /**
  * A condition (the address list, or one topic position) with at most this many alternatives is tested against
  * each block's logsBloom before the block's logs are read; a longer one is only matched log by log. Each
- * alternative costs one keccak per page (about 1.5 M instructions), so this bounds the set-up of a page.
+ * alternative costs one keccak per page (keccak.block.instructions), so this bounds the set-up of a page.
  */
 export const MAX_LOG_BLOOM_ALTERNATIVES = 32;
 // eth_getBlockReceipts / rpc_eth_get_block_receipts_paged: a page stops before passing any of these (at least
-// one receipt a page). Encoding a log costs about 3 M instructions (LOG_REPLY_INSTRUCTIONS_PER_LOG), a receipt
+// one receipt a page). Encoding a log costs at most LOG_REPLY_INSTRUCTIONS_PER_LOG, a receipt
 // with no logs a few M; these keep a full page near 2.5 B of the query's 5 B. A block at the default gas limit
 // (at most 142 transactions of 21,000 gas) fits one page unless it holds more than 700 logs.
 export const BLOCK_RECEIPTS_PAGE_MAX_RECEIPTS = 150;

@@ -9,6 +9,7 @@ import { CHAIN_ID } from '../core/constants.js';
 import { deriveSyntheticSender } from '../core/tx/ic_synthetic.js';
 import type { HostClient } from '../client/host.js';
 import type { CandidResult } from '../client/schema.js';
+import { toPrefixedHex } from '../gateway/hex.js';
 import type { DevAccount } from './accounts.js';
 
 /** What a funded IC identity gets: 100 ETH. */
@@ -18,7 +19,6 @@ const ok = <T>(r: CandidResult<T>, what: string): T => {
   if ('Err' in r) throw new Error(`${what}: ${r.Err.code}: ${r.Err.message}`);
   return r.Ok;
 };
-const hex = (b: Uint8Array): `0x${string}` => `0x${Buffer.from(b).toString('hex')}`;
 
 /** Parses a principal given on the command line; throws with a message naming the option. */
 export function parseFundPrincipal(text: string): Principal {
@@ -44,7 +44,7 @@ export async function fundIcPrincipals(evm: HostClient, from: DevAccount, princi
   for (const p of principals) {
     const d = deriveSyntheticSender(p.toUint8Array(), evm.host.canisterId.toUint8Array());
     if (!d.ok) throw new Error(`--fund-ic ${p.toText()}: ${d.error.message}`);
-    const sender = hex(d.value);
+    const sender = toPrefixedHex(d.value);
     const balance = ok(evm.querySync('rpc_eth_get_balance', [d.value, { Pending: null }]), 'balance');
     if (balance > 0n) {
       out.push({ principal: p.toText(), sender, txHash: undefined });

@@ -9,6 +9,7 @@ import { CHAIN_ID } from '../core/constants.js';
 import { CanisterClient } from '../client/client.js';
 import { acceptedSubmit, encodeInitArgs, HostClient } from '../client/host.js';
 import { DEFAULT_CONFIG, type GatewayConfig } from '../gateway/config.js';
+import { fromHex } from '../gateway/hex.js';
 import { DEVNET_CLIENT_VERSION } from './config.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { KEYS_FILE, startIcHttp, SubnetKeys, type IcHttpServer } from '../host/ic_http/index.js';
@@ -132,8 +133,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     log('installing the canister (first start; warm-up of precompile tables takes a few seconds)...');
     await host.install(
       encodeInitArgs({
-        genesis_allocations: [accounts.map((a) => ({ address: hexToBytes(a.address), balance: DEV_ACCOUNT_BALANCE }))],
-        genesis_code: [PREDEPLOYS.map((p) => ({ address: hexToBytes(p.address), code: hexToBytes(p.code) }))],
+        genesis_allocations: [accounts.map((a) => ({ address: fromHex(a.address), balance: DEV_ACCOUNT_BALANCE }))],
+        genesis_code: [PREDEPLOYS.map((p) => ({ address: fromHex(p.address), code: fromHex(p.code) }))],
       }),
     );
   } else {
@@ -225,10 +226,6 @@ export function devnetBanner(d: Devnet, dataDir: string): string {
     '',
   ];
   return lines.join('\n');
-}
-
-function hexToBytes(h: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 }
 
 export const devnetDataDirDefault = (root: string): string => join(root, '.devnet');

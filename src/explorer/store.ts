@@ -2,6 +2,7 @@
 // verification jobs of all three APIs and the verified contracts. Append a migration for any change; never
 // edit one that has shipped. It also reads the indexer's tables (receipts, txs) for creation transactions.
 import type { Db, Queryable } from '../indexer/db.js';
+import { fromHex, toHex } from '../gateway/hex.js';
 import type { Migration } from '../indexer/migrate.js';
 import type { MatchKind } from './match.js';
 import type { VerifyApi, VerifyRequest } from './request.js';
@@ -106,8 +107,6 @@ export interface CreationTx {
   readonly input: string;
 }
 
-const hexToBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
-const bytesToHex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const toDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const toDateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : toDate(v));
 const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
@@ -116,7 +115,7 @@ function jobFromRow(r: Record<string, unknown>): JobRow {
   return {
     id: r.id as string,
     api: r.api as VerifyApi,
-    address: `0x${bytesToHex(r.address as Uint8Array)}`,
+    address: `0x${toHex(r.address as Uint8Array)}`,
     status: r.status as JobStatus,
     request: json<VerifyRequest>(r.request),
     runtimeMatch: (r.runtime_match as MatchKind | null) ?? null,
@@ -132,7 +131,7 @@ function jobFromRow(r: Record<string, unknown>): JobRow {
 
 function contractFromRow(r: Record<string, unknown>): VerifiedContract {
   return {
-    address: `0x${bytesToHex(r.address as Uint8Array)}`,
+    address: `0x${toHex(r.address as Uint8Array)}`,
     contractPath: r.contract_path as string,
     contractName: r.contract_name as string,
     compilerVersion: r.compiler_version as string,
@@ -141,8 +140,8 @@ function contractFromRow(r: Record<string, unknown>): VerifiedContract {
     abi: json(r.abi),
     runtimeMatch: r.runtime_match as MatchKind,
     creationMatch: (r.creation_match as MatchKind | null) ?? null,
-    constructorArgs: r.constructor_args === null ? null : bytesToHex(r.constructor_args as Uint8Array),
-    creationTxHash: r.creation_tx_hash === null ? null : `0x${bytesToHex(r.creation_tx_hash as Uint8Array)}`,
+    constructorArgs: r.constructor_args === null ? null : toHex(r.constructor_args as Uint8Array),
+    creationTxHash: r.creation_tx_hash === null ? null : `0x${toHex(r.creation_tx_hash as Uint8Array)}`,
     licenseType: (r.license_type as string | null) ?? null,
     jobId: r.job_id as string,
     verifiedAt: toDate(r.verified_at),
@@ -161,7 +160,7 @@ export class ExplorerStore {
     await this.db.query('INSERT INTO explorer_verify_jobs (id, api, address, status, request, client) VALUES ($1, $2, $3, $4, $5, $6)', [
       id,
       req.api,
-      hexToBytes(req.address),
+      fromHex(req.address),
       'queued',
       JSON.stringify(req),
       client,
@@ -238,7 +237,7 @@ export class ExplorerStore {
            job_id = EXCLUDED.job_id, verified_at = now()
          WHERE explorer_verified_contracts.runtime_match <> 'full' AND EXCLUDED.runtime_match = 'full'`,
         [
-          hexToBytes(c.address),
+          fromHex(c.address),
           c.contractPath,
           c.contractName,
           c.compilerVersion,
@@ -247,8 +246,8 @@ export class ExplorerStore {
           JSON.stringify(c.abi),
           c.runtimeMatch,
           c.creationMatch,
-          c.constructorArgs === null ? null : hexToBytes(c.constructorArgs),
-          c.creationTxHash === null ? null : hexToBytes(c.creationTxHash),
+          c.constructorArgs === null ? null : fromHex(c.constructorArgs),
+          c.creationTxHash === null ? null : fromHex(c.creationTxHash),
           c.licenseType,
           id,
         ],
@@ -261,7 +260,7 @@ export class ExplorerStore {
   }
 
   async getContract(address: string): Promise<VerifiedContract | undefined> {
-    const r = await this.db.query('SELECT * FROM explorer_verified_contracts WHERE address = $1', [hexToBytes(address)]);
+    const r = await this.db.query('SELECT * FROM explorer_verified_contracts WHERE address = $1', [fromHex(address)]);
     return r.rows[0] === undefined ? undefined : contractFromRow(r.rows[0]);
   }
 
@@ -270,10 +269,10 @@ export class ExplorerStore {
     const r = await this.db.query<{ eth_tx_hash: Uint8Array; from_address: Uint8Array; block_number: bigint; input: Uint8Array }>(
       `SELECT t.eth_tx_hash, t.from_address, t.block_number, t.input FROM receipts r JOIN txs t ON t.eth_tx_hash = r.tx_hash
        WHERE r.contract_address = $1 AND r.status = 1 AND t.to_address IS NULL ORDER BY t.block_number DESC LIMIT 1`,
-      [hexToBytes(address)],
+      [fromHex(address)],
     );
     const row = r.rows[0];
     if (row === undefined) return undefined;
-    return { txHash: `0x${bytesToHex(row.eth_tx_hash)}`, from: `0x${bytesToHex(row.from_address)}`, blockNumber: BigInt(row.block_number), input: bytesToHex(row.input) };
+    return { txHash: `0x${toHex(row.eth_tx_hash)}`, from: `0x${toHex(row.from_address)}`, blockNumber: BigInt(row.block_number), input: toHex(row.input) };
   }
 }

@@ -5,7 +5,7 @@
 // and answered with a fixed message: never a stack trace or an internal detail.
 import { ErrorCode } from '../core/errors.js';
 import type { CandidError } from '../client/schema.js';
-import { bytesHex } from './hex.js';
+import { toPrefixedHex } from './hex.js';
 
 export const RpcCode = {
   ParseError: -32700,
@@ -115,7 +115,7 @@ export type InternalLog = (message: string) => void;
  */
 export function fromCanisterError(e: CandidError, log: InternalLog): RpcError {
   if (e.code === ErrorCode.ExecReverted) {
-    return new RpcError(RpcCode.Server, 'execution reverted', bytesHex(e.data[0] ?? new Uint8Array()));
+    return new RpcError(RpcCode.Server, 'execution reverted', toPrefixedHex(e.data[0] ?? new Uint8Array()));
   }
   const m = ERROR_MAP[e.code];
   if (m === undefined) {

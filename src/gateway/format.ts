@@ -1,25 +1,25 @@
 // Canister views -> Ethereum JSON-RPC objects, with Ethereum's field names and hex encodings, in the shapes
 // geth returns for Prague blocks, so ethers v6 and viem parse them unchanged.
 import type { AccessListItemView, BlockView, LogView, ReceiptView, TxView } from '../client/schema.js';
-import { bytesHex, qty } from './hex.js';
+import { toPrefixedHex, qty } from './hex.js';
 
 const opt = <T>(v: [] | [T]): T | undefined => v[0];
 
 export function formatLog(l: LogView): Record<string, unknown> {
   return {
-    address: bytesHex(l.address),
-    topics: l.topics.map(bytesHex),
-    data: bytesHex(l.data),
+    address: toPrefixedHex(l.address),
+    topics: l.topics.map(toPrefixedHex),
+    data: toPrefixedHex(l.data),
     blockNumber: qty(l.block_number),
-    blockHash: bytesHex(l.block_hash),
-    transactionHash: bytesHex(l.transaction_hash),
+    blockHash: toPrefixedHex(l.block_hash),
+    transactionHash: toPrefixedHex(l.transaction_hash),
     transactionIndex: qty(l.transaction_index),
     logIndex: qty(l.log_index),
     removed: false,
   };
 }
 
-const accessList = (a: AccessListItemView[]) => a.map((x) => ({ address: bytesHex(x.address), storageKeys: x.storage_keys.map(bytesHex) }));
+const accessList = (a: AccessListItemView[]) => a.map((x) => ({ address: toPrefixedHex(x.address), storageKeys: x.storage_keys.map(toPrefixedHex) }));
 
 /**
  * A transaction by type: legacy (0x0) carries gasPrice, chainId (EIP-155) and v; EIP-2930 (0x1) adds
@@ -33,15 +33,15 @@ export function formatTx(t: TxView): Record<string, unknown> {
   const index = opt(t.transaction_index);
   const to = opt(t.to);
   const out: Record<string, unknown> = {
-    blockHash: blockHash === undefined ? null : bytesHex(blockHash),
+    blockHash: blockHash === undefined ? null : toPrefixedHex(blockHash),
     blockNumber: blockNumber === undefined ? null : qty(blockNumber),
-    from: bytesHex(t.from),
+    from: toPrefixedHex(t.from),
     gas: qty(t.gas),
     gasPrice: qty(t.gas_price),
-    hash: bytesHex(t.hash),
-    input: bytesHex(t.input),
+    hash: toPrefixedHex(t.hash),
+    input: toPrefixedHex(t.input),
     nonce: qty(t.nonce),
-    to: to === undefined ? null : bytesHex(to),
+    to: to === undefined ? null : toPrefixedHex(to),
     transactionIndex: index === undefined ? null : qty(index),
     value: qty(t.value),
     type: qty(t.tx_type),
@@ -68,17 +68,17 @@ export function formatReceipt(r: ReceiptView): Record<string, unknown> {
   const to = opt(r.to);
   const created = opt(r.contract_address);
   return {
-    transactionHash: bytesHex(r.transaction_hash),
+    transactionHash: toPrefixedHex(r.transaction_hash),
     transactionIndex: qty(r.transaction_index),
-    blockHash: bytesHex(r.block_hash),
+    blockHash: toPrefixedHex(r.block_hash),
     blockNumber: qty(r.block_number),
-    from: bytesHex(r.from),
-    to: to === undefined ? null : bytesHex(to),
+    from: toPrefixedHex(r.from),
+    to: to === undefined ? null : toPrefixedHex(to),
     cumulativeGasUsed: qty(r.cumulative_gas_used),
     gasUsed: qty(r.gas_used),
-    contractAddress: created === undefined ? null : bytesHex(created),
+    contractAddress: created === undefined ? null : toPrefixedHex(created),
     logs: r.logs.map(formatLog),
-    logsBloom: bytesHex(r.logs_bloom),
+    logsBloom: toPrefixedHex(r.logs_bloom),
     type: qty(r.tx_type),
     status: qty(r.status),
     effectiveGasPrice: qty(r.effective_gas_price),
@@ -86,21 +86,21 @@ export function formatReceipt(r: ReceiptView): Record<string, unknown> {
 }
 
 export function formatBlock(b: BlockView): Record<string, unknown> {
-  const txs = 'Full' in b.transactions ? b.transactions.Full.map(formatTx) : b.transactions.Hashes.map(bytesHex);
+  const txs = 'Full' in b.transactions ? b.transactions.Full.map(formatTx) : b.transactions.Hashes.map(toPrefixedHex);
   return {
     number: qty(b.number),
-    hash: bytesHex(b.hash),
-    parentHash: bytesHex(b.parent_hash),
-    nonce: bytesHex(b.nonce),
-    sha3Uncles: bytesHex(b.sha3_uncles),
-    logsBloom: bytesHex(b.logs_bloom),
-    transactionsRoot: bytesHex(b.transactions_root),
-    stateRoot: bytesHex(b.state_root),
-    receiptsRoot: bytesHex(b.receipts_root),
-    miner: bytesHex(b.miner),
+    hash: toPrefixedHex(b.hash),
+    parentHash: toPrefixedHex(b.parent_hash),
+    nonce: toPrefixedHex(b.nonce),
+    sha3Uncles: toPrefixedHex(b.sha3_uncles),
+    logsBloom: toPrefixedHex(b.logs_bloom),
+    transactionsRoot: toPrefixedHex(b.transactions_root),
+    stateRoot: toPrefixedHex(b.state_root),
+    receiptsRoot: toPrefixedHex(b.receipts_root),
+    miner: toPrefixedHex(b.miner),
     difficulty: qty(b.difficulty),
     totalDifficulty: qty(b.total_difficulty),
-    extraData: bytesHex(b.extra_data),
+    extraData: toPrefixedHex(b.extra_data),
     size: qty(b.size),
     gasLimit: qty(b.gas_limit),
     gasUsed: qty(b.gas_used),
@@ -108,12 +108,12 @@ export function formatBlock(b: BlockView): Record<string, unknown> {
     transactions: txs,
     uncles: [],
     baseFeePerGas: qty(b.base_fee_per_gas),
-    mixHash: bytesHex(b.mix_hash),
+    mixHash: toPrefixedHex(b.mix_hash),
     withdrawals: [],
-    withdrawalsRoot: bytesHex(b.withdrawals_root),
+    withdrawalsRoot: toPrefixedHex(b.withdrawals_root),
     blobGasUsed: qty(b.blob_gas_used),
     excessBlobGas: qty(b.excess_blob_gas),
-    parentBeaconBlockRoot: bytesHex(b.parent_beacon_block_root),
-    requestsHash: bytesHex(b.requests_hash),
+    parentBeaconBlockRoot: toPrefixedHex(b.parent_beacon_block_root),
+    requestsHash: toPrefixedHex(b.requests_hash),
   };
 }

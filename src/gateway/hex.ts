@@ -1,10 +1,19 @@
-// Hex encodings of Ethereum's JSON-RPC: QUANTITY (0x-prefixed, no leading zeros, 0x0 for zero) and DATA
-// (0x-prefixed, two digits a byte), and the strict decoders of request parameters.
+// Hex on the Node side (the gateway, explorer and devnet; core and the IC host use core/codec/bytes.ts):
+// `toHex` is two digits a byte with no prefix, as in core; `toPrefixedHex` is Ethereum's JSON-RPC DATA
+// (0x-prefixed); `qty` a QUANTITY (0x-prefixed, no leading zeros, 0x0 for zero); the strict decoders of
+// request parameters, and `fromHex` for trusted input.
 
-export function bytesHex(b: Uint8Array): string {
+/** Lower-case hex, two digits a byte, no `0x`. */
+export function toHex(b: Uint8Array): string {
   // Node's encoder: a string built a character pair at a time took seconds for a 16 MiB eth_getLogs answer.
-  return `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
+
+/** `0x` and toHex: JSON-RPC DATA. */
+export const toPrefixedHex = (b: Uint8Array): `0x${string}` => `0x${toHex(b)}`;
+
+/** Bytes of trusted hex (our own constants and rows), with or without `0x`; request parameters use parseData. */
+export const fromHex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
 
 export const qty = (n: bigint | number): string => `0x${n.toString(16)}`;
 

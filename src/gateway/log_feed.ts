@@ -6,6 +6,7 @@
 import type { LogCursorView, LogFilterView, LogView, Opt } from '../client/schema.js';
 import { MAX_LOG_BLOCK_RANGE } from '../core/constants.js';
 import { formatLog } from './format.js';
+import { toHex } from './hex.js';
 import { GATEWAY_MAX_LOG_BYTES, GATEWAY_MAX_LOGS, readLogPages } from './methods/eth_getLogs.js';
 import type { LogCriteria } from './methods/filters.js';
 import type { MethodContext } from './methods/types.js';
@@ -20,7 +21,6 @@ export interface LogListener {
   deliver(log: Record<string, unknown>): boolean;
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 
 /** A filter's address and topics as sets of hex strings: one log is matched against many filters by lookups. */
 interface Matcher {
@@ -33,8 +33,8 @@ interface Matcher {
 export function compileCriteria(c: LogCriteria): Matcher {
   const addresses = c.address[0];
   return {
-    addresses: addresses === undefined || addresses.length === 0 ? undefined : new Set(addresses.map(hex)),
-    topics: (c.topics[0] ?? []).map((p) => (p[0] === undefined || p[0].length === 0 ? undefined : new Set(p[0].map(hex)))),
+    addresses: addresses === undefined || addresses.length === 0 ? undefined : new Set(addresses.map(toHex)),
+    topics: (c.topics[0] ?? []).map((p) => (p[0] === undefined || p[0].length === 0 ? undefined : new Set(p[0].map(toHex)))),
   };
 }
 
@@ -62,7 +62,7 @@ function matches(m: Matcher, l: HexLog): boolean {
 }
 
 export function logMatches(c: LogCriteria, log: LogView): boolean {
-  return matches(compileCriteria(c), { address: hex(log.address), topics: log.topics.map(hex) });
+  return matches(compileCriteria(c), { address: toHex(log.address), topics: log.topics.map(toHex) });
 }
 
 const after = (l: LogView, last: readonly [bigint, number] | undefined): boolean =>
@@ -172,7 +172,7 @@ export class SharedLogRead {
     let work = 0;
     for (const l of logs) {
       let formatted: Record<string, unknown> | undefined;
-      const h: HexLog = { address: hex(l.address), topics: l.topics.map(hex) };
+      const h: HexLog = { address: toHex(l.address), topics: l.topics.map(toHex) };
       const named = this.byAddress.get(h.address);
       for (const group of named === undefined ? [this.anyAddress] : [this.anyAddress, named]) {
         // Listeners may come and go while the dispatch waits for the loop: a Set's iteration skips the removed

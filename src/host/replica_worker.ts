@@ -3,11 +3,11 @@
 // (what committed since), `query` (run one, answer `reply`). An error outside the wasm (a host bug) ends the
 // worker; the leader then restarts it from a reset or runs the queries itself.
 import { parentPort } from 'node:worker_threads';
-import { IcHost } from './index.js';
+import { ReplicaFollower } from './follower.js';
 import type { ReplicaQuery, ReplicaReset, ReplicaSync, WorkerMessage } from './replica.js';
 
 const port = parentPort!;
-let host: IcHost | undefined;
+let follower: ReplicaFollower | undefined;
 
 // Stable pages arrive as Uint8Array views on the leader's SharedArrayBuffers; StableMemory works on Buffers.
 const asBuffers = (pages: readonly [number, Uint8Array][]): [number, Buffer][] => pages.map(([i, p]) => [i, Buffer.from(p.buffer, p.byteOffset, p.byteLength)]);
@@ -20,17 +20,17 @@ port.on('messageerror', (e) => {
 port.on('message', (m: WorkerMessage) => {
   if (m.t === 'reset') {
     const r: ReplicaReset = { ...m.reset, stable: asBuffers(m.reset.stable) };
-    if (host === undefined) {
-      host = IcHost.forReplica(r, (text) => port.postMessage({ t: 'print', text }));
+    if (follower === undefined) {
+      follower = new ReplicaFollower(r, (text) => port.postMessage({ t: 'print', text }));
       port.postMessage({ t: 'ready' });
-    } else host.loadReplica(r);
+    } else follower.load(r);
   } else if (m.t === 'sync') {
     const d: ReplicaSync = { ...m.sync, stable: asBuffers(m.sync.stable) };
-    host!.applyReplicaSync(d);
+    follower!.apply(d);
   } else {
     // A trap is an answer; an exception here is the host failing around the wasm: it ends the worker, and
     // the leader answers this query with a transient reject and starts a new worker from a reset.
     const q: ReplicaQuery = m.query;
-    port.postMessage({ t: 'reply', id: m.id, answer: host!.runReplicaQuery(q) });
+    port.postMessage({ t: 'reply', id: m.id, answer: follower!.query(q) });
   }
 });

@@ -11,6 +11,8 @@ import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSyn
 import { dirname } from 'node:path';
 
 export const WASM_PAGE = 65536;
+/** 400 GiB of stable memory, in 64 KiB pages (logical; only written pages are allocated). */
+export const DEFAULT_MAX_STABLE_PAGES = (400n * 1024n * 1024n * 1024n) / 65536n;
 
 /** A zeroed page in shared memory (see the header: committed pages are immutable and may be shared). */
 const sharedPage = (): Buffer => Buffer.from(new SharedArrayBuffer(WASM_PAGE));

@@ -86,8 +86,7 @@ export function deployCode(runtime: Uint8Array, constructor: Uint8Array = new Ui
   return out;
 }
 
-export const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
-export const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
+export { toHex as hex, fromHex as bytes } from '../../src/gateway/hex.js';
 export const addr = (n: number): Uint8Array => {
   const a = new Uint8Array(20);
   a[19] = n & 0xff;

@@ -13,8 +13,7 @@ export const BASE_FEE = 250n * GWEI;
 export const common = createCustomCommon({ chainId: CHAIN_ID }, Mainnet, { hardfork: Hardfork.Prague });
 
 export const keccak = (b: Uint8Array): Uint8Array => keccak_256(b);
-export const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
-export const fromHex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, ''), 'hex'));
+export { toHex as hex, fromHex } from '../../src/gateway/hex.js';
 export const cat = (...xs: Uint8Array[]): Uint8Array => Uint8Array.from(Buffer.concat(xs));
 
 export interface Account {

@@ -5,7 +5,6 @@
 // a flood answered -32005 while another client's read goes ahead of the flood's queue.
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { LogView } from '../../src/client/schema.js';
 import { addressKey } from '../../src/gateway/client_key.js';
 import { logMatches } from '../../src/gateway/log_feed.js';
@@ -13,6 +12,7 @@ import { DEFAULT_CONFIG, type GatewayConfig } from '../../src/gateway/config.js'
 import { QueryGate } from '../../src/gateway/query_gate.js';
 import { startGateway, type Gateway } from '../../src/gateway/server.js';
 import { bytes, FakeClient, hx } from '../support/gateway_fake.js';
+import { openWs, until } from '../support/ws_client.js';
 
 let gw: Gateway | undefined;
 afterEach(async () => {
@@ -54,31 +54,6 @@ async function start(client: FakeClient, config: Partial<GatewayConfig> = {}): P
   gw = await startGateway({ config: { ...DEFAULT_CONFIG, port: 0, host: '127.0.0.1', headPollMs: 20, ...config }, client, log: () => {} });
   return gw;
 }
-async function wsOpen(url: string) {
-  const ws = new WebSocket(url.replace('http', 'ws'));
-  const msgs: any[] = [];
-  ws.on('message', (d) => msgs.push(JSON.parse(d.toString())));
-  await new Promise((r, j) => ws.once('open', r).once('error', j));
-  let next = 1000;
-  return {
-    ws,
-    msgs,
-    async call(method: string, params: unknown[] = []): Promise<any> {
-      const id = next++;
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      for (let i = 0; i < 500; i++) {
-        const m = msgs.find((x) => x.id === id);
-        if (m !== undefined) return m;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      throw new Error(`no answer to ${method}`);
-    },
-  };
-}
-const until = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-};
 
 describe('filters: a quota per client', () => {
   it('one client holding its quota gets -32005; another address and another connection still install', async () => {
@@ -90,7 +65,7 @@ describe('filters: a quota per client', () => {
     expect(refused.error!.message).toContain('per client');
     // ...while another client is not.
     expect((await post(g.url, '127.0.0.2', 'eth_newBlockFilter')).result).toMatch(/^0x/);
-    const c = await wsOpen(g.url);
+    const c = await openWs(g.url);
     expect((await c.call('eth_newPendingTransactionFilter')).result).toMatch(/^0x/);
     c.ws.close();
     // Uninstalling gives the quota back.
@@ -113,8 +88,8 @@ describe('filters: a quota per client', () => {
 describe('subscriptions: a global cap and one shared read', () => {
   it('refuses subscriptions past RPC_GATEWAY_MAX_TOTAL_SUBSCRIPTIONS across connections, and frees them on unsubscribe and close', async () => {
     const g = await start(chain(), { maxSubscriptions: 3, maxTotalSubscriptions: 4 });
-    const a = await wsOpen(g.url);
-    const b = await wsOpen(g.url);
+    const a = await openWs(g.url);
+    const b = await openWs(g.url);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await a.call('eth_subscribe', ['newHeads'])).result);
     expect((await b.call('eth_subscribe', ['logs', {}])).result).toMatch(/^0x/);
@@ -125,7 +100,7 @@ describe('subscriptions: a global cap and one shared read', () => {
     expect((await b.call('eth_subscribe', ['newHeads'])).result).toMatch(/^0x/);
     a.ws.close();
     await until(() => false, 100);
-    const c = await wsOpen(g.url);
+    const c = await openWs(g.url);
     for (let i = 0; i < 2; i++) expect((await c.call('eth_subscribe', ['newHeads'])).result).toMatch(/^0x/);
     b.ws.close();
     c.ws.close();
@@ -134,7 +109,7 @@ describe('subscriptions: a global cap and one shared read', () => {
   it("reads each block's logs once for every logs subscription of every connection", async () => {
     const client = chain();
     const g = await start(client);
-    const conns = await Promise.all(Array.from({ length: 4 }, () => wsOpen(g.url)));
+    const conns = await Promise.all(Array.from({ length: 4 }, () => openWs(g.url)));
     for (const c of conns) for (let i = 0; i < 8; i++) expect((await c.call('eth_subscribe', ['logs', { address: hx(20, '01') }])).result).toMatch(/^0x/);
     const mark = client.calls.length;
     head = 15n;

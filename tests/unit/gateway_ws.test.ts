@@ -7,6 +7,7 @@ import { DEFAULT_CONFIG, type GatewayConfig } from '../../src/gateway/config.js'
 import { startGateway, type Gateway } from '../../src/gateway/server.js';
 import type { LogView } from '../../src/client/schema.js';
 import { bytes, FakeClient } from '../support/gateway_fake.js';
+import { openWs, until } from '../support/ws_client.js';
 
 let head = 0n;
 const log = (block: bigint, index: number, size = 1): LogView => ({
@@ -56,36 +57,13 @@ async function start(config: Partial<GatewayConfig> = {}): Promise<string> {
   gw = await startGateway({ config: { ...DEFAULT_CONFIG, port: 0, headPollMs: 20, ...config }, client: client(), log: (m) => logged.push(m) });
   return gw.url.replace('http', 'ws');
 }
-async function open(url: string, headers: Record<string, string> = {}): Promise<{ ws: WebSocket; msgs: any[]; call(id: number, method: string, params?: unknown[]): Promise<any> }> {
-  const ws = new WebSocket(url, { headers });
-  const msgs: any[] = [];
-  ws.on('message', (d) => msgs.push(JSON.parse(d.toString())));
-  await new Promise((r, j) => ws.once('open', r).once('error', j));
-  return {
-    ws,
-    msgs,
-    async call(id, method, params = []) {
-      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      for (let i = 0; i < 500; i++) {
-        const m = msgs.find((x) => x.id === id);
-        if (m !== undefined) return m;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      throw new Error(`no answer to ${method}`);
-    },
-  };
-}
-const until = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-};
 
 describe('WebSocket endpoint', () => {
   it('answers methods and follows the head: every header and log once, in order, after the subscription id', async () => {
-    const c = await open(await start());
-    expect(await c.call(1, 'eth_chainId')).toEqual({ jsonrpc: '2.0', id: 1, result: '0x494350' });
-    const heads = (await c.call(2, 'eth_subscribe', ['newHeads'])).result as string;
-    const logs = (await c.call(3, 'eth_subscribe', ['logs', { address: `0x${'01'.repeat(20)}` }])).result as string;
+    const c = await openWs(await start());
+    expect(await c.call('eth_chainId')).toEqual({ jsonrpc: '2.0', id: 1, result: '0x494350' });
+    const heads = (await c.call('eth_subscribe', ['newHeads'])).result as string;
+    const logs = (await c.call('eth_subscribe', ['logs', { address: `0x${'01'.repeat(20)}` }])).result as string;
     expect(heads).not.toBe(logs);
     // Nothing before the head moves; then three blocks at once, then one more.
     await new Promise((r) => setTimeout(r, 100));
@@ -100,8 +78,8 @@ describe('WebSocket endpoint', () => {
     expect(notes(heads)[0]).not.toHaveProperty('transactions');
     expect(notes(heads)[0]).toHaveProperty('parentHash');
     expect(notes(logs).map((l) => l.blockNumber)).toEqual(['0xb', '0xc', '0xd', '0xe']);
-    expect(await c.call(4, 'eth_unsubscribe', [heads])).toMatchObject({ result: true });
-    expect(await c.call(5, 'eth_unsubscribe', [heads])).toMatchObject({ result: false });
+    expect(await c.call('eth_unsubscribe', [heads])).toMatchObject({ result: true });
+    expect(await c.call('eth_unsubscribe', [heads])).toMatchObject({ result: false });
     head = 15n;
     await until(() => notes(logs).length >= 5);
     expect(notes(heads)).toHaveLength(4);
@@ -110,10 +88,10 @@ describe('WebSocket endpoint', () => {
 
   it('bounds subscriptions per connection and connections', async () => {
     const url = await start({ maxSubscriptions: 2, maxWsConnections: 1 });
-    const c = await open(url);
-    await c.call(1, 'eth_subscribe', ['newHeads']);
-    await c.call(2, 'eth_subscribe', ['newPendingTransactions']);
-    expect(await c.call(3, 'eth_subscribe', ['newHeads'])).toMatchObject({ error: { code: -32005 } });
+    const c = await openWs(url);
+    await c.call('eth_subscribe', ['newHeads']);
+    await c.call('eth_subscribe', ['newPendingTransactions']);
+    expect(await c.call('eth_subscribe', ['newHeads'])).toMatchObject({ error: { code: -32005 } });
     const refused = await new Promise<number>((r) => new WebSocket(url).on('unexpected-response', (_req, res) => r(res.statusCode!)).on('error', () => r(-1)));
     expect(refused).toBe(503);
     c.ws.close();
@@ -125,15 +103,15 @@ describe('WebSocket endpoint', () => {
       new WebSocket(url, { headers: { Origin: 'https://evil.example' } }).on('unexpected-response', (_q, res) => r(res.statusCode!)).on('error', () => r(-1)),
     );
     expect(status).toBe(403);
-    const ok = await open(url, { Origin: 'https://app.example' });
-    expect(await ok.call(1, 'eth_chainId')).toMatchObject({ result: '0x494350' });
+    const ok = await openWs(url, { Origin: 'https://app.example' });
+    expect(await ok.call('eth_chainId')).toMatchObject({ result: '0x494350' });
     ok.ws.close();
   });
 
   it('disconnects a consumer that does not read instead of buffering without limit', async () => {
     logSize = 60_000; // each log notification is about 120 KB of JSON
-    const c = await open(await start({ wsMaxBufferedBytes: 256 * 1024 }));
-    await c.call(1, 'eth_subscribe', ['logs', {}]);
+    const c = await openWs(await start({ wsMaxBufferedBytes: 256 * 1024 }));
+    await c.call('eth_subscribe', ['logs', {}]);
     let closed = false;
     c.ws.on('close', () => (closed = true));
     // Stop reading: the kernel buffers fill, then the server's queue.

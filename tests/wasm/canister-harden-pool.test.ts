@@ -3,7 +3,7 @@
 // more than its share of transactions behind a nonce gap, waiting ones expire, a transaction whose gas
 // limit no longer fits the block is dropped with a reason, pending transactions must be affordable
 // together, a controller can purge the pool (anyone else gets auth.not_controller), the statuses of dropped
-// transactions are removed after their lifetime (attack 6), and a flood of transactions behind nonce gaps from
+// transactions are removed after their lifetime, and a flood of transactions behind nonce gaps from
 // many funded senders stops at the global limit while executable transactions still get in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -22,15 +22,16 @@ import { toHex } from './encoding.js';
 import { type OpHandler, type PrecompileFn, opcodeMap, precompileMap, type RunState } from './internals.js';
 
 /**
- * Instructions for one keccak-f permutation (136-byte block) inside the canister, with margin: src/core/keccak.ts
- * costs 1.88 M a block; a one-block KECCAK256 step including its bigint conversion measures about 2.2 M.
+ * Instructions for one keccak-f permutation (136-byte block) inside the canister, with margin over the bench
+ * figure keccak.block.instructions (src/core/keccak.ts) and over a one-block KECCAK256 step, which adds its
+ * bigint conversion to that.
  */
 export const KECCAK_BLOCK_INSTRUCTIONS = 2_500_000n;
 /** Starting a call frame: jump analysis of up to 24 KB of code, account and code loads, message setup. */
 export const FRAME_RESERVE_INSTRUCTIONS = 300_000_000n;
 /** runTx's work after the top-level frame, besides the bloom: fee settlement, cleanup, receipt. */
 export const TAIL_RESERVE_INSTRUCTIONS = 50_000_000n;
-/** Counter reads are spaced this many opcode steps apart (a step costs 11-90 K instructions, SLOAD/CALL far more; a read is a system call). */
+/** Counter reads are spaced this many opcode steps apart (a cheap step costs interp.step.instructions, SLOAD/CALL far more; a read is a system call). */
 export const DEFAULT_CHECK_INTERVAL = 16;
 /**
  * The fast interpreter loop counts code bytes, not steps, for its inline opcodes, and only at JUMP and JUMPI

@@ -1,7 +1,7 @@
 // The engine's own set-up of an inner call frame (CALL, CALLCODE, STATICCALL, DELEGATECALL from running
 // code), in place of EthereumJS's EVM.runCall -> _executeCall -> runInterpreter for such messages.
 //
-// EthereumJS spends about 2 M instructions a frame in QuickJS around the frame's opcodes: five async
+// EthereumJS spends many instructions a frame in QuickJS around the frame's opcodes: five async
 // methods and their promises, two Account reads and write-backs through async wrappers (even for a value of
 // 0), two event emissions with no listener, journal and state checkpoints through two more awaits each, and
 // the spreads of the message and of the result (runInterpreter copies the run state, the result and the
@@ -362,7 +362,7 @@ function addressBytes(v: bigint): Uint8Array {
  * output, EIP-2929 access of the target (then warmed), the value-transfer charge, the new-account charge
  * (CALL with value to an empty account), the EIP-7702 delegation's access (then warmed), and the EIP-150
  * cap, with the same traps in the same order. EthereumJS's runs three nested async functions and turns
- * the target word into an Address through a hex string, about 0.8 M instructions a call.
+ * the target word into an Address through a hex string, on every call.
  */
 export function installCallGas(evmObj: unknown): void {
   const evm = evmObj as {

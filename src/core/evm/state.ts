@@ -90,8 +90,8 @@ export interface StateMark {
 
 /**
  * The block cache's key of an account: its 20 bytes as a latin1 string, built by one native call (a hex
- * string costs a JavaScript loop over the bytes, about 40 K instructions in the canister, and an account
- * is looked up about 18 times a transaction). Code units 0-255 sort like the bytes, so the keys sort in
+ * string costs a JavaScript loop over the bytes in the canister, and an account is looked up many times a
+ * transaction). Code units 0-255 sort like the bytes, so the keys sort in
  * address order, as the hex keys did (commitToMaps relies on that order).
  */
 /** Code by the identity of a record's code-hash array (see codeByHash). */
@@ -237,7 +237,7 @@ export class FlatStateManager {
 
   private codeByHash(hash: Uint8Array): Uint8Array {
     // Records keep their hash array for life, and code is content-addressed: the array found for a hash
-    // object stays right, and skips the 32-byte hex key (a JavaScript loop, ~0.15 M; ~2 reads a call frame).
+    // object stays right, and skips the 32-byte hex key (a JavaScript loop; about two reads a call frame).
     const known = codeOfHashArray.get(hash);
     if (known !== undefined) return known;
     const code = this.codeByHashKey(hash);

@@ -6,7 +6,7 @@ import { IC_UPDATE_INSTRUCTION_LIMIT, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, TX_
  * Instructions reserved in a block message besides the soft limit and one whole transaction: what the block does
  * after its last transaction that is not reserved inside the soft limit. That is the last transaction's own
  * finalisation (at most lastTxFinalizeBound(), 1.08 B), the state commit of the block's writes (at most
- * stateCommitBound(), 2.3 B at MAX_BLOCK_GAS_LIMIT), the fixed part (header, block and fee records; measured 19 M)
+ * stateCommitBound(), 2.3 B at MAX_BLOCK_GAS_LIMIT), the fixed part (header, block and fee records; FINALIZE_INSTRUCTIONS_FIXED)
  * and the overshoot of the last counter check. tests/unit/chain_finalize_budget.test.ts checks that the bounds fit.
  */
 export const BLOCK_FINALIZATION_RESERVE = 4_000_000_000n;
@@ -27,18 +27,20 @@ export const MIN_INSTRUCTION_SOFT_LIMIT = 100_000_000n;
  * every log byte, the block bloom, the receipt, log and status records), counted per included transaction while
  * the block is built and reserved before the next one starts, so that a block of log-heavy transactions cannot
  * push the message past its limit after the last transaction (docs/hardening.md, "Block production"). Measured on the real wasm
- * (`npm run bench`, block.finalize.*): 1.70 M a transaction, 0.41 M a log, 13.3 K a byte; about 20% added.
+ * (`npm run bench`: block.finalize.instructions_per_tx, block.finalize.instructions_per_log and
+ * block.finalize.instructions_per_log_byte), about 20% added.
  * docs/execution.md "Block production".
  */
 export const FINALIZE_INSTRUCTIONS_PER_TX = 2_000_000n;
 export const FINALIZE_INSTRUCTIONS_PER_LOG = 500_000n;
 /** Per byte of log data and topics. */
 export const FINALIZE_INSTRUCTIONS_PER_LOG_BYTE = 16_000n;
-/** The part of finalisation that does not grow with the block (header, block and fee records): measured 19 M. */
+/** The part of finalisation that does not grow with the block (header, block and fee records): block.finalize.fixed_instructions, with margin. */
 export const FINALIZE_INSTRUCTIONS_FIXED = 50_000_000n;
 /**
  * The state commit, per storage slot or account the block changed: hashing its entry into the state root and
- * writing its stable map (measured 1.88 M an inserted slot, 1.81 M a cleared one), about 20% added.
+ * writing its stable map (block.finalize.instructions_per_storage_write and block.finalize.instructions_per_storage_clear),
+ * about 20% added.
  */
 export const FINALIZE_INSTRUCTIONS_PER_STATE_WRITE = 2_300_000n;
 /**

@@ -1,6 +1,6 @@
 // Decoding and format validation of signed raw transactions (Legacy with EIP-155, EIP-2930, EIP-1559).
 // Parsing is separate from recovery: parse is cheap (no hashing) and is reused when reading stored
-// transactions; recovery (~210M instructions in the canister) runs once, at submit (DESIGN rule 1).
+// transactions; recovery (most of submit_raw.transfer.without_key.instructions) runs once, at submit (DESIGN rule 1).
 
 import { CHAIN_ID } from '../constants.js';
 import { addressByKnownKey, isKnownKey, keccak256, recoverAddressAt, recoverAddressComparing, recoveryPoint, type RecoveryPoint } from '../crypto.js';

@@ -1,6 +1,6 @@
 // ABI decoding for verified contracts (viem's codec): call input, logs, revert data, and read-only calls.
 import { decodeErrorResult, decodeEventLog, decodeFunctionData, decodeFunctionResult, encodeFunctionData, type Abi, type AbiFunction } from 'viem';
-import { toHex } from './format.js';
+import { toPrefixedHex } from '../../gateway/hex.js';
 
 export interface DecodedCall {
   readonly name: string;
@@ -11,7 +11,7 @@ export interface DecodedCall {
 export function showValue(v: unknown): string {
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return v;
-  if (v instanceof Uint8Array) return toHex(v);
+  if (v instanceof Uint8Array) return toPrefixedHex(v);
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
 }
 
@@ -25,7 +25,7 @@ function named(inputs: readonly { name?: string; type: string }[], values: reado
 export function decodeInput(abi: Abi, input: Uint8Array): DecodedCall | undefined {
   if (input.length < 4) return undefined;
   try {
-    const d = decodeFunctionData({ abi, data: toHex(input) as `0x${string}` });
+    const d = decodeFunctionData({ abi, data: toPrefixedHex(input) as `0x${string}` });
     const fn = abi.find((x): x is AbiFunction => x.type === 'function' && x.name === d.functionName);
     return { name: d.functionName, args: named(fn?.inputs ?? [], d.args as readonly unknown[] | undefined) };
   } catch {
@@ -38,8 +38,8 @@ export function decodeLog(abi: Abi, topics: readonly Uint8Array[], data: Uint8Ar
   try {
     const d = decodeEventLog({
       abi,
-      topics: topics.map((t) => toHex(t)) as [`0x${string}`, ...`0x${string}`[]],
-      data: toHex(data) as `0x${string}`,
+      topics: topics.map((t) => toPrefixedHex(t)) as [`0x${string}`, ...`0x${string}`[]],
+      data: toPrefixedHex(data) as `0x${string}`,
     });
     const ev = abi.find((x) => x.type === 'event' && x.name === d.eventName) as { inputs: readonly { name?: string; type: string }[] } | undefined;
     return { name: d.eventName ?? '?', args: named(ev?.inputs ?? [], d.args as Record<string, unknown> | readonly unknown[] | undefined) };

@@ -2,7 +2,8 @@
 // verified contract its source, ABI and read calls.
 import type { Abi } from 'viem';
 import { decodeRead, decodeRevert, encodeRead, parseArg, readFunctions } from './abi.js';
-import { addressLink, formatEth, parseHexBytes, short, toHex, txLink } from './format.js';
+import { toPrefixedHex } from '../../gateway/hex.js';
+import { addressLink, formatEth, parseHexBytes, short, txLink } from './format.js';
 import { html, type Html } from './html.js';
 import { type ExplorerQueries, formatCursor, parseCursor } from './queries.js';
 import { PAGE_SIZE, PageError, type PagesDeps, transferTable, txTable, type VerifiedContractInfo } from './common.js';
@@ -12,7 +13,7 @@ export async function addressPage(deps: PagesDeps, q: ExplorerQueries, path: str
   const id = path[0] ?? '';
   const address = parseHexBytes(id, 20);
   if (address === undefined) throw new PageError(400, 'Bad request', html`<h1>Not an address</h1><p class="mono">${id}</p>`);
-  const hex = toHex(address);
+  const hex = toPrefixedHex(address);
   const before = parseCursor(params.get('before'));
   const tbefore = parseCursor(params.get('tbefore'));
   const [balance, nonce, code, txs, transfers, verified, creation] = await Promise.all([

@@ -1,5 +1,6 @@
 // A block page: its header fields and transactions, or why it is missing (not indexed yet, pruned).
-import { addressLink, ago, blockLink, formatGwei, formatTime, parseHexBytes, toHex } from './format.js';
+import { toPrefixedHex } from '../../gateway/hex.js';
+import { addressLink, ago, blockLink, formatGwei, formatTime, parseHexBytes } from './format.js';
 import { html } from './html.js';
 import { type ExplorerQueries, type BlockRow } from './queries.js';
 import { fee, notFound, PAGE_SIZE, PageError, type PagesDeps, txTable } from './common.js';
@@ -25,16 +26,16 @@ export async function blockPage(_deps: PagesDeps, q: ExplorerQueries, path: stri
 <div class="pager">${block.number > 0n ? html`<a href="/block/${(block.number - 1n).toString()}">← ${(block.number - 1n).toString()}</a>` : ''}
 ${next === undefined ? '' : html`<a href="/block/${next.number.toString()}">${next.number.toString()} →</a>`}</div>
 <div class="card"><table class="kv">
-<tr><th>Hash</th><td class="mono">${toHex(block.hash)}</td></tr>
-<tr><th>Parent hash</th><td class="mono">${block.number > 0n ? html`<a href="/block/${toHex(block.parent_hash)}">${toHex(block.parent_hash)}</a>` : toHex(block.parent_hash)}</td></tr>
+<tr><th>Hash</th><td class="mono">${toPrefixedHex(block.hash)}</td></tr>
+<tr><th>Parent hash</th><td class="mono">${block.number > 0n ? html`<a href="/block/${toPrefixedHex(block.parent_hash)}">${toPrefixedHex(block.parent_hash)}</a>` : toPrefixedHex(block.parent_hash)}</td></tr>
 <tr><th>Timestamp</th><td>${formatTime(block.timestamp)} (${ago(block.timestamp)})</td></tr>
 <tr><th>Transactions</th><td>${block.tx_count}</td></tr>
 <tr><th>Gas used / limit</th><td>${block.gas_used.toLocaleString('en-US')} / ${block.gas_limit.toLocaleString('en-US')}</td></tr>
 <tr><th>Base fee</th><td>${formatGwei(block.base_fee)}</td></tr>
 <tr><th>Fee recipient</th><td>${addressLink(block.miner, true)}</td></tr>
-<tr><th>State root</th><td class="mono">${toHex(block.state_root)}</td></tr>
-<tr><th>Transactions root</th><td class="mono">${toHex(block.transactions_root)}</td></tr>
-<tr><th>Receipts root</th><td class="mono">${toHex(block.receipts_root)}</td></tr>
+<tr><th>State root</th><td class="mono">${toPrefixedHex(block.state_root)}</td></tr>
+<tr><th>Transactions root</th><td class="mono">${toPrefixedHex(block.transactions_root)}</td></tr>
+<tr><th>Receipts root</th><td class="mono">${toPrefixedHex(block.receipts_root)}</td></tr>
 <tr><th>Size</th><td>${block.size} bytes</td></tr>
 </table></div>
 <div class="card"><h2>Transactions</h2>${txTable(txs)}

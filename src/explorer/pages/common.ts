@@ -2,7 +2,8 @@
 // blocks, transactions and token transfers that several pages show.
 import type { Abi } from 'viem';
 import type { Queryable } from '../../indexer/db.js';
-import { addressLink, ago, blockLink, formatEth, formatTime, formatUnits, short, statusBadge, toHex, txLink } from './format.js';
+import { toPrefixedHex } from '../../gateway/hex.js';
+import { addressLink, ago, blockLink, formatEth, formatTime, formatUnits, short, statusBadge, txLink } from './format.js';
 import { html, raw, type Html } from './html.js';
 import { type ExplorerQueries, type BlockRow, type TransferRow, type TxRow } from './queries.js';
 
@@ -72,7 +73,7 @@ export function txTable(txs: readonly TxRow[], opts: { block?: boolean } = {}): 
 export function transferTable(rows: readonly TransferRow[], decimals?: number): Html {
   if (rows.length === 0) return html`<p class="muted">No token transfers.</p>`;
   return html`<table><tr><th>Transaction</th><th>Block</th><th>Token</th><th>From</th><th>To</th><th>Amount / id</th></tr>${rows.map(
-    (r) => html`<tr><td>${txLink(r.tx_hash)}</td><td>${blockLink(r.block_number)}</td><td><a class="mono" href="/token/${toHex(r.token_address)}">${short(toHex(r.token_address), 8)}</a></td>
+    (r) => html`<tr><td>${txLink(r.tx_hash)}</td><td>${blockLink(r.block_number)}</td><td><a class="mono" href="/token/${toPrefixedHex(r.token_address)}">${short(toPrefixedHex(r.token_address), 8)}</a></td>
 <td>${addressLink(r.from_address)}</td><td>${addressLink(r.to_address)}</td><td>${r.token_id === null ? formatUnits(r.amount, decimals) : html`NFT #${r.token_id}`}</td></tr>`,
   )}</table>`;
 }

@@ -1,7 +1,6 @@
 // Display helpers for explorer pages: hex, links, amounts, times. Pure functions over typed values.
+import { toPrefixedHex } from '../../gateway/hex.js';
 import { html, type Html } from './html.js';
-
-export const toHex = (b: Uint8Array): string => `0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
 
 export function short(hex: string, keep = 10): string {
   return hex.length <= keep * 2 + 2 ? hex : `${hex.slice(0, keep + 2)}…${hex.slice(-keep + 2)}`;
@@ -9,12 +8,12 @@ export function short(hex: string, keep = 10): string {
 
 export const blockLink = (n: bigint): Html => html`<a href="/block/${n.toString()}">${n.toString()}</a>`;
 export const txLink = (hash: Uint8Array, full = false): Html => {
-  const h = toHex(hash);
+  const h = toPrefixedHex(hash);
   return html`<a class="mono" href="/tx/${h}">${full ? h : short(h)}</a>`;
 };
 export const addressLink = (a: Uint8Array | null | undefined, full = false): Html => {
   if (a === null || a === undefined) return html`<span class="muted">—</span>`;
-  const h = toHex(a);
+  const h = toPrefixedHex(a);
   return html`<a class="mono" href="/address/${h}">${full ? h : short(h, 8)}</a>`;
 };
 

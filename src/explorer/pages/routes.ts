@@ -5,7 +5,7 @@ import type { Abi } from 'viem';
 import type { Queryable } from '../../indexer/db.js';
 import type { Route } from '../http.js';
 import type { ExplorerStore } from '../store.js';
-import { toHex } from './format.js';
+import { toPrefixedHex } from '../../gateway/hex.js';
 import { answerPage, PAGE_PATH, type PagesDeps, type VerifiedContractInfo } from './index.js';
 import { ExplorerQueries } from './queries.js';
 
@@ -27,7 +27,7 @@ export function gatewayRpc(url: string | Promise<string>, timeoutMs = 15_000): P
 
 export function verifiedFromStore(store: ExplorerStore): PagesDeps['verified'] {
   return async (address: Uint8Array): Promise<VerifiedContractInfo | undefined> => {
-    const c = await store.getContract(toHex(address));
+    const c = await store.getContract(toPrefixedHex(address));
     if (c === undefined) return undefined;
     const sources = Object.fromEntries(Object.entries(c.input.sources).map(([path, s]) => [path, s.content]));
     return {

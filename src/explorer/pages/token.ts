@@ -1,7 +1,8 @@
 // A token page: name, symbol and decimals by eth_call, its transfers, and its holders (the indexer's
 // maintained balances).
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex } from 'viem';
-import { addressLink, formatUnits, parseHexBytes, short, toHex } from './format.js';
+import { toPrefixedHex } from '../../gateway/hex.js';
+import { addressLink, formatUnits, parseHexBytes, short } from './format.js';
 import { html } from './html.js';
 import { type ExplorerQueries, formatCursor, parseCursor } from './queries.js';
 import { PAGE_SIZE, PageError, type PagesDeps, transferTable } from './common.js';
@@ -10,7 +11,7 @@ export async function tokenPage(deps: PagesDeps, q: ExplorerQueries, path: strin
   const id = path[0] ?? '';
   const token = parseHexBytes(id, 20);
   if (token === undefined) throw new PageError(400, 'Bad request', html`<h1>Not a token address</h1><p class="mono">${id}</p>`);
-  const hex = toHex(token);
+  const hex = toPrefixedHex(token);
   const before = parseCursor(params.get('before'));
   const holderPage = Math.max(0, Math.min(10_000, Number(params.get('hp') ?? '0') | 0));
   const [meta, transfers, holders] = await Promise.all([tokenMeta(deps, hex), q.tokenTransfers(token, before, PAGE_SIZE), q.tokenHolders(token, holderPage * PAGE_SIZE, PAGE_SIZE)]);

@@ -2,7 +2,8 @@
 // reason when it failed, or a pending one from the gateway.
 import type { Abi } from 'viem';
 import { decodeInput, decodeLog, decodeRevert, type DecodedCall } from './abi.js';
-import { addressLink, blockLink, formatEth, formatGwei, parseHexBytes, short, statusBadge, toHex, TX_TYPE_NAMES } from './format.js';
+import { toPrefixedHex } from '../../gateway/hex.js';
+import { addressLink, blockLink, formatEth, formatGwei, parseHexBytes, short, statusBadge, TX_TYPE_NAMES } from './format.js';
 import { html, type Html } from './html.js';
 import { type ExplorerQueries, type LogRow, type TxRow } from './queries.js';
 import { fee, notFound, PageError, type PagesDeps, transferTable, type VerifiedContractInfo } from './common.js';
@@ -24,7 +25,7 @@ export async function txPage(deps: PagesDeps, q: ExplorerQueries, path: string[]
   ]);
   const abiCache = new Map<string, Promise<VerifiedContractInfo | undefined>>();
   const verifiedOf = (a: Uint8Array): Promise<VerifiedContractInfo | undefined> => {
-    const k = toHex(a);
+    const k = toPrefixedHex(a);
     let p = abiCache.get(k);
     if (p === undefined) abiCache.set(k, (p = deps.verified(a)));
     return p;
@@ -39,10 +40,10 @@ export async function txPage(deps: PagesDeps, q: ExplorerQueries, path: string[]
     }),
   );
   return {
-    title: `Transaction ${short(toHex(tx.eth_tx_hash))}`,
+    title: `Transaction ${short(toPrefixedHex(tx.eth_tx_hash))}`,
     body: html`<h1>Transaction</h1><div class="card"><table class="kv">
-<tr><th>Transaction hash</th><td class="mono">${toHex(tx.eth_tx_hash)}</td></tr>
-<tr><th>tx_id (canister)</th><td class="mono">${toHex(tx.tx_id)}</td></tr>
+<tr><th>Transaction hash</th><td class="mono">${toPrefixedHex(tx.eth_tx_hash)}</td></tr>
+<tr><th>tx_id (canister)</th><td class="mono">${toPrefixedHex(tx.tx_id)}</td></tr>
 <tr><th>Status</th><td id="tx-status">${statusBadge(tx.receipt_status)}${
       tx.receipt_status === 0
         ? html` <span class="mono">${tx.failure_code ?? ''}</span>${revert === undefined ? '' : html`<div id="revert-reason">${revert}</div>`}`
@@ -60,7 +61,7 @@ export async function txPage(deps: PagesDeps, q: ExplorerQueries, path: string[]
 ${tx.gas_price === null ? '' : html`<tr><th>Gas price</th><td>${formatGwei(tx.gas_price)}</td></tr>`}
 ${tx.max_fee_per_gas === null ? '' : html`<tr><th>Max fee / priority fee</th><td>${formatGwei(tx.max_fee_per_gas)} / ${formatGwei(tx.max_priority_fee_per_gas ?? '0')}</td></tr>`}
 <tr><th>Fee</th><td>${f === undefined ? '—' : formatEth(f)}</td></tr>
-<tr><th>Input</th><td>${decodedInput === undefined ? '' : html`<div id="decoded-input">${callView(decodedInput)}</div>`}<pre>${toHex(tx.input)}</pre></td></tr>
+<tr><th>Input</th><td>${decodedInput === undefined ? '' : html`<div id="decoded-input">${callView(decodedInput)}</div>`}<pre>${toPrefixedHex(tx.input)}</pre></td></tr>
 </table></div>
 ${transfers.length === 0 ? '' : html`<div class="card"><h2>Token transfers</h2>${transferTable(transfers)}</div>`}
 <div class="card"><h2>Logs (${logs.length})</h2>${logRows.length === 0 ? html`<p class="muted">No logs.</p>` : logRows.map(({ l, decoded }) => logView(l, decoded))}</div>`,
@@ -77,8 +78,8 @@ export function logView(l: LogRow, decoded: DecodedCall | undefined): Html {
   return html`<div class="card"><table class="kv"><tr><th>Log index</th><td>${l.log_index}</td></tr>
 <tr><th>Address</th><td>${addressLink(l.address, true)}</td></tr>
 ${decoded === undefined ? '' : html`<tr><th>Event</th><td class="decoded-log">${callView(decoded)}</td></tr>`}
-${topicsOf(l).map((t, i) => html`<tr><th>topic${i}</th><td class="mono">${toHex(t)}</td></tr>`)}
-<tr><th>Data</th><td><pre>${toHex(l.data)}</pre></td></tr></table></div>`;
+${topicsOf(l).map((t, i) => html`<tr><th>topic${i}</th><td class="mono">${toPrefixedHex(t)}</td></tr>`)}
+<tr><th>Data</th><td><pre>${toPrefixedHex(l.data)}</pre></td></tr></table></div>`;
 }
 
 /**
@@ -89,7 +90,7 @@ ${topicsOf(l).map((t, i) => html`<tr><th>topic${i}</th><td class="mono">${toHex(
 export async function replayRevert(deps: PagesDeps, tx: TxRow, abi: Abi | undefined): Promise<Html | undefined> {
   if (tx.to_address === null) return undefined;
   try {
-    await deps.rpc('eth_call', [{ from: toHex(tx.from_address), to: toHex(tx.to_address), value: `0x${BigInt(tx.value).toString(16)}`, data: toHex(tx.input), gas: `0x${tx.gas_limit.toString(16)}` }, 'latest']);
+    await deps.rpc('eth_call', [{ from: toPrefixedHex(tx.from_address), to: toPrefixedHex(tx.to_address), value: `0x${BigInt(tx.value).toString(16)}`, data: toPrefixedHex(tx.input), gas: `0x${tx.gas_limit.toString(16)}` }, 'latest']);
     return html`<span class="muted">(the same call succeeds at the head block now)</span>`;
   } catch (e) {
     const data = (e as { data?: unknown }).data;
@@ -104,7 +105,7 @@ export async function pendingTx(deps: PagesDeps, id: string, hash: Uint8Array | 
   if (hash !== undefined) {
     let t: Record<string, unknown> | null = null;
     try {
-      t = (await deps.rpc('eth_getTransactionByHash', [toHex(hash)])) as Record<string, unknown> | null;
+      t = (await deps.rpc('eth_getTransactionByHash', [toPrefixedHex(hash)])) as Record<string, unknown> | null;
     } catch {
       t = null;
     }
@@ -114,7 +115,7 @@ export async function pendingTx(deps: PagesDeps, id: string, hash: Uint8Array | 
         title: 'Transaction',
         body: html`<h1>Transaction</h1><div class="notice" id="tx-status">${
           pending ? html`<b>Pending</b>: queued in the canister's pool, not yet in a block.` : html`Included in block ${String(t.blockNumber)}; the indexer has not copied it yet. Reload in a moment.`
-        }</div><div class="card"><table class="kv"><tr><th>Transaction hash</th><td class="mono">${toHex(hash)}</td></tr>
+        }</div><div class="card"><table class="kv"><tr><th>Transaction hash</th><td class="mono">${toPrefixedHex(hash)}</td></tr>
 <tr><th>From</th><td class="mono">${String(t.from ?? '')}</td></tr><tr><th>To</th><td class="mono">${String(t.to ?? 'create')}</td></tr>
 <tr><th>Nonce</th><td>${String(t.nonce ?? '')}</td></tr><tr><th>Value</th><td>${typeof t.value === 'string' ? formatEth(BigInt(t.value)) : ''}</td></tr></table></div>`,
       };

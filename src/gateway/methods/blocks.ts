@@ -3,7 +3,7 @@
 import type { BlockView, CandidBlockRef, ReceiptView } from '../../client/schema.js';
 import { RpcCode, RpcError } from '../errors.js';
 import { formatBlock, formatReceipt, formatTx } from '../format.js';
-import { bytesHex, qty } from '../hex.js';
+import { toPrefixedHex, qty } from '../hex.js';
 import { blockParam, bool, hash32, positional, u64 } from '../params.js';
 import { headNumber, tagNumber } from './common.js';
 import type { MethodContext, MethodSpec } from './types.js';
@@ -20,13 +20,13 @@ export async function blockRef(ctx: MethodContext, v: unknown, name = 'block'): 
 function cacheBlock(ctx: MethodContext, b: BlockView, full: boolean): Record<string, unknown> {
   const out = formatBlock(b);
   ctx.cache.set(`block:${b.number}:${full}`, out);
-  ctx.cache.set(`blockhash:${bytesHex(b.hash)}:${full}`, out);
+  ctx.cache.set(`blockhash:${toPrefixedHex(b.hash)}:${full}`, out);
   return out;
 }
 
 /** The formatted block, or null when the canister has no such block; a pruned block is -32001. */
 export async function readBlock(ctx: MethodContext, ref: CandidBlockRef, full: boolean): Promise<Record<string, unknown> | null> {
-  const key = 'Number' in ref ? `block:${ref.Number}:${full}` : `blockhash:${bytesHex(ref.Hash)}:${full}`;
+  const key = 'Number' in ref ? `block:${ref.Number}:${full}` : `blockhash:${toPrefixedHex(ref.Hash)}:${full}`;
   const cached = ctx.cache.get(key);
   if (cached !== undefined) return cached as Record<string, unknown>;
   const r =
@@ -137,7 +137,7 @@ export const eth_getBlockReceipts: MethodSpec = {
     const [b] = positional(params, 'eth_getBlockReceipts', 1, 1);
     // geth also takes a bare block hash here.
     const ref: CandidBlockRef = typeof b === 'string' && b.length === 66 ? { Hash: hash32(b, 'block') } : await blockRef(ctx, b);
-    const key = 'Number' in ref ? `receipts:${ref.Number}` : `receiptshash:${bytesHex(ref.Hash)}`;
+    const key = 'Number' in ref ? `receipts:${ref.Number}` : `receiptshash:${toPrefixedHex(ref.Hash)}`;
     const cached = ctx.cache.get(key);
     if (cached !== undefined) return cached;
     const receipts: ReceiptView[] = [];
@@ -161,7 +161,7 @@ export const eth_getBlockReceipts: MethodSpec = {
     if (receipts.length !== count) throw new RpcError(RpcCode.NotFound, `block ${number} is being pruned`);
     const out = receipts.map(formatReceipt);
     ctx.cache.set(`receipts:${number}`, out);
-    ctx.cache.set(`receiptshash:${bytesHex(hash)}`, out);
+    ctx.cache.set(`receiptshash:${toPrefixedHex(hash)}`, out);
     return out;
   },
 };

@@ -1,4 +1,4 @@
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { positional } from '../params.js';
 import { archiveBlock, archiveCallObject, fromArchive } from './archive_state.js';
 import { callObject, stateTag, unwrap } from './common.js';
@@ -17,8 +17,8 @@ export const eth_call: MethodSpec = {
     const [o, b] = positional(params, 'eth_call', 1, 2);
     const call = callObject(o);
     const n = await archiveBlock(ctx, b);
-    if (n !== undefined) return bytesHex(fromArchive(ctx, await ctx.archive!.call(archiveCallObject(call), n)));
+    if (n !== undefined) return toPrefixedHex(fromArchive(ctx, await ctx.archive!.call(archiveCallObject(call), n)));
     const tag = await stateTag(ctx, b);
-    return bytesHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
+    return toPrefixedHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
   },
 };

@@ -1,4 +1,4 @@
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { address, positional } from '../params.js';
 import { archiveBlock, fromArchive } from './archive_state.js';
 import { stateTag, unwrap } from './common.js';
@@ -14,8 +14,8 @@ export const eth_getCode: MethodSpec = {
     const [a, b] = positional(params, 'eth_getCode', 1, 2);
     const addr = address(a);
     const n = await archiveBlock(ctx, b);
-    if (n !== undefined) return bytesHex(fromArchive(ctx, await ctx.archive!.account(addr, n)).code);
+    if (n !== undefined) return toPrefixedHex(fromArchive(ctx, await ctx.archive!.account(addr, n)).code);
     const tag = await stateTag(ctx, b);
-    return bytesHex(unwrap(ctx, await ctx.client.query('rpc_eth_get_code', [addr, tag])));
+    return toPrefixedHex(unwrap(ctx, await ctx.client.query('rpc_eth_get_code', [addr, tag])));
   },
 };

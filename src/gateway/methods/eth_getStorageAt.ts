@@ -1,5 +1,5 @@
 import { invalidParams } from '../errors.js';
-import { bytesHex, parseData, parseQuantity } from '../hex.js';
+import { toPrefixedHex, parseData, parseQuantity } from '../hex.js';
 import { address, positional } from '../params.js';
 import { archiveBlock, fromArchive } from './archive_state.js';
 import { stateTag, unwrap } from './common.js';
@@ -25,11 +25,11 @@ export const eth_getStorageAt: MethodSpec = {
     const addr = address(a);
     const slot = slotKey(s);
     const n = await archiveBlock(ctx, b);
-    if (n !== undefined) return bytesHex(fromArchive(ctx, await ctx.archive!.storageAt(addr, slot, n)));
+    if (n !== undefined) return toPrefixedHex(fromArchive(ctx, await ctx.archive!.storageAt(addr, slot, n)));
     const tag = await stateTag(ctx, b);
     const v = unwrap(ctx, await ctx.client.query('rpc_eth_get_storage_at', [addr, slot, tag]));
     const word = new Uint8Array(32);
     word.set(v.subarray(Math.max(0, v.length - 32)), 32 - Math.min(32, v.length));
-    return bytesHex(word);
+    return toPrefixedHex(word);
   },
 };

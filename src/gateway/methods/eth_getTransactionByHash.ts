@@ -1,5 +1,5 @@
 import { formatTx } from '../format.js';
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { hash32, positional } from '../params.js';
 import type { MethodSpec } from './types.js';
 
@@ -13,7 +13,7 @@ export const eth_getTransactionByHash: MethodSpec = {
   async handler(params, ctx) {
     const [h] = positional(params, 'eth_getTransactionByHash', 1, 1);
     const hash = hash32(h, 'transactionHash');
-    const key = `tx:${bytesHex(hash)}`;
+    const key = `tx:${toPrefixedHex(hash)}`;
     const cached = ctx.cache.get(key);
     if (cached !== undefined) return cached;
     const r = await ctx.client.query('rpc_eth_get_transaction_by_eth_hash', [hash]);

@@ -1,6 +1,6 @@
 import { RpcCode, RpcError } from '../errors.js';
 import { formatReceipt } from '../format.js';
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { hash32, positional } from '../params.js';
 import type { MethodSpec } from './types.js';
 
@@ -14,7 +14,7 @@ export const eth_getTransactionReceipt: MethodSpec = {
   async handler(params, ctx) {
     const [h] = positional(params, 'eth_getTransactionReceipt', 1, 1);
     const hash = hash32(h, 'transactionHash');
-    const key = `receipt:${bytesHex(hash)}`;
+    const key = `receipt:${toPrefixedHex(hash)}`;
     const cached = ctx.cache.get(key);
     if (cached !== undefined) return cached;
     const r = await ctx.client.query('rpc_eth_get_transaction_receipt_with_status_by_eth_hash', [hash]);

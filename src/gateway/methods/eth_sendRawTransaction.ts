@@ -1,6 +1,6 @@
 import type { TxView } from '../../client/schema.js';
 import { RpcCode, RpcError } from '../errors.js';
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { data, positional } from '../params.js';
 import { senderPublicKey } from '../sender_key.js';
 import { unwrap } from './common.js';
@@ -20,12 +20,12 @@ export async function submitRaw(ctx: MethodContext, bytes: Uint8Array): Promise<
   try {
     t = (await ctx.client.query('rpc_eth_get_transaction_by_tx_id', [txId]))[0];
   } catch (e) {
-    ctx.log(`eth_sendRawTransaction: hash lookup of tx_id ${bytesHex(txId)} failed: ${(e as Error).message}`);
+    ctx.log(`eth_sendRawTransaction: hash lookup of tx_id ${toPrefixedHex(txId)} failed: ${(e as Error).message}`);
   }
   if (t === undefined) {
-    throw new RpcError(RpcCode.Server, `transaction accepted (tx_id ${bytesHex(txId)}) but its hash is unavailable`);
+    throw new RpcError(RpcCode.Server, `transaction accepted (tx_id ${toPrefixedHex(txId)}) but its hash is unavailable`);
   }
-  const hash = bytesHex(t.hash);
+  const hash = toPrefixedHex(t.hash);
   ctx.pending.publish(hash);
   return hash;
 }

@@ -5,7 +5,7 @@
 // eth_sendRawTransaction path (same checks, same pool, same automine).
 import type { CallObjectView } from '../../client/schema.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
-import { bytesHex } from '../hex.js';
+import { toPrefixedHex } from '../hex.js';
 import { address, data, positional } from '../params.js';
 import type { Signer, UnsignedTx } from '../signer.js';
 import { callObject, chainId, unwrap } from './common.js';
@@ -25,7 +25,7 @@ function signer(ctx: MethodContext, method: string): Signer {
 
 /** The account that signs: `from`, or (as anvil) the first development account when it is absent. */
 function account(s: Signer, from: Uint8Array | undefined): `0x${string}` {
-  const a = from === undefined ? s.accounts()[0] : (bytesHex(from) as `0x${string}`);
+  const a = from === undefined ? s.accounts()[0] : (toPrefixedHex(from) as `0x${string}`);
   if (a === undefined || !s.has(a)) throw new RpcError(RpcCode.InvalidParams, NO_SIGNER_MESSAGE);
   return a;
 }
@@ -70,13 +70,13 @@ async function fill(ctx: MethodContext, from: `0x${string}`, c: CallObjectView):
     chainId: id,
     nonce,
     gas,
-    to: c.to.length === 0 ? undefined : (bytesHex(c.to[0]) as `0x${string}`),
+    to: c.to.length === 0 ? undefined : (toPrefixedHex(c.to[0]) as `0x${string}`),
     value: opt(c.value) ?? 0n,
-    data: bytesHex(opt(c.data) ?? new Uint8Array()) as `0x${string}`,
+    data: toPrefixedHex(opt(c.data) ?? new Uint8Array()) as `0x${string}`,
     ...fees,
     ...(type === 'legacy' || list === undefined
       ? {}
-      : { accessList: list.map((i) => ({ address: bytesHex(i.address) as `0x${string}`, storageKeys: i.storage_keys.map((k) => bytesHex(k) as `0x${string}`) })) }),
+      : { accessList: list.map((i) => ({ address: toPrefixedHex(i.address) as `0x${string}`, storageKeys: i.storage_keys.map((k) => toPrefixedHex(k) as `0x${string}`) })) }),
   };
 }
 

@@ -8,6 +8,7 @@ import { createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { Ed25519PublicKey, IC_REQUEST_AUTH_DELEGATION_DOMAIN_SEPARATOR, IC_REQUEST_DOMAIN_SEPARATOR } from '@icp-sdk/core/agent';
 import { Principal } from '@icp-sdk/core/principal';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { toHex } from '../../core/codec/bytes.js';
 import { decodeCbor, type CborMap } from './cbor.js';
 import { hashOfMap } from './hash.js';
 
@@ -58,7 +59,6 @@ export interface Envelope<C extends Content = Content> {
 
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
 const isMap = (v: unknown): v is CborMap => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
-const hexOf = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const natOf = (v: unknown): bigint | undefined => (typeof v === 'bigint' && v >= 0n ? v : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : undefined);
 
 /**
@@ -149,7 +149,7 @@ function decodeChecked(body: Uint8Array, kind: 'call' | 'query' | 'read_state', 
     return bad(`Invalid request expiry: Specified ingress_expiry not within expected range: Minimum allowed expiry: ${fmtTime(minExpiryNs)}, Maximum allowed expiry: ${fmtTime(max)}, Provided expiry: ${fmtTime(ingressExpiry)}`);
   }
   const requestId = new Uint8Array(hashOfMap(c));
-  const rid = `0x${hexOf(requestId)}`;
+  const rid = `0x${toHex(requestId)}`;
   const auth = authenticate(raw, delegations.value, sender.value, requestId, nowNs);
   if (!auth.ok) return { ok: false, error: { status: 400, message: `Failed to authenticate request ${rid} due to: ${auth.error.message}` } };
   return ok({ content, requestId, targets: auth.value });
@@ -194,7 +194,7 @@ function authenticate(env: CborMap, delegations: Delegation[] | undefined, sende
   if (pubkey === undefined || sig === undefined) return bad(`Missing signature from user: ${sender.toText()}`);
   if (!isBytes(pubkey) || !isBytes(sig)) return bad('sender_pubkey and sender_sig must be byte strings');
   const expected = Principal.selfAuthenticating(pubkey);
-  if (expected.toText() !== sender.toText()) return bad(`The user id ${sender.toText()} does not match the public key ${hexOf(pubkey)}`);
+  if (expected.toText() !== sender.toText()) return bad(`The user id ${sender.toText()} does not match the public key ${toHex(pubkey)}`);
 
   let signingKey: Uint8Array = pubkey;
   let targets: Principal[] | undefined;
@@ -224,7 +224,7 @@ export function verifySignature(der: Uint8Array, sig: Uint8Array, msg: Uint8Arra
   try {
     if (der.length === 44 && ED25519_DER_PREFIX.equals(der.subarray(0, 12))) {
       const raw = Ed25519PublicKey.fromDer(new Uint8Array(der) as never).rawKey;
-      return ed25519.verify(sig, msg, raw) ? ok(undefined) : bad(`Ed25519 signature could not be verified: public key ${hexOf(der)}, signature ${hexOf(sig)}`);
+      return ed25519.verify(sig, msg, raw) ? ok(undefined) : bad(`Ed25519 signature could not be verified: public key ${toHex(der)}, signature ${toHex(sig)}`);
     }
     const key = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
     const jwk = key.asymmetricKeyType === 'ec' ? key.export({ format: 'jwk' }) : undefined;
@@ -232,7 +232,7 @@ export function verifySignature(der: Uint8Array, sig: Uint8Array, msg: Uint8Arra
       return bad(`Unsupported public key type ${key.asymmetricKeyType ?? '?'}${jwk?.crv === undefined ? '' : ` (${jwk.crv})`}: the devnet verifies Ed25519, ECDSA secp256k1 and ECDSA P-256 keys`);
     }
     if (sig.length !== 64) return bad(`ECDSA signature must be 64 bytes (r || s), got ${sig.length}`);
-    return nodeVerify('sha256', msg, { key, dsaEncoding: 'ieee-p1363' }, sig) ? ok(undefined) : bad(`ECDSA ${jwk.crv} signature could not be verified: public key ${hexOf(der)}, signature ${hexOf(sig)}`);
+    return nodeVerify('sha256', msg, { key, dsaEncoding: 'ieee-p1363' }, sig) ? ok(undefined) : bad(`ECDSA ${jwk.crv} signature could not be verified: public key ${toHex(der)}, signature ${toHex(sig)}`);
   } catch (e) {
     return bad(`Malformed public key or signature: ${(e as Error).message}`);
   }

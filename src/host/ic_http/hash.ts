@@ -3,24 +3,14 @@
 // checks it) but with a JavaScript SHA-256 that takes ten times longer on a large argument, on the event
 // loop that runs the whole devnet. Input is bounded by the envelope decoder's item budget (cbor.ts).
 import { hash } from 'node:crypto';
+import { lebEncode } from '@icp-sdk/core/candid';
 import type { CborMap, CborValue } from './cbor.js';
 
 const sha256 = (b: Uint8Array): Buffer => hash('sha256', b, 'buffer') as unknown as Buffer;
 
-function leb128(n: bigint): Uint8Array {
-  const out: number[] = [];
-  do {
-    let b = Number(n & 0x7fn);
-    n >>= 7n;
-    if (n > 0n) b |= 0x80;
-    out.push(b);
-  } while (n > 0n);
-  return Uint8Array.from(out);
-}
-
 export function hashValue(v: CborValue): Buffer {
   if (typeof v === 'string') return sha256(Buffer.from(v, 'utf8'));
-  if (typeof v === 'number' || typeof v === 'bigint') return sha256(leb128(BigInt(v)));
+  if (typeof v === 'number' || typeof v === 'bigint') return sha256(lebEncode(v));
   if (v instanceof Uint8Array) return sha256(v);
   if (Array.isArray(v)) return sha256(Buffer.concat(v.map(hashValue)));
   return hashOfMap(v);

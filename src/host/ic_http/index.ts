@@ -1,4 +1,5 @@
-// The IC HTTP interface for a canister in the Node IC host (see server.ts and docs/ic-http.md).
+// The IC HTTP interface for a canister in the Node IC host (see server.ts, listen.ts and docs/ic-http.md).
 export { decodeEnvelope, verifySignature, type Envelope, type IcHttpError } from './envelope.js';
 export { KEYS_FILE, SubnetKeys } from './keys.js';
-export { CANISTER_RANGE, ErrorCode, errorCodeOf, IcHttpHandler, IMPL_VERSION, MAX_BODY_BYTES, startIcHttp, type IcHttpOptions, type IcHttpServer } from './server.js';
+export { CANISTER_RANGE, ErrorCode, errorCodeOf, IcHttpHandler, IMPL_VERSION, MAX_BODY_BYTES } from './server.js';
+export { startIcHttp, type IcHttpOptions, type IcHttpServer } from './listen.js';

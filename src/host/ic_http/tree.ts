@@ -4,12 +4,12 @@
 // is exactly what the agent recomputes.
 import { Cbor, IC_STATE_ROOT_DOMAIN_SEPARATOR, NodeType, reconstruct, type HashTree } from '@icp-sdk/core/agent';
 export { lebEncode } from '@icp-sdk/core/candid';
+import { toHex } from '../../core/codec/bytes.js';
 import type { SubnetKeys } from './keys.js';
 
 export type LabeledTree = Uint8Array | Map<string, LabeledTree>;
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 /** A mutable labeled tree keyed by hex labels (so byte labels and text labels share one ordering). */
 export class StateTree {
@@ -19,7 +19,7 @@ export class StateTree {
   set(path: readonly (string | Uint8Array)[], value: Uint8Array): this {
     let node = this.root;
     path.forEach((label, i) => {
-      const k = hex(typeof label === 'string' ? utf8(label) : label);
+      const k = toHex(typeof label === 'string' ? utf8(label) : label);
       if (i === path.length - 1) {
         node.set(k, value);
         return;
@@ -38,7 +38,7 @@ export class StateTree {
   setEmpty(path: readonly (string | Uint8Array)[]): this {
     let node = this.root;
     for (const label of path) {
-      const k = hex(typeof label === 'string' ? utf8(label) : label);
+      const k = toHex(typeof label === 'string' ? utf8(label) : label);
       let next = node.get(k);
       if (!(next instanceof Map)) {
         next = new Map();
