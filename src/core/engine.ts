@@ -103,7 +103,10 @@ export interface ExecutionEngine {
    * the block's whole list with chainStateChanges before the block that records it commits.
    */
   applyStateChange(change: AccountChange): void;
-  /** Chains an encoded list of state changes into the head state root (export/state_changes.ts); returns the new root. */
+  /**
+   * Chains an encoded list of state changes into the head state root (export/state_changes.ts); returns the
+   * new root. Block production calls it with the block open, just before commitBlock.
+   */
   chainStateChanges(encoded: Uint8Array): Bytes32;
   /** Tests: credit balance outside any block (one applied and chained state change). */
   setGenesisBalance(address: Address, balance: bigint): void;

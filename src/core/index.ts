@@ -33,6 +33,11 @@ import type { PrunePolicy } from './prune/store.js';
 import type { ExportResult } from './export/export.js';
 import type { ExportCursor } from './export/format.js';
 import { encodeStateChanges, mergeStateChange, type AccountChange } from './export/state_changes.js';
+import { PendingStateChanges } from './dev/pending_changes.js';
+import { devDropTransaction, devSetAccount, devSetCoinbase, devSetNextBlockBaseFee, devSubmitImpersonated, isDevelopment, markDevelopment, type DevDeps, type ImpersonatedTxInput } from './dev/dev_api.js';
+
+export type { AccountChange } from './export/state_changes.js';
+export type { ImpersonatedTxInput } from './dev/dev_api.js';
 import { isAnonymous, type IcTxRecord } from './tx/ic_synthetic.js';
 import type { BlockTag } from './block_tag.js';
 import { ReadApi, type CallObject, type FeeHistory, type LogCursor, type LogFilter, type LogFilterRules, type LogPage } from './query/read_api.js';
@@ -85,6 +90,8 @@ export interface ChainInitArgs {
   readonly blockGasLimit?: bigint;
   readonly instructionSoftLimit?: bigint;
   readonly feeRecipient?: Address;
+  /** A development canister (the devnet): the dev_* methods answer. Stored at install, never changed after. */
+  readonly development?: boolean;
 }
 
 export interface EvmCoreOptions {
@@ -114,6 +121,9 @@ export class EvmCore {
   private readonly ops: OpsStore;
   private readonly lifecycle: Lifecycle;
   private readonly read: ReadApi;
+  // Development cheats (src/core/dev): the flag, read once, and the changes waiting for the next block.
+  private readonly pendingChanges: PendingStateChanges;
+  private development: boolean | undefined;
 
   /** Opens every map by its registered id; constructing again over the same maps (an upgrade) loses nothing. */
   constructor(
@@ -155,6 +165,7 @@ export class EvmCore {
       guard: (op) => this.writeGuard(op === 'prune' ? 'produce' : op),
     });
     this.read = new ReadApi({ host, engine, meta: this.meta, store: this.store, firstAvailableBlock: () => this.lifecycle.firstAvailableBlock() });
+    this.pendingChanges = new PendingStateChanges(host.openMap(MemoryId.Meta));
   }
 
   isInitialized(): boolean {
@@ -192,6 +203,8 @@ export class EvmCore {
       codeAt.add(k);
     }
     this.meta.setConfig(cfg);
+    if (args.development === true) markDevelopment(this.host.openMap(MemoryId.Meta));
+    this.development = args.development === true;
     this.lifecycle.checkLayout(); // nothing stored yet: writes the current layout version
     // Block 0's state changes: the allocations, then the code (a contract account's nonce starts at 1, EIP-161,
     // as the deployed originals' did), net per address; written to state, chained into the genesis state root,
@@ -280,7 +293,7 @@ export class EvmCore {
     if (g !== undefined) return { kind: 'Rejected', error: g };
     // Statuses of dropped transactions have a lifetime (docs/execution.md "Pool rules").
     this.pool.pruneDroppedStatuses(DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK);
-    const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs }, opts);
+    const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs, stateChanges: this.pendingChanges }, opts);
     if (r.kind === 'Produced') this.meter.blockProduced(r.number, r.txCount, this.host.instructionCounter());
     this.meter.flush();
     if (r.kind === 'Produced') this.engine.afterBlock?.();
@@ -576,6 +589,61 @@ export class EvmCore {
   private headStateClosed<T>(): Result<T> | undefined {
     if (this.ops.stateReadable()) return undefined;
     return err(ErrorCode.ExecStateUnavailable, 'the canister is in critical_corrupt state: live state is not served until the integrity check passes');
+  }
+
+  // ---- development cheats (docs/devnet.md; only on a canister installed with development = opt true) ----
+
+  /** Whether this canister was installed as a development canister (fixed at install). */
+  isDevelopment(): boolean {
+    this.development ??= isDevelopment(this.host.openMap(MemoryId.Meta));
+    return this.development;
+  }
+
+  /** dev.disabled on any other canister (checked first, whatever the state), then the ops write guard. */
+  private devGuard<T>(method: string): Result<T> | undefined {
+    if (!this.isDevelopment()) return err(ErrorCode.DevDisabled, `${method} exists only on a canister installed with development = opt true`);
+    if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
+    const g = this.writeGuard('admin');
+    return g === undefined ? undefined : { ok: false, error: g };
+  }
+
+  private devDeps(): DevDeps {
+    return {
+      engine: this.engine,
+      meta: this.meta,
+      pool: this.pool,
+      txs: this.views.txs,
+      pending: this.pendingChanges,
+      submit: this.deps(),
+      pendingNonce: (a) => {
+        const r = this.expectedNonceByAddress(a);
+        return r.ok ? r.value : this.engine.getNonce(a);
+      },
+    };
+  }
+
+  private devRun<T>(method: string, f: (d: DevDeps) => Result<T>): Result<T> {
+    const g = this.devGuard<T>(method);
+    if (g !== undefined) return g;
+    const r = f(this.devDeps());
+    this.meter.flush();
+    return r;
+  }
+
+  devSetAccount(c: AccountChange): Result<null> {
+    return this.devRun('dev_set_account', (d) => devSetAccount(d, c));
+  }
+  devSubmitImpersonated(t: ImpersonatedTxInput): Result<Uint8Array> {
+    return this.devRun('dev_submit_impersonated', (d) => devSubmitImpersonated(d, t));
+  }
+  devDropTransaction(ethHash: Uint8Array): Result<boolean> {
+    return this.devRun('dev_drop_transaction', (d) => devDropTransaction(d, ethHash));
+  }
+  devSetNextBlockBaseFee(fee: bigint): Result<null> {
+    return this.devRun('dev_set_next_block_base_fee', (d) => devSetNextBlockBaseFee(d, fee));
+  }
+  devSetCoinbase(coinbase: Uint8Array): Result<null> {
+    return this.devRun('dev_set_coinbase', (d) => devSetCoinbase(d, coinbase));
   }
 
   private deps() {

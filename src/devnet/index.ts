@@ -135,6 +135,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
       encodeInitArgs({
         genesis_allocations: [accounts.map((a) => ({ address: fromHex(a.address), balance: DEV_ACCOUNT_BALANCE }))],
         genesis_code: [PREDEPLOYS.map((p) => ({ address: fromHex(p.address), code: fromHex(p.code) }))],
+        // The dev_* cheat methods answer only on a canister installed so (docs/devnet.md).
+        development: [true],
       }),
     );
   } else {
