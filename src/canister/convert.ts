@@ -68,7 +68,7 @@ export const logToCandid = (l: EthLogView) => ({
 export const txToCandid = (t: EthTxView) => ({
   hash: t.hash,
   tx_id: t.txId,
-  origin: t.origin === 'IcSynthetic' ? { IcSynthetic: null } : { EthSigned: null },
+  origin: t.origin === 'IcSynthetic' ? { IcSynthetic: null } : t.origin === 'Impersonated' ? { Impersonated: null } : { EthSigned: null },
   tx_type: t.type,
   chain_id: t.chainId,
   nonce: t.nonce,

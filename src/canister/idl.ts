@@ -66,6 +66,33 @@ export function candidTypes(untypedIdl: Idl) {
     /** 20-byte address credited with priority fees; default the zero address. */
     fee_recipient: IDL.Opt(IDL.Vec(IDL.Nat8)),
     genesis_code: IDL.Opt(IDL.Vec(GenesisCode)),
+    /**
+     * A development canister (the devnet): the dev_* methods answer (controllers only). Kept from the install;
+     * an upgrade's value is ignored and no method changes it.
+     */
+    development: IDL.Opt(IDL.Bool),
+  });
+
+  /** dev_set_account: the fields given replace the account's; each slot is set (32-byte slot and value). */
+  const DevAccountChange = IDL.Record({
+    address: IDL.Vec(IDL.Nat8),
+    balance: IDL.Opt(IDL.Nat),
+    nonce: IDL.Opt(IDL.Nat64),
+    code: IDL.Opt(IDL.Vec(IDL.Nat8)),
+    storage: IDL.Vec(IDL.Record({ slot: IDL.Vec(IDL.Nat8), value: IDL.Vec(IDL.Nat8) })),
+  });
+  /** dev_submit_impersonated: a transaction from `from` without a signature (gas_price: legacy or EIP-2930; else EIP-1559). */
+  const DevImpersonatedTx = IDL.Record({
+    from: IDL.Vec(IDL.Nat8),
+    to: IDL.Opt(IDL.Vec(IDL.Nat8)),
+    value: IDL.Nat,
+    data: IDL.Vec(IDL.Nat8),
+    gas_limit: IDL.Nat64,
+    nonce: IDL.Opt(IDL.Nat64),
+    gas_price: IDL.Opt(IDL.Nat),
+    max_fee_per_gas: IDL.Opt(IDL.Nat),
+    max_priority_fee_per_gas: IDL.Opt(IDL.Nat),
+    access_list: IDL.Vec(IDL.Record({ address: IDL.Vec(IDL.Nat8), storage_keys: IDL.Vec(IDL.Vec(IDL.Nat8)) })),
   });
 
   const OpsMode = IDL.Variant({ Normal: IDL.Null, Migration: IDL.Null, Cycle: IDL.Null, CriticalCorrupt: IDL.Null });
@@ -117,7 +144,8 @@ export function candidTypes(untypedIdl: Idl) {
     /** Ordinal of the log within its block. */
     log_index: IDL.Nat32,
   });
-  const TxOrigin = IDL.Variant({ EthSigned: IDL.Null, IcSynthetic: IDL.Null });
+  /** Impersonated: sent by a development canister's dev_submit_impersonated (no usable signature). */
+  const TxOrigin = IDL.Variant({ EthSigned: IDL.Null, IcSynthetic: IDL.Null, Impersonated: IDL.Null });
   const EthTxView = IDL.Record({
     hash: Bytes,
     tx_id: Bytes,
@@ -343,6 +371,8 @@ export function candidTypes(untypedIdl: Idl) {
     Error,
     Result,
     GenesisAllocation,
+    DevAccountChange,
+    DevImpersonatedTx,
     PrunePolicy,
     InitArgs,
     OpsMode,
@@ -388,6 +418,13 @@ export type Shape<K extends keyof ReturnType<typeof candidTypes>> = CandidValue<
 /** A method's argument size class; arg_check.ts gives each its byte limit. */
 export type ArgBytes = 'default' | 'large' | 'logFilter';
 
+/**
+ * Who may call a method: anyone; the canister's controllers; or controllers of a canister installed with
+ * `development = opt true` (the dev_* cheats; anywhere else they answer Err dev.disabled). The decorators
+ * check it before the argument is decoded, and canister_inspect_message refuses other callers' ingress.
+ */
+export type Access = 'public' | 'controller' | 'development';
+
 /** Every method's Candid signature: the canister's decorators and every client's actor read this one table. */
 export function methodSignatures(untypedIdl: Idl) {
   const IDL = typed(untypedIdl);
@@ -395,8 +432,12 @@ export function methodSignatures(untypedIdl: Idl) {
   // Argument lists are inferred as tuples, so each argument keeps its own type. `argBytes` is the argument's
   // size limit, checked before decoding (arg_check.ts): 'large' for a transaction or call data, 'logFilter' for the
   // largest log filter.
-  const q = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'query' as const, argBytes });
-  const u = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'update' as const, argBytes });
+  const q = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'query' as const, argBytes, access: 'public' as Access });
+  const u = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ args, ret, mode: 'update' as const, argBytes, access: 'public' as Access });
+  /** An update for controllers only. */
+  const c = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ ...u(args, ret, argBytes), access: 'controller' as Access });
+  /** An update for controllers of a development canister only. */
+  const dev = <A extends Typed<any>[], R extends Typed<any>>(args: [...A], ret: R, argBytes: ArgBytes = 'default') => ({ ...u(args, ret, argBytes), access: 'development' as Access });
   return {
     rpc_eth_chain_id: q([], IDL.Nat64),
     rpc_eth_block_number: q([], IDL.Nat64),
@@ -435,18 +476,29 @@ export function methodSignatures(untypedIdl: Idl) {
     export_blocks: q([IDL.Opt(t.ExportCursor), IDL.Nat32], t.ExportResult),
     metrics: q([], t.MetricsView),
     get_prune_status: q([], t.PruneStatusView),
-    set_block_gas_limit: u([IDL.Nat64], t.Result(IDL.Null)),
-    set_instruction_soft_limit: u([IDL.Nat64], t.Result(IDL.Null)),
-    set_prune_policy: u([t.PrunePolicy], t.Result(t.PrunePolicy)),
-    set_pruning_enabled: u([IDL.Bool], t.Result(IDL.Null)),
-    set_log_filter: u([t.LogLevel], t.Result(IDL.Null)),
-    prune_blocks: u([IDL.Nat64, IDL.Nat32], t.Result(t.PruneTickView)),
+    set_block_gas_limit: c([IDL.Nat64], t.Result(IDL.Null)),
+    set_instruction_soft_limit: c([IDL.Nat64], t.Result(IDL.Null)),
+    set_prune_policy: c([t.PrunePolicy], t.Result(t.PrunePolicy)),
+    set_pruning_enabled: c([IDL.Bool], t.Result(IDL.Null)),
+    set_log_filter: c([t.LogLevel], t.Result(IDL.Null)),
+    prune_blocks: c([IDL.Nat64, IDL.Nat32], t.Result(t.PruneTickView)),
     // Block production on demand (the devnet's --block-time, automine and evm_mine); controllers only.
-    set_mining_interval: u([IDL.Nat64], t.Result(IDL.Null)),
-    mine_block: u([IDL.Bool], t.Result(IDL.Opt(IDL.Nat64))),
-    set_ops_mode: u([t.SettableOpsMode, IDL.Opt(IDL.Text)], t.Result(t.OpsStatusView)),
+    set_mining_interval: c([IDL.Nat64], t.Result(IDL.Null)),
+    mine_block: c([IDL.Bool], t.Result(IDL.Opt(IDL.Nat64))),
+    set_ops_mode: c([t.SettableOpsMode, IDL.Opt(IDL.Text)], t.Result(t.OpsStatusView)),
     /** Drops every pending transaction (status Dropped pool.purged); returns how many. Controllers only. */
-    purge_pool: u([], t.Result(IDL.Nat64)),
+    purge_pool: c([], t.Result(IDL.Nat64)),
+    // Development cheats (docs/devnet.md): controllers of a canister installed with development = opt true.
+    /** Applies at once to head state; exported as a state change of the next block (docs/export-format.md). */
+    dev_set_account: dev([t.DevAccountChange], t.Result(IDL.Null), 'large'),
+    /** Queues a transaction from `from` without a signature (origin Impersonated); returns its tx_id. */
+    dev_submit_impersonated: dev([t.DevImpersonatedTx], t.Result(t.Bytes), 'large'),
+    /** Drops the pending transaction with this eth_tx_hash (status Dropped pool.dropped.dev); false if none was pending. */
+    dev_drop_transaction: dev([t.Bytes], t.Result(IDL.Bool)),
+    /** The base fee of the next block (once; later blocks follow EIP-1559 from it). */
+    dev_set_next_block_base_fee: dev([IDL.Nat], t.Result(IDL.Null)),
+    /** The miner (fee recipient) of the following blocks. */
+    dev_set_coinbase: dev([t.Bytes], t.Result(IDL.Null)),
     // Read API (docs/read-api.md).
     rpc_eth_call_object: q([t.RpcCallObjectView, t.BlockTag], t.Result(t.Bytes), 'large'),
     rpc_eth_call_rawtx: q([t.Bytes, IDL.Opt(t.BlockTag)], t.Result(t.Bytes), 'large'),

@@ -31,6 +31,7 @@ import { evmMethod } from './decorators.js';
 import { ReadMethods } from './read_methods.js';
 import { IngressInspection } from './inspect.js';
 import { AdminMethods } from './admin_methods.js';
+import { DevMethods } from './dev_methods.js';
 import { candidTypes } from './idl.js';
 import type { IcSyntheticTxInput, InitArgsView } from './values.js';
 import { atHead, host, notReady, openRuntime, opsCheck, runtime, startTimers } from './runtime.js';
@@ -260,8 +261,10 @@ function chainInitArgs(a: InitArgsView): ChainInitArgs {
     instructionSoftLimit: fromOpt(a.instruction_soft_limit),
     feeRecipient: fromOpt(a.fee_recipient),
     genesisCode: fromOpt(a.genesis_code),
+    // Install only: post_upgrade never reads it (configurePruning takes the upgrade's prune fields alone).
+    development: fromOpt(a.development) === true,
   };
 }
 
 // azle accepts an array of classes: each method group lives in its own class file.
-export default [EvmCanister, ReadMethods, AdminMethods, IngressInspection];
+export default [EvmCanister, ReadMethods, AdminMethods, DevMethods, IngressInspection];

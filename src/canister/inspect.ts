@@ -7,12 +7,11 @@ import { IDL, inspectMessage, isController, msgArgData, msgCaller, msgMethodName
 import { INSPECT_SCREEN_MAX_TX_BYTES } from '../core/constants.js';
 import { ErrorCode } from '../core/errors.js';
 import { argByteLimit, checkArgBytes } from './arg_check.js';
-import { CONTROLLER_ONLY_METHODS } from './controller_only.js';
-import { methodSignatures, type ArgBytes } from './idl.js';
+import { methodSignatures, type Access, type ArgBytes } from './idl.js';
 import { formatRefusal } from './refusal.js';
 import { runtime } from './runtime.js';
 
-const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update'; argBytes: ArgBytes }> = methodSignatures(IDL);
+const M: Record<string, { args: IDL.Type[]; mode: 'query' | 'update'; argBytes: ArgBytes; access: Access }> = methodSignatures(IDL);
 
 /**
  * The screening failures refused here: a signature that does not recover (or, with a sender key hint, was not
@@ -29,8 +28,9 @@ const SENDER_KEY_ARG_OVERHEAD = 2 + 10 + 64;
 
 /**
  * Whether ingress for `method` with these argument bytes may run: a known update whose argument passes the
- * byte check, and for a controller-only method a caller who is a controller (anyone else is refused with
- * auth.not_controller, the answer the method would give, before the argument is looked at). A small raw transaction whose signature or sender's funds fail the submit's screening (the
+ * byte check, and for a method whose access (idl.ts) is not 'public' a caller who is a controller (anyone else
+ * is refused with auth.not_controller, the answer the method would give, before the argument is looked at); a
+ * development method on a canister installed without the development flag is refused with dev.disabled. A small raw transaction whose signature or sender's funds fail the submit's screening (the
  * core's screenRawTx) is refused with its error code (refusal.ts), so callers get the answer the method
  * would have given.
  */
@@ -39,8 +39,11 @@ export function acceptIngress(method: string, arg: Uint8Array, callerIsControlle
   // Query methods called as updates would only trap (decorators.ts); unknown names (azle's internal
   // methods included) are not for ingress.
   if (sig === undefined || sig.mode !== 'update') return false;
-  if (CONTROLLER_ONLY_METHODS.has(method) && !callerIsController()) {
+  if (sig.access !== 'public' && !callerIsController()) {
     return { code: ErrorCode.AuthNotController, message: `${method} is for controllers of this canister only` };
+  }
+  if (sig.access === 'development' && runtime.core !== undefined && !runtime.core.isDevelopment()) {
+    return { code: ErrorCode.DevDisabled, message: `${method} exists only on a canister installed with development = opt true` };
   }
   if (!checkArgBytes(arg, sig.args.length, argByteLimit(sig.argBytes)).ok) return false;
   const withKey = method === 'rpc_eth_send_raw_transaction_with_key';

@@ -31,3 +31,7 @@ export type ExportCursorView = Shape<'ExportCursor'>;
 export type PrunePolicyView = Shape<'PrunePolicy'>;
 /** The install / upgrade argument's record (every field `opt`). */
 export type InitArgsView = Shape<'InitArgs'>;
+/** dev_set_account's argument. */
+export type DevAccountChangeView = Shape<'DevAccountChange'>;
+/** dev_submit_impersonated's argument. */
+export type DevImpersonatedTxView = Shape<'DevImpersonatedTx'>;

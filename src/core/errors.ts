@@ -42,6 +42,10 @@ export const ErrorCode = {
   PoolExpired: 'pool.expired',
   /** Dropped reason: a controller purged the pool (purge_pool). */
   PoolPurged: 'pool.purged',
+  /** Dropped by a development canister's dev_drop_transaction (anvil_dropTransaction). */
+  PoolDroppedDev: 'pool.dropped.dev',
+  /** A dev_* method on a canister not installed with development = opt true. */
+  DevDisabled: 'dev.disabled',
   ExecStateUnavailable: 'exec.state.unavailable',
   ExecReverted: 'exec.reverted',
   ExecHalt: 'exec.halt',

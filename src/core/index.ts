@@ -32,6 +32,12 @@ import type { PruneTickResult } from './prune/pruner.js';
 import type { PrunePolicy } from './prune/store.js';
 import type { ExportResult } from './export/export.js';
 import type { ExportCursor } from './export/format.js';
+import { encodeStateChanges, mergeStateChange, type AccountChange } from './export/state_changes.js';
+import { PendingStateChanges } from './dev/pending_changes.js';
+import { devDropTransaction, devSetAccount, devSetCoinbase, devSetNextBlockBaseFee, devSubmitImpersonated, isDevelopment, markDevelopment, type DevDeps, type ImpersonatedTxInput } from './dev/dev_api.js';
+
+export type { AccountChange } from './export/state_changes.js';
+export type { ImpersonatedTxInput } from './dev/dev_api.js';
 import { isAnonymous, type IcTxRecord } from './tx/ic_synthetic.js';
 import type { BlockTag } from './block_tag.js';
 import { ReadApi, type CallObject, type FeeHistory, type LogCursor, type LogFilter, type LogFilterRules, type LogPage } from './query/read_api.js';
@@ -84,6 +90,8 @@ export interface ChainInitArgs {
   readonly blockGasLimit?: bigint;
   readonly instructionSoftLimit?: bigint;
   readonly feeRecipient?: Address;
+  /** A development canister (the devnet): the dev_* methods answer. Stored at install, never changed after. */
+  readonly development?: boolean;
 }
 
 export interface EvmCoreOptions {
@@ -113,6 +121,9 @@ export class EvmCore {
   private readonly ops: OpsStore;
   private readonly lifecycle: Lifecycle;
   private readonly read: ReadApi;
+  // Development cheats (src/core/dev): the flag, read once, and the changes waiting for the next block.
+  private readonly pendingChanges: PendingStateChanges;
+  private development: boolean | undefined;
 
   /** Opens every map by its registered id; constructing again over the same maps (an upgrade) loses nothing. */
   constructor(
@@ -154,6 +165,7 @@ export class EvmCore {
       guard: (op) => this.writeGuard(op === 'prune' ? 'produce' : op),
     });
     this.read = new ReadApi({ host, engine, meta: this.meta, store: this.store, firstAvailableBlock: () => this.lifecycle.firstAvailableBlock() });
+    this.pendingChanges = new PendingStateChanges(host.openMap(MemoryId.Meta));
   }
 
   isInitialized(): boolean {
@@ -178,7 +190,7 @@ export class EvmCore {
     if (cfg.coinbase.length !== 20) return err(ErrorCode.ArgAddressLength, 'fee_recipient must be 20 bytes');
     for (const a of args.genesisAllocations ?? []) {
       if (a.address.length !== 20) return err(ErrorCode.ArgAddressLength, 'genesis allocation address must be 20 bytes');
-      if (a.balance < 0n) return err(ErrorCode.ArgInvalid, 'genesis balance must be non-negative');
+      if (a.balance < 0n || a.balance >= 1n << 256n) return err(ErrorCode.ArgInvalid, 'genesis balance must be a uint256');
     }
     const codeAt = new Set<string>();
     const codes = args.genesisCode ?? [];
@@ -191,9 +203,18 @@ export class EvmCore {
       codeAt.add(k);
     }
     this.meta.setConfig(cfg);
+    if (args.development === true) markDevelopment(this.host.openMap(MemoryId.Meta));
+    this.development = args.development === true;
     this.lifecycle.checkLayout(); // nothing stored yet: writes the current layout version
-    for (const a of args.genesisAllocations ?? []) this.engine.setGenesisBalance(a.address, a.balance);
-    for (const c of codes) this.engine.setGenesisCode(c.address, c.code);
+    // Block 0's state changes: the allocations, then the code (a contract account's nonce starts at 1, EIP-161,
+    // as the deployed originals' did), net per address; written to state, chained into the genesis state root,
+    // and recorded in block 0 so that a consumer of export_blocks can rebuild genesis state.
+    let genesis: AccountChange[] = [];
+    for (const a of args.genesisAllocations ?? []) genesis = mergeStateChange(genesis, { address: a.address, balance: a.balance, storage: [] });
+    for (const c of codes) genesis = mergeStateChange(genesis, { address: c.address, code: c.code, nonce: 1n, storage: [] });
+    const genesisChanges = genesis.length === 0 ? undefined : encodeStateChanges(genesis);
+    for (const c of genesis) this.engine.applyStateChange(c);
+    if (genesisChanges !== undefined) this.engine.chainStateChanges(genesisChanges);
     const baseFee = args.baseFee ?? DEFAULT_BASE_FEE;
     const timestamp = this.host.timeNs() / 1_000_000_000n;
     const parentHash = new Uint8Array(32);
@@ -215,7 +236,7 @@ export class EvmCore {
     };
     const enc = encodeHeader(header);
     const hash = headerHash(enc);
-    this.store.putBlock({ ...header, hash, size: rlpListLength(enc.length + 1 + 1 + 1), txs: [] }, []);
+    this.store.putBlock({ ...header, hash, size: rlpListLength(enc.length + 1 + 1 + 1), txs: [], ...(genesisChanges !== undefined ? { stateChanges: genesisChanges } : {}) }, []);
     // Block 1 uses the configured base fee as is (README: base_fee = "base fee of block 1").
     this.meta.setNextBaseFee(baseFee);
     this.meta.setHead({ number: 0n, hash, timestamp });
@@ -272,7 +293,7 @@ export class EvmCore {
     if (g !== undefined) return { kind: 'Rejected', error: g };
     // Statuses of dropped transactions have a lifetime (docs/execution.md "Pool rules").
     this.pool.pruneDroppedStatuses(DROPPED_STATUS_LIFETIME_NS, DROPPED_STATUS_PRUNE_PER_TICK);
-    const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs }, opts);
+    const r = await produceBlock({ host: this.host, engine: this.engine, pool: this.pool, meta: this.meta, store: this.store, txs: this.views.txs, stateChanges: this.pendingChanges }, opts);
     if (r.kind === 'Produced') this.meter.blockProduced(r.number, r.txCount, this.host.instructionCounter());
     this.meter.flush();
     return r;
@@ -567,6 +588,61 @@ export class EvmCore {
   private headStateClosed<T>(): Result<T> | undefined {
     if (this.ops.stateReadable()) return undefined;
     return err(ErrorCode.ExecStateUnavailable, 'the canister is in critical_corrupt state: live state is not served until the integrity check passes');
+  }
+
+  // ---- development cheats (docs/devnet.md; only on a canister installed with development = opt true) ----
+
+  /** Whether this canister was installed as a development canister (fixed at install). */
+  isDevelopment(): boolean {
+    this.development ??= isDevelopment(this.host.openMap(MemoryId.Meta));
+    return this.development;
+  }
+
+  /** dev.disabled on any other canister (checked first, whatever the state), then the ops write guard. */
+  private devGuard<T>(method: string): Result<T> | undefined {
+    if (!this.isDevelopment()) return err(ErrorCode.DevDisabled, `${method} exists only on a canister installed with development = opt true`);
+    if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
+    const g = this.writeGuard('admin');
+    return g === undefined ? undefined : { ok: false, error: g };
+  }
+
+  private devDeps(): DevDeps {
+    return {
+      engine: this.engine,
+      meta: this.meta,
+      pool: this.pool,
+      txs: this.views.txs,
+      pending: this.pendingChanges,
+      submit: this.deps(),
+      pendingNonce: (a) => {
+        const r = this.expectedNonceByAddress(a);
+        return r.ok ? r.value : this.engine.getNonce(a);
+      },
+    };
+  }
+
+  private devRun<T>(method: string, f: (d: DevDeps) => Result<T>): Result<T> {
+    const g = this.devGuard<T>(method);
+    if (g !== undefined) return g;
+    const r = f(this.devDeps());
+    this.meter.flush();
+    return r;
+  }
+
+  devSetAccount(c: AccountChange): Result<null> {
+    return this.devRun('dev_set_account', (d) => devSetAccount(d, c));
+  }
+  devSubmitImpersonated(t: ImpersonatedTxInput): Result<Uint8Array> {
+    return this.devRun('dev_submit_impersonated', (d) => devSubmitImpersonated(d, t));
+  }
+  devDropTransaction(ethHash: Uint8Array): Result<boolean> {
+    return this.devRun('dev_drop_transaction', (d) => devDropTransaction(d, ethHash));
+  }
+  devSetNextBlockBaseFee(fee: bigint): Result<null> {
+    return this.devRun('dev_set_next_block_base_fee', (d) => devSetNextBlockBaseFee(d, fee));
+  }
+  devSetCoinbase(coinbase: Uint8Array): Result<null> {
+    return this.devRun('dev_set_coinbase', (d) => devSetCoinbase(d, coinbase));
   }
 
   private deps() {

@@ -35,7 +35,7 @@ export interface EthTxView {
   readonly hash: Bytes32;
   /** Internal key; not part of Ethereum's shape. */
   readonly txId: Uint8Array;
-  readonly origin: 'EthSigned' | 'IcSynthetic';
+  readonly origin: 'EthSigned' | 'IcSynthetic' | 'Impersonated';
   readonly type: 0 | 1 | 2;
   readonly chainId: bigint;
   readonly nonce: bigint;
@@ -166,7 +166,7 @@ export function txView(tx: StoredTx, txId: Uint8Array, status: TxStatus | undefi
   return {
     hash: tx.ethHash,
     txId,
-    origin: tx.origin === TxOrigin.IcSynthetic ? 'IcSynthetic' : 'EthSigned',
+    origin: tx.origin === TxOrigin.IcSynthetic ? 'IcSynthetic' : tx.origin === TxOrigin.Impersonated ? 'Impersonated' : 'EthSigned',
     type: f.type,
     chainId: f.chainId,
     nonce: f.nonce,

@@ -131,6 +131,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
       encodeInitArgs({
         genesis_allocations: [accounts.map((a) => ({ address: hexToBytes(a.address), balance: DEV_ACCOUNT_BALANCE }))],
         genesis_code: [PREDEPLOYS.map((p) => ({ address: hexToBytes(p.address), code: hexToBytes(p.code) }))],
+        // The dev_* cheat methods answer only on a canister installed so (docs/devnet.md).
+        development: [true],
       }),
     );
   } else {

@@ -86,7 +86,7 @@ export function blockRows(e: ExportedBlock): BlockRows {
     const { fields: f } = storedFields(t);
     const typed2 = f.type === 2;
     txs.push([
-      t.ethHash, t.txId, n, i, f.type, t.origin === TxOrigin.IcSynthetic ? 'IcSynthetic' : 'EthSigned', principalText(t.principal), t.from, f.to ?? null,
+      t.ethHash, t.txId, n, i, f.type, t.origin === TxOrigin.IcSynthetic ? 'IcSynthetic' : t.origin === TxOrigin.Impersonated ? 'Impersonated' : 'EthSigned', principalText(t.principal), t.from, f.to ?? null,
       dec(f.value), f.nonce, f.gasLimit,
       // gas_price: what the sender paid per gas (the receipt's effective price), as eth_getTransactionByHash shows.
       dec(r.effectiveGasPrice), typed2 ? dec(f.maxFeePerGas) : null, typed2 ? dec(f.maxPriorityFeePerGas) : null, f.data, r.status,

@@ -170,4 +170,13 @@ CREATE INDEX token_balances_top ON token_balances (token_address, balance DESC, 
 INSERT INTO token_balances (token_address, holder, balance) ${tokenBalanceDeltas('true')};
 `,
   },
+  {
+    version: 3,
+    name: 'impersonated transactions',
+    sql: `
+-- A development canister's dev_submit_impersonated transactions (origin 2 in the export stream).
+ALTER TABLE txs DROP CONSTRAINT txs_origin_check;
+ALTER TABLE txs ADD CONSTRAINT txs_origin_check CHECK (origin IN ('EthSigned', 'IcSynthetic', 'Impersonated'));
+`,
+  },
 ];

@@ -33,6 +33,8 @@ export interface InitOptions {
   pruningEnabled?: boolean;
   /** Runtime code accounts hold from block 0 (the `genesis_code` init argument). */
   genesisCode?: { address: Uint8Array; code: Uint8Array }[];
+  /** The `development` init argument (the dev_* methods). */
+  development?: boolean;
 }
 
 export function initArgs(o: InitOptions): Uint8Array {
@@ -44,6 +46,7 @@ export function initArgs(o: InitOptions): Uint8Array {
     prune_policy: o.prunePolicy === undefined ? [] : [o.prunePolicy],
     pruning_enabled: o.pruningEnabled === undefined ? [] : [o.pruningEnabled],
     genesis_code: o.genesisCode === undefined ? [] : [o.genesisCode],
+    development: o.development === undefined ? [] : [o.development],
   });
 }
 

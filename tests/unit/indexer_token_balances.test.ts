@@ -69,8 +69,9 @@ describe('token balances', () => {
     await recomputeTokenBalances(db);
     const fromRows = await maintained();
     await db.query('DROP TABLE token_balances');
-    await db.query("DELETE FROM schema_migrations WHERE component = $1 AND version = 2", [INDEXER_COMPONENT]);
-    expect(await migrate(db, INDEXER_COMPONENT, INDEXER_MIGRATIONS)).toEqual([2]);
+    // Back to version 1 (the later migrations run again: each is repeatable over this schema).
+    await db.query('DELETE FROM schema_migrations WHERE component = $1 AND version >= 2', [INDEXER_COMPONENT]);
+    expect(await migrate(db, INDEXER_COMPONENT, INDEXER_MIGRATIONS)).toEqual(INDEXER_MIGRATIONS.slice(1).map((m) => m.version));
     expect(await maintained()).toEqual(fromRows);
   });
 

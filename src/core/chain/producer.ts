@@ -26,6 +26,7 @@ import { groupTips } from './fee_summary.js';
 import { encodeHeader, headerHash } from './header.js';
 import type { MetaStore } from './meta.js';
 import type { ChainStore, StoredLog, StoredReceipt } from './store.js';
+import type { PendingStateChanges } from '../dev/pending_changes.js';
 
 export type ProduceResult =
   | { readonly kind: 'NotInitialized' }
@@ -50,6 +51,8 @@ export type ProduceResult =
     };
 
 export interface ProducerDeps {
+  /** Development cheats waiting for the next block (a production canister never has any). */
+  readonly stateChanges?: PendingStateChanges;
   readonly host: CoreHost;
   readonly engine: ExecutionEngine;
   readonly pool: PendingPool;
@@ -305,6 +308,9 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     return { kind: 'NoBlock', dropped };
   }
   const finalizeStart = host.instructionCounter();
+  // Cheats since the last block are this block's state changes: chained into the root before its transactions' writes.
+  const stateChanges = d.stateChanges?.pending();
+  if (stateChanges !== undefined) engine.chainStateChanges(stateChanges);
   const { stateRoot } = await engine.commitBlock();
 
   // Header, roots and bloom.
@@ -337,9 +343,10 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   const size = rlpListLength(encodedHeader.length + rlpListLength(txBytes) + 1 + 1);
 
   store.putBlock(
-    { ...header, hash, size, txs: included.map((x) => ({ txId: x.entry.txId, ethHash: x.entry.ethHash })) },
+    { ...header, hash, size, txs: included.map((x) => ({ txId: x.entry.txId, ethHash: x.entry.ethHash })), ...(stateChanges !== undefined ? { stateChanges } : {}) },
     logs,
   );
+  if (stateChanges !== undefined) d.stateChanges!.clear();
   store.putFeeSummary(env.number, {
     baseFeePerGas: baseFee,
     gasUsed,

@@ -222,3 +222,17 @@ function admit(
   if (!executable) pool.notExecutable.set(toHex(txId), entry);
   return ok(txId);
 }
+
+/**
+ * dev_submit_impersonated (development canisters; the facade checks that): a transaction from `sender`
+ * without a signature, built by the caller (tx/impersonated.ts), through the same checks after the sender
+ * and the same admission as every other submit. Resubmitting the same transaction answers its tx_id.
+ */
+export function submitImpersonated(deps: SubmitDeps, f: TxFields, sender: Address, raw: Uint8Array, ethHash: Bytes32): Result<Uint8Array> {
+  if (raw.length > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `transaction is ${raw.length} bytes, limit ${MAX_TX_SIZE}`);
+  const cheap = cheapChecks(deps.meta.getConfig(), f);
+  if (!cheap.ok) return cheap;
+  const known = knownId(deps, ethHash);
+  if (known !== undefined) return ok(known);
+  return admit(deps, f, sender, ethHash, TxOrigin.Impersonated, raw, new Uint8Array(0));
+}

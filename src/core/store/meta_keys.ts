@@ -25,6 +25,10 @@ export const MetaKey = {
   /** The stable layout version, and a running layout migration's progress (store/layout.ts). */
   Layout: 'layout',
   LayoutMigration: 'layout_migration',
+  /** Present (u8 1) on a canister installed with development = opt true; written only by the install (dev/dev_api.ts). */
+  Development: 'development',
+  /** Development cheats since the last block, as an encoded state-change list (dev/pending_changes.ts). */
+  DevStateChanges: 'dev_state_changes',
 } as const;
 
 export type MetaKey = (typeof MetaKey)[keyof typeof MetaKey];

@@ -1,6 +1,6 @@
 // Stored encodings of a transaction (Txs map) and of its status (TxStatus map).
 //
-// StoredTx  = u8 origin (0 EthSigned, 1 IcSynthetic) || from[20] || eth_tx_hash[32]
+// StoredTx  = u8 origin (0 EthSigned, 1 IcSynthetic, 2 Impersonated) || from[20] || eth_tx_hash[32]
 //             || u8 len(principal) || principal (the submitting IC caller; empty for raw txs) || u32 len(raw) || raw
 //   raw is the signed transaction exactly as submitted, or the IcSynthetic canonical bytes. Fields are parsed
 //   from raw on read (cheap; no hashing, no recovery): one source of truth, no second copy of calldata.
@@ -11,6 +11,7 @@ import type { ErrorCode } from '../errors.js';
 import { ByteReader, ByteWriter } from '../codec/bytes.js';
 import { parseSignedTx, parseStoredFields } from './decode.js';
 import { decodeCanonical } from './ic_synthetic.js';
+import { impersonatedSignature } from './impersonated.js';
 import { TxOrigin, type EthSignature, type TxFields } from './types.js';
 
 export interface StoredTx {
@@ -40,6 +41,11 @@ export function decodeStoredTx(b: Uint8Array): StoredTx {
 /** Fields (and the signature of an EthSigned tx) of a stored transaction. */
 export function storedFields(t: StoredTx): { fields: TxFields; sig: EthSignature | undefined } {
   if (t.origin === TxOrigin.IcSynthetic) return { fields: decodeCanonical(t.raw).fields, sig: undefined };
+  if (t.origin === TxOrigin.Impersonated) {
+    // The placeholder signature (r = s = 0) is outside parseSignedTx's ranges: the fields alone are parsed.
+    const fields = storedTxFields(t);
+    return { fields, sig: impersonatedSignature(fields) };
+  }
   const p = parseSignedTx(t.raw);
   // Stored bytes passed the same parse at submit; failing now means corrupted storage.
   if (!p.ok) throw new Error(`stored transaction no longer parses: ${p.error.message}`);

@@ -27,7 +27,8 @@ export interface EthSignature {
   readonly yParity: 0 | 1;
 }
 
-export const TxOrigin = { EthSigned: 0, IcSynthetic: 1 } as const;
+/** Impersonated: queued by a development canister's dev_submit_impersonated, with anvil's placeholder signature. */
+export const TxOrigin = { EthSigned: 0, IcSynthetic: 1, Impersonated: 2 } as const;
 export type TxOrigin = (typeof TxOrigin)[keyof typeof TxOrigin];
 
 /** A parsed EthSigned transaction (no hashing, no recovery done yet). */

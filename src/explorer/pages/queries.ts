@@ -26,7 +26,7 @@ export interface TxRow {
   block_number: bigint;
   tx_index: number;
   type: number;
-  origin: 'EthSigned' | 'IcSynthetic';
+  origin: 'EthSigned' | 'IcSynthetic' | 'Impersonated';
   caller_principal: string | null;
   from_address: Uint8Array;
   to_address: Uint8Array | null;
