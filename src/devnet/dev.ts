@@ -6,7 +6,8 @@
 // canister's own mining timer runs only for interval mining (azle timers are whole seconds, so N is too).
 import { randomBytes } from 'node:crypto';
 import type { HostClient } from '../client/host.js';
-import { invalidParams, RpcCode, RpcError } from '../gateway/errors.js';
+import type { CandidError } from '../client/schema.js';
+import { ERROR_MAP, fromCanisterError, invalidParams, RpcCode, RpcError } from '../gateway/errors.js';
 import type { AccountEdit, DevControl, ImpersonatedTx, MineSpacing } from '../gateway/methods/dev.js';
 import type { HostStateSnapshot, IcHost, PrincipalLike } from '../host/index.js';
 
@@ -214,26 +215,59 @@ export class DevnetControl implements DevControl {
     return [...this.impersonating];
   }
 
-  async setAccount(_edit: AccountEdit): Promise<void> {
-    throw unavailable('dev_set_account');
+  private get ctl() {
+    return this.evm.as({ caller: this.controller });
   }
 
-  async submitImpersonated(_tx: ImpersonatedTx): Promise<Uint8Array> {
-    throw unavailable('dev_submit_impersonated');
+  async setAccount(e: AccountEdit): Promise<void> {
+    const r = await this.ctl.update('dev_set_account', [
+      {
+        address: e.address,
+        balance: e.balance === undefined ? [] : [e.balance],
+        nonce: e.nonce === undefined ? [] : [e.nonce],
+        code: e.code === undefined ? [] : [e.code],
+        storage: (e.storage ?? []).map((s) => ({ slot: s.slot, value: s.value })),
+      },
+    ]);
+    cheat('dev_set_account', r, this.log);
   }
 
-  async dropTransaction(_hash: Uint8Array): Promise<boolean> {
-    throw unavailable('dev_drop_transaction');
+  async submitImpersonated(tx: ImpersonatedTx): Promise<Uint8Array> {
+    const r = await this.ctl.update('dev_submit_impersonated', [
+      {
+        from: tx.from,
+        to: tx.to === undefined ? [] : [tx.to],
+        value: tx.value,
+        data: tx.data,
+        gas_limit: tx.gasLimit,
+        nonce: [tx.nonce],
+        gas_price: tx.gasPrice === undefined ? [] : [tx.gasPrice],
+        max_fee_per_gas: tx.maxFeePerGas === undefined ? [] : [tx.maxFeePerGas],
+        max_priority_fee_per_gas: tx.maxPriorityFeePerGas === undefined ? [] : [tx.maxPriorityFeePerGas],
+        access_list: tx.accessList.map((i) => ({ address: i.address, storage_keys: [...i.storageKeys] })),
+      },
+    ]);
+    return cheat('dev_submit_impersonated', r, this.log);
   }
 
-  async setNextBlockBaseFee(_fee: bigint): Promise<void> {
-    throw unavailable('dev_set_next_block_base_fee');
+  async dropTransaction(hash: Uint8Array): Promise<boolean> {
+    return cheat('dev_drop_transaction', await this.ctl.update('dev_drop_transaction', [hash]), this.log);
   }
 
-  async setCoinbase(_address: Uint8Array): Promise<void> {
-    throw unavailable('dev_set_coinbase');
+  async setNextBlockBaseFee(fee: bigint): Promise<void> {
+    cheat('dev_set_next_block_base_fee', await this.ctl.update('dev_set_next_block_base_fee', [fee]), this.log);
+  }
+
+  async setCoinbase(address: Uint8Array): Promise<void> {
+    cheat('dev_set_coinbase', await this.ctl.update('dev_set_coinbase', [address]), this.log);
   }
 }
 
-const unavailable = (m: string): RpcError => new RpcError(RpcCode.Server, `the canister has no ${m} method yet`);
+/** A dev_* answer: Ok's value, or the error as JSON-RPC maps the canister's codes (submit errors keep geth's phrases). */
+function cheat<T>(method: string, r: { Ok: T } | { Err: CandidError }, log: (l: string) => void): T {
+  if ('Ok' in r) return r.Ok;
+  if (r.Err.code in ERROR_MAP) throw fromCanisterError(r.Err, (m) => log(`${method}: ${m}`));
+  throw new RpcError(RpcCode.Server, `${method}: ${r.Err.code}: ${r.Err.message}`);
+}
+
 const newInstanceId = (): string => `0x${randomBytes(32).toString('hex')}`;
