@@ -70,7 +70,7 @@ describe('development flag', () => {
     const mined = await call(e, 'mine_block', [false]);
     expect(mined.Ok).toEqual([1n]);
     const receipt = e.client.querySync('get_receipt', [sub.Ok as Uint8Array]);
-    expect(receipt[0]?.status).toBe(1n);
+    expect(receipt[0]?.status).toBe(1);
     const tx = e.client.querySync('rpc_eth_get_transaction_by_tx_id', [sub.Ok as Uint8Array]);
     expect(tx[0]?.origin).toEqual({ Impersonated: null });
     expect(e.ok<bigint>('rpc_eth_get_balance', TO, LATEST)).toBe(1n);
