@@ -88,10 +88,10 @@ function decode(method: CanisterMethod, f: IDL.FuncClass, r: CallResult): Measur
   return { value, instructions: r.instructions };
 }
 
-const SUBMIT_METHODS: ReadonlySet<string> = new Set<CanisterMethod>(['rpc_eth_send_raw_transaction', 'rpc_eth_send_raw_transaction_with_key', 'submit_ic_tx']);
+const SUBMIT_METHODS: ReadonlySet<string> = new Set<CanisterMethod>(['rpc_eth_send_raw_transaction', 'rpc_eth_send_raw_transaction_with_key', 'submit_ic_tx', 'dev_submit_impersonated']);
 
 /**
- * Whether an update's raw result is an accepted transaction: a submit method (an Ethereum-signed or an
+ * Whether an update's raw result is an accepted transaction: a submit method (an Ethereum-signed, an impersonated or an
  * IC-synthetic one, whichever way it came: the gateway, the IC HTTP interface, the devnet itself) that
  * answered Ok. For hooks that see the host's calls below any client (the devnet's automine).
  */

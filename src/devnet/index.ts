@@ -149,6 +149,8 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   if ('Err' in lf) log(`per-transaction instruction counts unavailable: ${lf.Err.message}`);
   const blockTime = opts.blockTime ?? DEFAULT_BLOCK_TIME_S;
   dev = new DevnetControl(host, evm, DEVNET_CONTROLLER, blockTime, log);
+  // anvil_reset / hardhat_reset go back to this state (the mining mode is applied again after a reset).
+  if (fresh) dev.keepGenesis();
   const why = await dev.configure(blockTime);
   if (why !== undefined) log(`--block-time ${blockTime} not applied (the canister's own timer keeps mining): ${why}`);
 

@@ -2,7 +2,7 @@
 // from what the gateway dispatches. `npx tsx scripts/gen-compat.ts` writes it; a unit test fails when stale.
 import { ERROR_MAP } from './errors.js';
 import { DEFAULT_CONFIG } from './config.js';
-import { DEV_METHODS } from './methods/dev.js';
+import { DEV_METHODS } from './methods/dev_table.js';
 import { METHODS, UNSUPPORTED } from './methods/index.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -34,9 +34,12 @@ export function renderCompat(): string {
     'Answered only by the local devnet (`npm start`, docs/devnet.md), for Hardhat and Foundry scripts; a gateway in',
     'front of a canister on the IC answers -32601. Mining options: `npm start -- --block-time N`.',
     '',
-    '| method | what it does |',
-    '|---|---|',
-    ...DEV_METHODS.map((m) => `| \`${m.name}\` | ${cell(m.differences)} |`),
+    'The reference column names the anvil handler (`crates/anvil/src/eth/api.rs` in foundry-rs/foundry) or Hardhat\'s',
+    'method whose parameters, answers and errors the method follows.',
+    '',
+    '| method | reference | what it does |',
+    '|---|---|---|',
+    ...DEV_METHODS.map((m) => `| \`${m.name}\` | ${cell(m.reference ?? '-')} | ${cell(m.differences)} |`),
     '',
     '## Unsupported methods',
     '',

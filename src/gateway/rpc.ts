@@ -3,7 +3,7 @@
 import { CanisterCallError } from '../client/errors.js';
 import { responseTooLarge, ResponseBudget } from './budget.js';
 import { fromCanisterError, INTERNAL_MESSAGE, RpcCode, RpcError } from './errors.js';
-import { DEV_METHOD_TABLE } from './methods/dev.js';
+import { DEV_METHOD_TABLE } from './methods/dev_table.js';
 import { METHOD_TABLE, UNSUPPORTED, type MethodContext } from './methods/index.js';
 
 export type RpcId = string | number | null;

@@ -15,7 +15,11 @@ export async function submitRaw(ctx: MethodContext, bytes: Uint8Array): Promise<
     key === undefined
       ? await ctx.client.update('rpc_eth_send_raw_transaction', [bytes])
       : await ctx.client.update('rpc_eth_send_raw_transaction_with_key', [bytes, key]);
-  const txId = unwrap(ctx, submitted);
+  return submittedHash(ctx, unwrap(ctx, submitted));
+}
+
+/** The eth hash of a transaction the canister accepted (by its tx_id), announced to pending filters. */
+export async function submittedHash(ctx: MethodContext, txId: Uint8Array): Promise<string> {
   let t: TxView | undefined;
   try {
     t = (await ctx.client.query('rpc_eth_get_transaction_by_tx_id', [txId]))[0];

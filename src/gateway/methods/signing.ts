@@ -9,7 +9,8 @@ import { toPrefixedHex } from '../hex.js';
 import { address, data, positional } from '../params.js';
 import type { Signer, UnsignedTx } from '../signer.js';
 import { callObject, chainId, unwrap } from './common.js';
-import { submitRaw } from './eth_sendRawTransaction.js';
+import type { DevControl, ImpersonatedTx } from './dev.js';
+import { submitRaw, submittedHash } from './eth_sendRawTransaction.js';
 import type { MethodContext, MethodSpec } from './types.js';
 
 /** anvil's answer (code and message) for a `from` it holds no key for. */
@@ -80,6 +81,31 @@ async function fill(ctx: MethodContext, from: `0x${string}`, c: CallObjectView):
   };
 }
 
+const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
+
+/** The filled request as the devnet's impersonated submit takes it (no chain id: nothing is signed). */
+function impersonatedTx(from: Uint8Array, t: UnsignedTx): ImpersonatedTx {
+  return {
+    from,
+    to: t.to === undefined ? undefined : hexBytes(t.to),
+    value: t.value,
+    data: hexBytes(t.data),
+    gasLimit: t.gas,
+    nonce: t.nonce,
+    ...(t.gasPrice === undefined ? {} : { gasPrice: t.gasPrice }),
+    ...(t.maxFeePerGas === undefined ? {} : { maxFeePerGas: t.maxFeePerGas }),
+    ...(t.maxPriorityFeePerGas === undefined ? {} : { maxPriorityFeePerGas: t.maxPriorityFeePerGas }),
+    accessList: (t.accessList ?? []).map((i) => ({ address: hexBytes(i.address), storageKeys: i.storageKeys.map(hexBytes) })),
+  };
+}
+
+/** eth_accounts on the devnet: the development accounts, then the impersonated addresses (anvil lists both). */
+export function devnetAccounts(s: Signer, d: DevControl | undefined): `0x${string}`[] {
+  const list = [...s.accounts()];
+  for (const a of d?.impersonated() ?? []) if (!s.has(a)) list.push(a);
+  return list;
+}
+
 function invalidType(t: bigint): never {
   throw invalidParams(`transaction type 0x${t.toString(16)} not supported (0x0, 0x1, 0x2)`);
 }
@@ -128,12 +154,18 @@ function typedData(v: unknown): Record<string, unknown> {
 export const SIGNING_METHODS: readonly MethodSpec[] = [
   spec(
     'eth_sendTransaction',
-    `${FILLED} Signed with the account's key and submitted as eth_sendRawTransaction (same checks and errors); returns the hash. With \`--block-time 0\` the receipt exists when it answers.`,
+    `${FILLED} Signed with the account's key and submitted as eth_sendRawTransaction (same checks and errors); returns the hash. With \`--block-time 0\` the receipt exists when it answers. From an impersonated address (\`anvil_impersonateAccount\`, \`anvil_autoImpersonateAccount\`): filled the same way and submitted unsigned through the controller-only \`dev_submit_impersonated\`.`,
     [...FILL_CANISTER, 'rpc_eth_send_raw_transaction_with_key', 'rpc_eth_get_transaction_by_tx_id'],
     async (params, ctx, s) => {
       const [o] = positional(params, 'eth_sendTransaction', 1, 1);
       const c = callObject(o);
-      const from = account(s, opt(c.from));
+      const given = opt(c.from);
+      const d = ctx.dev;
+      if (given !== undefined && d !== undefined) {
+        const a = bytesHex(given) as `0x${string}`;
+        if (!s.has(a) && d.isImpersonated(a)) return serialized(s, a, async () => submittedHash(ctx, await d.submitImpersonated(impersonatedTx(given, await fill(ctx, a, c)))));
+      }
+      const from = account(s, given);
       return serialized(s, from, async () => submitRaw(ctx, Buffer.from((await s.signTransaction(from, await fill(ctx, from, c))).slice(2), 'hex')));
     },
   ),

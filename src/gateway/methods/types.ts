@@ -59,6 +59,8 @@ export interface MethodSpec {
   readonly limits: string;
   /** How the answer differs from geth's. */
   readonly differences: string;
+  /** Devnet-only methods: the anvil handler or Hardhat method whose parameters, answers and errors it follows. */
+  readonly reference?: string;
   handler(params: unknown, ctx: MethodContext): Promise<unknown>;
 }
 
