@@ -12,7 +12,7 @@ import type { Db } from '../indexer/db.js';
 import { Progress } from '../indexer/progress.js';
 import { HeadState } from './head_state.js';
 import { describeMismatch, type Mismatch } from './mismatch.js';
-import { Replayer, type GenesisEntry, type ReplayedBlock } from './replay.js';
+import { Replayer, type GenesisEntry, type ReplayedBlock, type TxObserver } from './replay.js';
 import { ArchiveStateError, ensureArchiveSchema } from './schema.js';
 import { commitReplayed, loadHeadState, readMeta, recordAlarm, rewindArchive } from './store.js';
 
@@ -33,6 +33,8 @@ export interface ArchiveFollowerOptions {
   readonly tty?: boolean;
   /** Called after every commit (tests, the devnet). */
   readonly onCommit?: (cursorBlock: bigint) => void;
+  /** Watches each replayed transaction's execution (the devnet prints console.log calls with it). */
+  readonly observer?: TxObserver;
 }
 
 export interface ArchiveStatus {
@@ -103,6 +105,7 @@ export class ArchiveFollower {
     const h = await loadHeadState(this.o.db, this.cursor);
     if (this.cursor > 0n) state.load(h.accounts, h.storage, h.code, meta.stateRoot);
     const r = new Replayer(state);
+    r.observer = this.o.observer;
     if (this.cursor === 0n) r.setFallbackGenesis(this.o.genesis ?? []);
     for (const [n, hash] of h.hashes) r.rememberHash(n, hash);
     this.lastHash = h.hashes.at(-1)?.[1];

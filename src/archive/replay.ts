@@ -51,7 +51,18 @@ interface Outcome {
   contractAddress: Uint8Array | undefined;
 }
 
+/**
+ * Watches the replay's EVM (the devnet's console.log printer): `attach` once with the VM's EVM, `afterTx` after
+ * each executed transaction. It observes only; what it sees changes nothing of the replay.
+ */
+export interface TxObserver {
+  attach(evm: VM['evm']): void;
+  afterTx(blockNumber: bigint, txHash: Uint8Array): void;
+}
+
 export class Replayer {
+  /** Set before the first replay (the follower passes its option on). */
+  observer: TxObserver | undefined;
   private readonly sm: FlatStateManager;
   private vm: VM | undefined;
   private current: BlockContext | undefined;
@@ -103,7 +114,10 @@ export class Replayer {
   }
 
   async replay(eb: ExportedBlock): Promise<ReplayResult> {
-    this.vm ??= await createArchiveVm(this.sm as never, () => this.current);
+    if (this.vm === undefined) {
+      this.vm = await createArchiveVm(this.sm as never, () => this.current);
+      this.observer?.attach(this.vm.evm);
+    }
     const vm = this.vm;
     const b = eb.block;
     const ctx = this.contextOf(b);
@@ -146,6 +160,7 @@ export class Replayer {
         let res: RunTxResult;
         try {
           res = await runTx(vm, { tx: rt.tx, block: ethBlock, skipHardForkValidation: true, blockGasUsed: cumulative });
+          this.observer?.afterTx(b.number, et.ethHash);
         } catch (e) {
           this.sm.rollbackTo(mark);
           return bad('execution', `included (status ${rc.status})`, `rejected: ${(e as Error).message.split('\n')[0]}`, i);

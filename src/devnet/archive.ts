@@ -8,7 +8,9 @@ import { CHAIN_ID } from '../core/constants.js';
 import type { Db } from '../indexer/db.js';
 import { ArchiveFollower } from '../archive/follower.js';
 import { ArchiveReader } from '../archive/reader.js';
-import type { GenesisEntry } from '../archive/replay.js';
+import type { GenesisEntry, TxObserver } from '../archive/replay.js';
+import { toHex } from '../gateway/hex.js';
+import { attachConsoleLog, type ConsoleCollector, type EvmWithEvents } from './console_log.js';
 import { DEV_ACCOUNT_BALANCE, devAccounts } from './accounts.js';
 import type { DevnetControl } from './dev.js';
 import { PREDEPLOYS } from './predeploys.js';
@@ -21,6 +23,27 @@ export function devnetGenesis(): GenesisEntry[] {
   ];
 }
 
+/**
+ * Prints the console.log calls (hardhat/console.sol, forge-std's console2) of every transaction the archive
+ * re-executes, under the transaction, as anvil and the Hardhat node print them. The canister pays nothing for
+ * this (DESIGN rule 7): the archive's stock EthereumJS run is watched, after the block is made.
+ */
+export function consoleLogPrinter(log: (line: string) => void): TxObserver {
+  let collector: ConsoleCollector | undefined;
+  return {
+    attach(evm) {
+      collector?.detach();
+      collector = attachConsoleLog(evm as unknown as EvmWithEvents);
+    },
+    afterTx(blockNumber, txHash) {
+      const lines = collector?.take() ?? [];
+      if (lines.length === 0) return;
+      log(`console.log (block ${blockNumber}, tx 0x${toHex(txHash)}):`);
+      for (const line of lines) log(`    ${line}`);
+    },
+  };
+}
+
 export interface DevnetArchive {
   readonly follower: ArchiveFollower;
   readonly reader: ArchiveReader;
@@ -31,7 +54,7 @@ export interface DevnetArchive {
 export const devnetArchiveReader = (db: Db): ArchiveReader => new ArchiveReader(db);
 
 export function startDevnetArchive(o: { evm: HostClient; db: Db; reader: ArchiveReader; log: (line: string) => void; dev?: DevnetControl }): DevnetArchive {
-  const follower = new ArchiveFollower({ client: o.evm, db: o.db, chainId: BigInt(CHAIN_ID), genesis: devnetGenesis(), log: o.log });
+  const follower = new ArchiveFollower({ client: o.evm, db: o.db, chainId: BigInt(CHAIN_ID), genesis: devnetGenesis(), log: o.log, observer: consoleLogPrinter(o.log) });
   const onRevert = (): void => void follower.requestRewind(o.evm.querySync('rpc_eth_block_number', []));
   o.dev?.onRevert.push(onRevert);
   // Runs in the background; an alarm or a condition retrying cannot fix stops the archive, never the devnet.

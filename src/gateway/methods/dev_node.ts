@@ -2,7 +2,7 @@
 // anvil_metadata / hardhat_metadata and anvil_nodeInfo (what the node is and where its chain is).
 import type { BlockView } from '../../client/schema.js';
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
-import { bytesHex, qty } from '../hex.js';
+import { toPrefixedHex, qty } from '../hex.js';
 import { positional } from '../params.js';
 import { chainId, headNumber, unwrap } from './common.js';
 import { devMethod } from './dev.js';
@@ -54,7 +54,7 @@ function metadata(prefix: 'anvil' | 'hardhat'): MethodSpec {
         chainId: Number(await chainId(ctx)),
         instanceId: d.instanceId,
         latestBlockNumber: Number(b.number),
-        latestBlockHash: bytesHex(b.hash),
+        latestBlockHash: toPrefixedHex(b.hash),
       };
       if (prefix === 'hardhat') return base;
       return { ...base, forkedNetwork: null, snapshots: Object.fromEntries(d.snapshots().map((s) => [qty(s.id), [Number(s.number), s.hash]])) };
@@ -72,7 +72,7 @@ const anvil_nodeInfo = devMethod(
     return {
       currentBlockNumber: qty(b.number),
       currentBlockTimestamp: Number(b.timestamp),
-      currentBlockHash: bytesHex(b.hash),
+      currentBlockHash: toPrefixedHex(b.hash),
       hardFork: HARD_FORK,
       transactionOrder: 'fees',
       environment: {

@@ -4,7 +4,7 @@
 // dev_* canister methods (exported as a state change in the next block); the answers are anvil's for anvil_*
 // (mostly null) and Hardhat's for hardhat_* (true), errors as each gives them.
 import { invalidParams, RpcCode, RpcError } from '../errors.js';
-import { bytesHex, parseData } from '../hex.js';
+import { toPrefixedHex, parseData } from '../hex.js';
 import { address, bool, data, hash32, positional, MAX_U64 } from '../params.js';
 import { devMethod, type DevControl } from './dev.js';
 import { anvilNumber, MAX_U256, word } from './dev_params.js';
@@ -23,7 +23,7 @@ function pair(suffix: string, anvilRef: string, text: (p: Prefix) => string, han
   });
 }
 
-const lower = (a: Uint8Array): `0x${string}` => bytesHex(a) as `0x${string}`;
+const lower = (a: Uint8Array): `0x${string}` => toPrefixedHex(a) as `0x${string}`;
 
 /** The storage value: exactly 32 bytes (anvil: -32602 `invalid string length`; Hardhat: -32000 with its message). */
 function storageValue(v: unknown, p: Prefix): Uint8Array {
@@ -101,7 +101,7 @@ export const STATE_METHODS: readonly MethodSpec[] = [
       const [h] = positional(params, name, 1, 1);
       const hash = hash32(h, 'hash');
       const dropped = await d.dropTransaction(hash);
-      return p === 'hardhat' ? dropped : dropped ? bytesHex(hash) : null;
+      return p === 'hardhat' ? dropped : dropped ? toPrefixedHex(hash) : null;
     },
   ),
   ...pair(

@@ -162,7 +162,7 @@ export const SIGNING_METHODS: readonly MethodSpec[] = [
       const given = opt(c.from);
       const d = ctx.dev;
       if (given !== undefined && d !== undefined) {
-        const a = bytesHex(given) as `0x${string}`;
+        const a = toPrefixedHex(given) as `0x${string}`;
         if (!s.has(a) && d.isImpersonated(a)) return serialized(s, a, async () => submittedHash(ctx, await d.submitImpersonated(impersonatedTx(given, await fill(ctx, a, c)))));
       }
       const from = account(s, given);
