@@ -1,0 +1,244 @@
+// Runs one transaction in stock EthereumJS (@ethereumjs/vm runTx) with tracers attached to the EVM's events
+// (step, beforeMessage, afterMessage, newContract), after the block's earlier transactions, on a state
+// manager the caller gives (the state before the block). The state manager is checkpointed first and
+// reverted at the end, so the caller's state is left as it was.
+import { createBlock, type Block } from '@ethereumjs/block';
+import type { Common, StateManagerInterface } from '@ethereumjs/common';
+import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address, bigIntToUnpaddedBytes, generateAddress, generateAddress2, setLengthLeft } from '@ethereumjs/util';
+import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { TraceError, TraceErrorCode, type TraceBlockContext } from './types.js';
+
+/** A transaction to replay or trace; `from` overrides the sender (impersonated and synthetic transactions carry no usable signature). */
+export interface TraceTx {
+  readonly tx: TypedTransaction;
+  readonly from?: Uint8Array;
+}
+
+/** geth's call kinds (callTracer's `type`). */
+export type CallType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2';
+
+/** A message as a tracer sees it: geth's OnEnter arguments. */
+export interface Enter {
+  readonly depth: number;
+  readonly type: CallType;
+  readonly from: Uint8Array;
+  /** The callee; for a create, the new contract's address (known before its init code runs). */
+  readonly to: Uint8Array;
+  readonly input: Uint8Array;
+  readonly gas: bigint;
+  /** undefined for STATICCALL (geth passes no value). */
+  readonly value: bigint | undefined;
+  readonly message: Message;
+}
+
+export interface TxContext {
+  readonly sm: StateManagerInterface;
+  readonly common: Common;
+  readonly block: TraceBlockContext;
+  readonly tx: TypedTransaction;
+  readonly from: Uint8Array;
+  /** The callee, or the created contract's address. */
+  readonly to: Uint8Array;
+  readonly isCreate: boolean;
+  /** Logs of the block's earlier transactions (the block-wide index of this transaction's first log). */
+  readonly logIndexBase: number;
+}
+
+/** The hooks of one tracer; every hook is optional. A hook may throw a TraceError to stop the run. */
+export interface Tracer {
+  txStart?(ctx: TxContext): Promise<void> | void;
+  step?(s: InterpreterStep, ctx: TxContext): Promise<void> | void;
+  enter?(e: Enter, ctx: TxContext): Promise<void> | void;
+  exit?(r: EVMResult, depth: number, ctx: TxContext): Promise<void> | void;
+  txEnd?(r: RunTxResult, ctx: TxContext): Promise<void> | void;
+}
+
+export interface RunOptions {
+  readonly stateManager: StateManagerInterface;
+  readonly common: Common;
+  readonly block: TraceBlockContext;
+  /** The block's transactions before the traced one, in order. */
+  readonly priorTxs: readonly TraceTx[];
+  readonly tx: TraceTx;
+  readonly tracers: readonly Tracer[];
+  /** Date.now() value after which the run stops with TraceErrorCode.Timeout. */
+  readonly deadline: number;
+}
+
+const CALL_OPS: Record<string, CallType> = {
+  CALL: 'CALL',
+  CALLCODE: 'CALLCODE',
+  DELEGATECALL: 'DELEGATECALL',
+  STATICCALL: 'STATICCALL',
+  CREATE: 'CREATE',
+  CREATE2: 'CREATE2',
+};
+
+export function ethBlock(b: TraceBlockContext, common: Common): Block {
+  return createBlock(
+    {
+      header: {
+        number: b.number,
+        timestamp: b.timestamp,
+        baseFeePerGas: b.baseFeePerGas,
+        coinbase: b.coinbase,
+        mixHash: b.prevRandao,
+        gasLimit: b.gasLimit,
+        difficulty: 0n,
+      },
+    },
+    { common, skipConsensusFormatValidation: true, freeze: false },
+  );
+}
+
+async function makeVm(o: RunOptions): Promise<VM> {
+  const hashOf = o.block.blockHash;
+  const blockchain = {
+    getBlock: async (n: number) => ({ hash: () => hashOf?.(BigInt(n)) ?? new Uint8Array(32) }),
+    putBlock: async () => undefined,
+    shallowCopy() {
+      return this;
+    },
+  };
+  return createVM({ common: o.common, stateManager: o.stateManager, blockchain: blockchain as never });
+}
+
+function withSender(t: TraceTx): TypedTransaction {
+  if (t.from === undefined) return t.tx;
+  const sender = new Address(t.from);
+  // A copy whose sender is given: runTx asks the transaction for its sender and never checks a signature then.
+  const copy = Object.create(t.tx) as TypedTransaction;
+  Object.defineProperty(copy, 'getSenderAddress', { value: () => sender });
+  return copy;
+}
+
+const runOpts = (block: Block, blockGasUsed: bigint) => ({
+  block,
+  skipHardForkValidation: true,
+  skipBlockGasLimitValidation: true,
+  blockGasUsed,
+});
+
+function rejected(e: unknown, which: string): TraceError {
+  if (e instanceof TraceError) return e;
+  return new TraceError(TraceErrorCode.Rejected, `${which} could not be applied: ${(e as Error).message ?? String(e)}`);
+}
+
+/**
+ * Replays `priorTxs`, then runs `tx` with the tracers attached; returns runTx's result. The state manager
+ * is reverted to what it held before, whatever happens.
+ */
+export async function runTraced(o: RunOptions): Promise<RunTxResult> {
+  const sm = o.stateManager;
+  await sm.checkpoint();
+  try {
+    const block = ethBlock(o.block, o.common);
+    const vm = await makeVm(o);
+    let gasUsed = 0n;
+    let logIndexBase = 0;
+    for (const [i, p] of o.priorTxs.entries()) {
+      if (Date.now() > o.deadline) throw new TraceError(TraceErrorCode.Timeout, 'execution timeout');
+      let r: RunTxResult;
+      try {
+        r = await runTx(vm, { tx: withSender(p), ...runOpts(block, gasUsed) });
+      } catch (e) {
+        throw rejected(e, `the block's transaction ${i}`);
+      }
+      gasUsed += r.totalGasSpent;
+      logIndexBase += r.receipt.logs.length;
+    }
+
+    const tx = withSender(o.tx);
+    const from = tx.getSenderAddress().bytes;
+    const isCreate = tx.to === undefined;
+    const fromAccount = await sm.getAccount(new Address(from));
+    const to = isCreate ? createdAddress(from, fromAccount?.nonce ?? 0n) : tx.to!.bytes;
+    const ctx: TxContext = { sm, common: o.common, block: o.block, tx, from, to, isCreate, logIndexBase };
+    for (const t of o.tracers) await t.txStart?.(ctx);
+
+    const events = vm.evm.events!;
+    let failure: unknown;
+    let pendingType: CallType | undefined;
+    const frames: { to: Uint8Array }[] = [];
+    const guard = async (f: () => Promise<void> | void) => {
+      if (failure !== undefined) return;
+      try {
+        await f();
+      } catch (e) {
+        failure = e;
+      }
+    };
+    const rethrow = () => {
+      if (failure !== undefined) throw failure;
+    };
+    const onStep = (s: InterpreterStep, resolve?: (r?: unknown) => void) => {
+      void guard(async () => {
+        if (Date.now() > o.deadline) throw new TraceError(TraceErrorCode.Timeout, 'execution timeout');
+        pendingType = CALL_OPS[s.opcode.name];
+        for (const t of o.tracers) await t.step?.(s, ctx);
+      }).then(resolve);
+    };
+    const onBefore = (m: Message, resolve?: (r?: unknown) => void) => {
+      void guard(async () => {
+        const e = await enterOf(m, m.depth === 0 ? undefined : pendingType, frames, ctx);
+        frames.push({ to: e.to });
+        for (const t of o.tracers) await t.enter?.(e, ctx);
+      }).then(resolve);
+    };
+    const onAfter = (r: EVMResult, resolve?: (r?: unknown) => void) => {
+      void guard(async () => {
+        frames.pop();
+        for (const t of o.tracers) await t.exit?.(r, frames.length, ctx);
+      }).then(resolve);
+    };
+    // Two listeners per event: the first awaits the tracers (EthereumJS waits for a two-argument listener),
+    // the second throws what they threw (only a synchronous listener's exception reaches the interpreter).
+    events.on('step', onStep);
+    events.on('step', rethrow);
+    events.on('beforeMessage', onBefore);
+    events.on('beforeMessage', rethrow);
+    events.on('afterMessage', onAfter);
+    events.on('afterMessage', rethrow);
+    let result: RunTxResult;
+    try {
+      result = await runTx(vm, { tx, ...runOpts(block, gasUsed) });
+    } catch (e) {
+      throw failure ?? rejected(e, 'the transaction');
+    } finally {
+      events.removeAllListeners();
+    }
+    if (failure !== undefined) throw failure;
+    for (const t of o.tracers) await t.txEnd?.(result, ctx);
+    return result;
+  } finally {
+    await sm.revert();
+  }
+}
+
+async function enterOf(m: Message, op: CallType | undefined, frames: readonly { to: Uint8Array }[], ctx: TxContext): Promise<Enter> {
+  const depth = m.depth;
+  const current = frames[frames.length - 1]?.to;
+  if (m.to === undefined) {
+    const type: CallType = m.salt !== undefined ? 'CREATE2' : 'CREATE';
+    const to = depth === 0 ? ctx.to : await createdFor(m, ctx.sm);
+    return { depth, type, from: m.caller.bytes, to, input: m.data.slice(), gas: m.gasLimit, value: m.value, message: m };
+  }
+  const type: CallType = op ?? (m.delegatecall ? 'DELEGATECALL' : 'CALL');
+  // DELEGATECALL and CALLCODE run the callee's code on the current contract: geth reports the current
+  // contract as `from` and the code's address as `to`.
+  const from = type === 'DELEGATECALL' || type === 'CALLCODE' ? (current ?? m.to.bytes) : m.caller.bytes;
+  const to = type === 'DELEGATECALL' || type === 'CALLCODE' ? m.codeAddress.bytes : m.to.bytes;
+  return { depth, type, from, to, input: m.data.slice(), gas: m.gasLimit, value: type === 'STATICCALL' ? undefined : m.value, message: m };
+}
+
+
+/** The address EthereumJS gives a contract created by `m` (the caller's nonce is already incremented). */
+async function createdFor(m: Message, sm: StateManagerInterface): Promise<Uint8Array> {
+  if (m.salt !== undefined) return generateAddress2(m.caller.bytes, setLengthLeft(m.salt, 32), m.data);
+  const nonce = (await sm.getAccount(m.caller))?.nonce ?? 1n;
+  return createdAddress(m.caller.bytes, nonce - 1n);
+}
+
+export const createdAddress = (from: Uint8Array, nonce: bigint): Uint8Array => generateAddress(from, bigIntToUnpaddedBytes(nonce));

@@ -1,0 +1,135 @@
+// geth's default tracer, the struct logger (eth/tracers/logger/logger.go): one entry per executed opcode
+// with pc, op, gas, gasCost, depth (1 at the top), stack, memory, the storage seen so far by SLOAD/SSTORE
+// in the current contract, return data and the refund counter, each behind geth's option. geth's `limit`
+// stops the log growing once its entries pass that many bytes; this project's own bound (maxBytes) fails
+// the whole trace with TraceErrorCode.TooLarge instead of answering a truncated log without saying so.
+import type { EVMResult, InterpreterStep } from '@ethereumjs/evm';
+import { Address } from '@ethereumjs/util';
+import type { RunTxResult } from '@ethereumjs/vm';
+import { bigToBytes, bytesHex, quantity, word } from './hex.js';
+import type { Enter, Tracer, TxContext } from './run.js';
+import { TraceError, TraceErrorCode, type StructLoggerConfig } from './types.js';
+
+export interface StructLogJson {
+  pc: number;
+  op: string;
+  gas: number;
+  gasCost: number;
+  depth: number;
+  error?: string;
+  stack?: string[];
+  returnData?: string;
+  memory?: string[];
+  storage?: Record<string, string>;
+  refund?: number;
+}
+
+export interface StructLoggerResult {
+  gas: number;
+  failed: boolean;
+  returnValue: string;
+  structLogs: StructLogJson[];
+}
+
+/** Bytes a struct log entry adds to the answer besides its JSON text (the separating comma). */
+const ENTRY_OVERHEAD = 1;
+
+export class StructLogger implements Tracer {
+  private readonly logs: StructLogJson[] = [];
+  private size = 0;
+  /** Storage seen per contract (hex address -> slot -> value), as geth keeps it for the whole transaction. */
+  private readonly storage = new Map<string, Map<string, string>>();
+  /** Return data of the last sub-call, per open frame. */
+  private readonly returnData: Uint8Array[] = [];
+  private output: Uint8Array = new Uint8Array(0);
+  private error: string | undefined;
+  private gasUsed = 0n;
+
+  constructor(
+    private readonly config: StructLoggerConfig,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Whether each open frame is a create (a create's output is its caller's return data only when it reverted). */
+  private readonly creates: boolean[] = [];
+
+  enter(e: Enter): void {
+    this.returnData.push(new Uint8Array(0));
+    this.creates.push(e.type === 'CREATE' || e.type === 'CREATE2');
+  }
+
+  exit(r: EVMResult, depth: number): void {
+    this.returnData.pop();
+    const create = this.creates.pop() === true;
+    const err = r.execResult.exceptionError?.error;
+    if (depth === 0) {
+      this.output = r.execResult.returnValue;
+      this.error = err;
+      return;
+    }
+    const out = create && err !== 'revert' ? new Uint8Array(0) : r.execResult.returnValue;
+    this.returnData[this.returnData.length - 1] = out;
+  }
+
+  async step(s: InterpreterStep, ctx: TxContext): Promise<void> {
+    const limit = this.config.limit ?? 0;
+    if (limit !== 0 && this.size > limit) return;
+    const entry: StructLogJson = {
+      pc: s.pc,
+      op: s.opcode.name,
+      gas: Number(s.gasLeft),
+      gasCost: Number(s.opcode.dynamicFee ?? BigInt(s.opcode.fee)),
+      depth: s.depth + 1,
+    };
+    if (this.config.disableStack !== true) entry.stack = s.stack.map((v) => quantity(v));
+    if (this.config.enableReturnData === true) {
+      const rd = this.returnData[this.returnData.length - 1];
+      if (rd !== undefined && rd.length > 0) entry.returnData = bytesHex(rd);
+    }
+    if (this.config.enableMemory === true && s.memory.length > 0) {
+      const words: string[] = [];
+      for (let i = 0; i < s.memory.length; i += 32) words.push(bytesHex(s.memory.subarray(i, i + 32)));
+      entry.memory = words;
+    }
+    const op = s.opcode.name;
+    if (this.config.disableStorage !== true && (op === 'SLOAD' || op === 'SSTORE')) {
+      const st = s.stack;
+      const key = this.storage.get(bytesHex(s.address.bytes)) ?? new Map<string, string>();
+      this.storage.set(bytesHex(s.address.bytes), key);
+      if (op === 'SLOAD' && st.length >= 1) {
+        const slot = st[st.length - 1]!;
+        const value = await ctx.sm.getStorage(new Address(s.address.bytes), bigToBytes(slot, 32));
+        key.set(word(slot), bytesHex(bigToBytes(bytesBig(value), 32)));
+        entry.storage = Object.fromEntries(key);
+      } else if (op === 'SSTORE' && st.length >= 2) {
+        key.set(word(st[st.length - 1]!), word(st[st.length - 2]!));
+        entry.storage = Object.fromEntries(key);
+      }
+    }
+    if (s.gasRefund !== 0n) entry.refund = Number(s.gasRefund);
+    this.size += JSON.stringify(entry).length + ENTRY_OVERHEAD;
+    if (this.size > this.maxBytes) {
+      throw new TraceError(
+        TraceErrorCode.TooLarge,
+        `struct log larger than ${this.maxBytes} bytes after ${this.logs.length} steps; set "limit", "disableStack" or "disableStorage", or use a native tracer`,
+      );
+    }
+    this.logs.push(entry);
+  }
+
+  txEnd(r: RunTxResult): void {
+    this.gasUsed = r.totalGasSpent;
+  }
+
+  result(): StructLoggerResult {
+    const failed = this.error !== undefined;
+    const returnValue = failed && this.error !== 'revert' ? '0x' : bytesHex(this.output);
+    return { gas: Number(this.gasUsed), failed, returnValue, structLogs: this.logs };
+  }
+}
+
+function bytesBig(b: Uint8Array): bigint {
+  let v = 0n;
+  for (const x of b) v = (v << 8n) | BigInt(x);
+  return v;
+}
