@@ -27,16 +27,17 @@ export interface SentTx {
   readonly raw: Hex;
   readonly tx: TypedTransaction;
   readonly block: TraceBlockContext;
-  /** Stock EthereumJS state before this transaction (a checkpoint is taken and reverted by the tracers). */
+  /** anvil's receipt. */
   readonly receipt: any;
 }
 
 export interface Scenario {
   readonly common: Common;
-  readonly sm: MerkleStateManager;
-  /** The state manager holds the state after the last transaction; `before(i)` rebuilds the state before tx i. */
   readonly txs: SentTx[];
+  /** The state before transaction i (genesis, then every earlier transaction replayed in stock EthereumJS). */
   stateBefore(i: number): Promise<MerkleStateManager>;
+  /** Transaction i's block: the state before that block and the block's transactions before i. */
+  beforeTx(i: number): Promise<{ sm: MerkleStateManager; prior: SentTx[] }>;
 }
 
 const hexBig = (h: string): bigint => BigInt(h);
@@ -64,27 +65,32 @@ export async function runScenario(url: string): Promise<Scenario> {
   const txs: SentTx[] = [];
   const hashes = new Map<bigint, Uint8Array>();
 
-  const send = async (label: string, who: typeof A, o: { to?: Hex; data?: Hex; value?: bigint; gas: bigint; eip1559?: boolean }) => {
+  const sign = async (who: typeof A, o: { to?: Hex; data?: Hex; value?: bigint; gas: bigint; eip1559?: boolean }): Promise<Hex> => {
     const nonce = nonces.get(who.address) ?? 0;
     nonces.set(who.address, nonce + 1);
     const base = { chainId: Number(CHAIN_ID), nonce, gas: o.gas, to: o.to ?? null, data: o.data, value: o.value ?? 0n };
-    const raw = o.eip1559
-      ? await who.signTransaction({ ...base, type: 'eip1559', maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 3n * 10n ** 9n })
-      : await who.signTransaction({ ...base, type: 'legacy', gasPrice: GAS_PRICE });
-    const hash = await rpc<Hex>(url, 'eth_sendRawTransaction', [raw]);
+    return o.eip1559
+      ? who.signTransaction({ ...base, type: 'eip1559', maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 3n * 10n ** 9n })
+      : who.signTransaction({ ...base, type: 'legacy', gasPrice: GAS_PRICE });
+  };
+  const record = async (label: string, raw: Hex, hash: Hex) => {
     const receipt = await waitForReceipt(url, hash);
     const block = await blockContext(url, receipt.blockNumber);
-    const tx = createTxFromRLP(hexToBytes(raw), { common });
-    txs.push({ label, hash, raw, tx, block, receipt });
+    txs.push({ label, hash, raw, tx: createTxFromRLP(hexToBytes(raw), { common }), block, receipt });
     return receipt;
+  };
+  const send = async (label: string, who: typeof A, o: { to?: Hex; data?: Hex; value?: bigint; gas: bigint; eip1559?: boolean }) => {
+    const raw = await sign(who, o);
+    return record(label, raw, await rpc<Hex>(url, 'eth_sendRawTransaction', [raw]));
   };
   const deploy = async (name: string, who: typeof A, args: unknown[] = [], value = 0n) => {
     const c = contract(name);
     const r = await send(`deploy ${name}`, who, { data: encodeDeployData({ abi: c.abi as Abi, bytecode: c.bytecode, args }), value, gas: 3_000_000n });
     return r.contractAddress as Hex;
   };
+  const callData = (name: string, fn: string, args: unknown[]) => encodeFunctionData({ abi: contract(name).abi as Abi, functionName: fn, args });
   const call = (label: string, who: typeof A, to: Hex, name: string, fn: string, args: unknown[], o: { value?: bigint; gas?: bigint; eip1559?: boolean } = {}) =>
-    send(label, who, { to, data: encodeFunctionData({ abi: contract(name).abi as Abi, functionName: fn, args }), value: o.value, gas: o.gas ?? 2_000_000n, eip1559: o.eip1559 });
+    send(label, who, { to, data: callData(name, fn, args), value: o.value, gas: o.gas ?? 2_000_000n, eip1559: o.eip1559 });
 
   const lib = await deploy('Lib', A);
   const reverter = await deploy('Reverter', A);
@@ -98,6 +104,21 @@ export async function runScenario(url: string): Promise<Scenario> {
   await call('self-destruct of an older contract', B, old, 'Child', 'bye', [sink]);
   await send('plain value transfer', A, { to: B.address, value: 12345n, gas: 21_000n });
   await send('value to a contract receive()', B, { to: tracee, value: 777n, gas: 50_000n, eip1559: true });
+
+  // One block of four transactions (anvil mines them together once automine is off): the later ones are
+  // traced after the earlier ones are replayed, and their logs' block-wide indexes count the earlier logs.
+  await rpc(url, 'evm_setAutomine', [false]);
+  const batch: [string, Hex][] = [
+    ['block of four: run again', await sign(A, { to: tracee, data: callData('Tracee', 'run', [lib, reverter, sink]), value: 3n, gas: 2_000_000n })],
+    ['block of four: transfer', await sign(B, { to: A.address, value: 1n, gas: 21_000n })],
+    ['block of four: uncaught revert', await sign(A, { to: tracee, data: callData('Tracee', 'boom', [reverter]), gas: 2_000_000n })],
+    ['block of four: run a third time', await sign(A, { to: tracee, data: callData('Tracee', 'run', [lib, reverter, sink]), value: 4n, gas: 2_000_000n, eip1559: true })],
+  ];
+  const batchHashes: Hex[] = [];
+  for (const [, raw] of batch) batchHashes.push(await rpc<Hex>(url, 'eth_sendRawTransaction', [raw]));
+  await rpc(url, 'evm_mine', []);
+  await rpc(url, 'evm_setAutomine', [true]);
+  for (const [i, [label, raw]] of batch.entries()) await record(label, raw, batchHashes[i]!);
 
   // BLOCKHASH answers as anvil gives them (no fixture reads them; given for completeness).
   const last = BigInt(txs[txs.length - 1]!.receipt.blockNumber);
@@ -120,7 +141,14 @@ export async function runScenario(url: string): Promise<Scenario> {
     }
     return sm;
   };
-  return { common, sm: await stateBefore(0), txs, stateBefore };
+  // The tracers leave a state manager as they found it, so one per block serves every trace in it.
+  const cache = new Map<number, Promise<MerkleStateManager>>();
+  const beforeTx = async (i: number) => {
+    const first = txs.findIndex((t) => t.receipt.blockNumber === txs[i]!.receipt.blockNumber);
+    if (!cache.has(first)) cache.set(first, stateBefore(first));
+    return { sm: await cache.get(first)!, prior: txs.slice(first, i) };
+  };
+  return { common, txs, stateBefore, beforeTx };
 }
 
 export function blockOf(b: TraceBlockContext, common: Common) {

@@ -35,6 +35,11 @@ export interface Frame {
   rawError?: string;
   readonly calls: Frame[];
   readonly logs: FrameLog[];
+  /** The address a create was given (kept when it failed, where geth's `to` is dropped). */
+  created?: Uint8Array;
+  /** Gas given to the top frame's execution (after the intrinsic cost) and what it used (Parity's numbers). */
+  execGas?: bigint;
+  execGasUsed?: bigint;
   /** The frame's last opcode (names an invalid opcode in the error). */
   lastOp?: { name: string; code: number; gasLeft: bigint };
 }
@@ -63,6 +68,7 @@ export class FrameRecorder implements Tracer {
       calls: [],
       logs: [],
     };
+    if (e.type === 'CREATE' || e.type === 'CREATE2') f.created = e.to;
     const parent = this.stack[this.stack.length - 1];
     if (parent === undefined) this.root = f;
     else parent.calls.push(f);
@@ -122,12 +128,15 @@ export class FrameRecorder implements Tracer {
 
   txEnd(r: RunTxResult, ctx: TxContext): void {
     if (this.root === undefined) return;
+    this.root.execGas = this.root.gas;
+    this.root.execGasUsed = this.root.gasUsed;
     this.root.gasUsed = r.totalGasSpent;
     (this.root as { gas: bigint }).gas = ctx.tx.gasLimit;
   }
 }
 
-/** True when the frame or one above it failed (its logs did not survive). */
-export function failed(f: Frame): boolean {
-  return f.error !== undefined;
+/** The frames in depth-first order (a frame before its sub-calls), with their path of child indexes. */
+export function* walk(f: Frame, path: number[] = []): Generator<{ frame: Frame; path: number[] }> {
+  yield { frame: f, path };
+  for (const [i, c] of f.calls.entries()) yield* walk(c, [...path, i]);
 }

@@ -1,26 +1,33 @@
 // Transaction tracing over stock EthereumJS, for the archive: geth's debug_trace* tracers, Otterscan's ots_*
-// shapes and Parity's trace_* shapes, each computed by re-running a transaction on the state before its
-// block plus the block's earlier transactions. Pure: no I/O besides the state manager the caller passes.
-// docs/traces.md describes the API and every known difference from geth and anvil.
+// shapes and Parity's trace_* shapes, each computed by re-running transactions on the state before their
+// block plus the block's earlier transactions. Pure: no I/O besides the state manager the caller passes,
+// which is left as it was. docs/traces.md describes the API and every known difference from geth and anvil.
 import type { Common, StateManagerInterface } from '@ethereumjs/common';
 import { getActivePrecompiles } from '@ethereumjs/evm';
 import { CallTracer } from './call_tracer.js';
 import { booleans, parseDuration } from './config.js';
 import { FourByteTracer } from './four_byte_tracer.js';
+import { FrameRecorder, type Frame } from './frames.js';
 import { bytesHex } from './hex.js';
 import { MuxTracer, type Named } from './mux_tracer.js';
 import { NoopTracer } from './noop_tracer.js';
 import { PrestateTracer } from './prestate_tracer.js';
-import { runTraced, type TraceTx, type Tracer } from './run.js';
+import { runTraced, type TraceTx } from './run.js';
 import { StructLogger } from './struct_logger.js';
 import { DEFAULT_TRACE_LIMITS, TraceError, TraceErrorCode, type TraceBlockContext, type TraceConfig, type TraceLimits } from './types.js';
 
 export { TraceError, TraceErrorCode, DEFAULT_TRACE_LIMITS } from './types.js';
 export type { TraceBlockContext, TraceConfig, TraceLimits, StructLoggerConfig, CallTracerConfig, PrestateTracerConfig } from './types.js';
 export type { TraceTx } from './run.js';
+export type { Frame, FrameLog } from './frames.js';
 export type { CallFrameJson } from './call_tracer.js';
 export type { StructLoggerResult, StructLogJson } from './struct_logger.js';
 export type { PrestateJson } from './prestate_tracer.js';
+export { otsInternalOperations, otsTraceTransaction, otsTransactionError, OtsOperation } from './ots.js';
+export type { OtsInternalOperation, OtsTraceEntry } from './ots.js';
+export { parityTraces, parityLocatedTraces, parityReplay } from './parity.js';
+export type { ParityTrace, LocatedParityTrace, ParityTxMeta } from './parity.js';
+export { parseDuration } from './config.js';
 
 /** What a gateway method hands over to trace one transaction. */
 export interface TraceRequest {
@@ -34,17 +41,23 @@ export interface TraceRequest {
   readonly tx: TraceTx;
 }
 
-/** The tracer names geth knows and this module implements. */
-export const TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer'] as const;
+/** What a gateway method hands over to trace every transaction of a block. */
+export interface BlockTraceRequest {
+  readonly stateManager: StateManagerInterface;
+  readonly common: Common;
+  readonly block: TraceBlockContext;
+  readonly txs: readonly TraceTx[];
+}
 
-interface Built extends Named {}
+/** The tracer names geth knows and this module implements (absent or "" is the struct logger). */
+export const TRACERS = ['callTracer', 'prestateTracer', '4byteTracer', 'noopTracer', 'muxTracer'] as const;
 
 function precompileCheck(common: Common): (a: Uint8Array) => boolean {
   const keys = new Set([...getActivePrecompiles(common).keys()].map((k) => String(k).replace(/^0x/, '').toLowerCase().padStart(40, '0')));
   return (a) => keys.has(bytesHex(a).slice(2));
 }
 
-function build(name: string, cfg: unknown, common: Common, limits: TraceLimits): Built {
+function buildNative(name: string, cfg: unknown, common: Common): Named {
   switch (name) {
     case 'callTracer': {
       const t = new CallTracer(booleans(name, cfg, ['onlyTopCall', 'withLog']));
@@ -65,10 +78,12 @@ function build(name: string, cfg: unknown, common: Common, limits: TraceLimits):
       return { name, tracer: t, result: () => t.result() };
     }
     case 'muxTracer': {
-      if (cfg === null || typeof cfg !== 'object' || Array.isArray(cfg)) throw new TraceError(TraceErrorCode.BadConfig, 'muxTracer: tracerConfig must map tracer names to their configs');
+      if (cfg === null || typeof cfg !== 'object' || Array.isArray(cfg)) {
+        throw new TraceError(TraceErrorCode.BadConfig, 'muxTracer: tracerConfig must map tracer names to their configs');
+      }
       const parts = Object.entries(cfg).map(([n, c]) => {
         if (n === 'muxTracer') throw new TraceError(TraceErrorCode.BadConfig, 'muxTracer: cannot nest muxTracer');
-        return build(n, c, common, limits);
+        return buildNative(n, c, common);
       });
       const t = new MuxTracer(parts);
       return { name, tracer: t, result: () => t.result() };
@@ -78,25 +93,56 @@ function build(name: string, cfg: unknown, common: Common, limits: TraceLimits):
   }
 }
 
+/** The tracer a TraceConfig names: the struct logger when none is named. */
+function build(config: TraceConfig, common: Common, limits: TraceLimits): Named {
+  if (config.tracer !== undefined && config.tracer !== '') return buildNative(config.tracer, config.tracerConfig, common);
+  const limit = config.limit ?? 0;
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new TraceError(TraceErrorCode.BadConfig, 'limit must be a non-negative integer');
+  const t = new StructLogger(config, limits.maxResultBytes);
+  return { name: 'structLogger', tracer: t, result: () => t.result() };
+}
+
+const timeoutOf = (config: TraceConfig, limits: TraceLimits) => (config.timeout === undefined ? limits.defaultTimeoutMs : parseDuration(config.timeout));
+
 /**
- * debug_traceTransaction's answer for `req.tx` with geth's TraceConfig: the struct logger when no tracer is
+ * debug_traceTransaction's answer for `req.tx` under geth's TraceConfig: the struct logger when no tracer is
  * named, else the named native tracer. Throws TraceError (BadConfig, Timeout, TooLarge, Rejected).
  */
 export async function traceTransaction(req: TraceRequest, config: TraceConfig = {}, limits: TraceLimits = DEFAULT_TRACE_LIMITS): Promise<unknown> {
-  const timeoutMs = config.timeout === undefined ? limits.defaultTimeoutMs : parseDuration(config.timeout);
-  let tracer: Tracer;
-  let result: () => unknown;
-  if (config.tracer === undefined || config.tracer === '') {
-    const limit = config.limit ?? 0;
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new TraceError(TraceErrorCode.BadConfig, 'limit must be a non-negative integer');
-    const t = new StructLogger(config, limits.maxResultBytes);
-    tracer = t;
-    result = () => t.result();
-  } else {
-    const b = build(config.tracer, config.tracerConfig, req.common, limits);
-    tracer = b.tracer;
-    result = b.result;
+  const timeoutMs = timeoutOf(config, limits);
+  const t = build(config, req.common, limits);
+  const txs = [...req.priorTxs.map((tx) => ({ tx })), { tx: req.tx, tracers: [t.tracer] }];
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs, timeoutMs });
+  return t.result();
+}
+
+/**
+ * debug_traceBlockByNumber/ByHash's answer: `{ txHash, result }` per transaction, in order (a fresh tracer
+ * for each; `timeout` applies to each). The answer bound applies to the struct logs of the whole block.
+ */
+export async function traceBlock(req: BlockTraceRequest, config: TraceConfig = {}, limits: TraceLimits = DEFAULT_TRACE_LIMITS): Promise<{ txHash: string; result: unknown }[]> {
+  const timeoutMs = timeoutOf(config, limits);
+  const built = req.txs.map(() => build(config, req.common, limits));
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs: req.txs.map((tx, i) => ({ tx, tracers: [built[i]!.tracer] })), timeoutMs });
+  const out = req.txs.map((tx, i) => ({ txHash: bytesHex(tx.hash ?? tx.tx.hash()), result: built[i]!.result() }));
+  // Each struct logger keeps to the bound alone; the block's answer as a whole must too.
+  if (JSON.stringify(out).length > limits.maxResultBytes) {
+    throw new TraceError(TraceErrorCode.TooLarge, `block trace larger than ${limits.maxResultBytes} bytes; trace its transactions one by one`);
   }
-  await runTraced({ ...req, tracers: [tracer], deadline: Date.now() + timeoutMs });
-  return result();
+  return out;
+}
+
+/** The call tree of `req.tx` (for the Otterscan and Parity shapes, and the indexer's internal transactions). */
+export async function callTree(req: TraceRequest, timeoutMs = DEFAULT_TRACE_LIMITS.defaultTimeoutMs): Promise<Frame> {
+  const rec = new FrameRecorder();
+  const txs = [...req.priorTxs.map((tx) => ({ tx })), { tx: req.tx, tracers: [rec] }];
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs, timeoutMs });
+  return rec.root!;
+}
+
+/** The call tree of every transaction of a block, in order (trace_block, trace_replayBlockTransactions). */
+export async function blockCallTrees(req: BlockTraceRequest, timeoutMs = DEFAULT_TRACE_LIMITS.defaultTimeoutMs): Promise<Frame[]> {
+  const recs = req.txs.map(() => new FrameRecorder());
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs: req.txs.map((tx, i) => ({ tx, tracers: [recs[i]!] })), timeoutMs });
+  return recs.map((r) => r.root!);
 }

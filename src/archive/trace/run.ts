@@ -14,6 +14,8 @@ import { TraceError, TraceErrorCode, type TraceBlockContext } from './types.js';
 export interface TraceTx {
   readonly tx: TypedTransaction;
   readonly from?: Uint8Array;
+  /** The hash the chain gave it, when not the transaction's own (impersonated transactions). */
+  readonly hash?: Uint8Array;
 }
 
 /** geth's call kinds (callTracer's `type`). */
@@ -59,12 +61,13 @@ export interface RunOptions {
   readonly stateManager: StateManagerInterface;
   readonly common: Common;
   readonly block: TraceBlockContext;
-  /** The block's transactions before the traced one, in order. */
-  readonly priorTxs: readonly TraceTx[];
-  readonly tx: TraceTx;
-  readonly tracers: readonly Tracer[];
-  /** Date.now() value after which the run stops with TraceErrorCode.Timeout. */
-  readonly deadline: number;
+  /**
+   * The block's transactions from its first up to the last one to trace, in order; those with tracers are
+   * traced, the others only applied.
+   */
+  readonly txs: readonly { readonly tx: TraceTx; readonly tracers?: readonly Tracer[] }[];
+  /** How long each traced transaction may run (geth's `timeout` applies to each); the others are bounded by their gas. */
+  readonly timeoutMs: number;
 }
 
 const CALL_OPS: Record<string, CallType> = {
@@ -127,40 +130,21 @@ function rejected(e: unknown, which: string): TraceError {
 }
 
 /**
- * Replays `priorTxs`, then runs `tx` with the tracers attached; returns runTx's result. The state manager
- * is reverted to what it held before, whatever happens.
+ * Applies the transactions in order, with their tracers attached; returns runTx's result of each. The state
+ * manager is reverted to what it held before, whatever happens.
  */
-export async function runTraced(o: RunOptions): Promise<RunTxResult> {
+export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
   const sm = o.stateManager;
   await sm.checkpoint();
   try {
     const block = ethBlock(o.block, o.common);
     const vm = await makeVm(o);
-    let gasUsed = 0n;
-    let logIndexBase = 0;
-    for (const [i, p] of o.priorTxs.entries()) {
-      if (Date.now() > o.deadline) throw new TraceError(TraceErrorCode.Timeout, 'execution timeout');
-      let r: RunTxResult;
-      try {
-        r = await runTx(vm, { tx: withSender(p), ...runOpts(block, gasUsed) });
-      } catch (e) {
-        throw rejected(e, `the block's transaction ${i}`);
-      }
-      gasUsed += r.totalGasSpent;
-      logIndexBase += r.receipt.logs.length;
-    }
-
-    const tx = withSender(o.tx);
-    const from = tx.getSenderAddress().bytes;
-    const isCreate = tx.to === undefined;
-    const fromAccount = await sm.getAccount(new Address(from));
-    const to = isCreate ? createdAddress(from, fromAccount?.nonce ?? 0n) : tx.to!.bytes;
-    const ctx: TxContext = { sm, common: o.common, block: o.block, tx, from, to, isCreate, logIndexBase };
-    for (const t of o.tracers) await t.txStart?.(ctx);
-
     const events = vm.evm.events!;
+    let tracers: readonly Tracer[] = [];
+    let ctx: TxContext | undefined;
     let failure: unknown;
     let pendingType: CallType | undefined;
+    let deadline = Infinity;
     const frames: { to: Uint8Array }[] = [];
     const guard = async (f: () => Promise<void> | void) => {
       if (failure !== undefined) return;
@@ -175,43 +159,70 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult> {
     };
     const onStep = (s: InterpreterStep, resolve?: (r?: unknown) => void) => {
       void guard(async () => {
-        if (Date.now() > o.deadline) throw new TraceError(TraceErrorCode.Timeout, 'execution timeout');
+        if (Date.now() > deadline) throw new TraceError(TraceErrorCode.Timeout, 'execution timeout');
         pendingType = CALL_OPS[s.opcode.name];
-        for (const t of o.tracers) await t.step?.(s, ctx);
+        for (const t of tracers) await t.step?.(s, ctx!);
       }).then(resolve);
     };
     const onBefore = (m: Message, resolve?: (r?: unknown) => void) => {
       void guard(async () => {
-        const e = await enterOf(m, m.depth === 0 ? undefined : pendingType, frames, ctx);
+        const e = await enterOf(m, m.depth === 0 ? undefined : pendingType, frames, ctx!);
         frames.push({ to: e.to });
-        for (const t of o.tracers) await t.enter?.(e, ctx);
+        for (const t of tracers) await t.enter?.(e, ctx!);
       }).then(resolve);
     };
     const onAfter = (r: EVMResult, resolve?: (r?: unknown) => void) => {
       void guard(async () => {
         frames.pop();
-        for (const t of o.tracers) await t.exit?.(r, frames.length, ctx);
+        for (const t of tracers) await t.exit?.(r, frames.length, ctx!);
       }).then(resolve);
     };
-    // Two listeners per event: the first awaits the tracers (EthereumJS waits for a two-argument listener),
-    // the second throws what they threw (only a synchronous listener's exception reaches the interpreter).
-    events.on('step', onStep);
-    events.on('step', rethrow);
-    events.on('beforeMessage', onBefore);
-    events.on('beforeMessage', rethrow);
-    events.on('afterMessage', onAfter);
-    events.on('afterMessage', rethrow);
-    let result: RunTxResult;
-    try {
-      result = await runTx(vm, { tx, ...runOpts(block, gasUsed) });
-    } catch (e) {
-      throw failure ?? rejected(e, 'the transaction');
-    } finally {
-      events.removeAllListeners();
+
+    const results: RunTxResult[] = [];
+    let gasUsed = 0n;
+    let logIndexBase = 0;
+    for (const [i, item] of o.txs.entries()) {
+      const tx = withSender(item.tx);
+      tracers = item.tracers ?? [];
+      let result: RunTxResult;
+      if (tracers.length === 0) {
+        try {
+          result = await runTx(vm, { tx, ...runOpts(block, gasUsed) });
+        } catch (e) {
+          throw rejected(e, `the block's transaction ${i}`);
+        }
+      } else {
+        const from = tx.getSenderAddress().bytes;
+        const isCreate = tx.to === undefined;
+        const fromAccount = await sm.getAccount(new Address(from));
+        const to = isCreate ? createdAddress(from, fromAccount?.nonce ?? 0n) : tx.to!.bytes;
+        deadline = Date.now() + o.timeoutMs;
+        ctx = { sm, common: o.common, block: o.block, tx, from, to, isCreate, logIndexBase };
+        for (const t of tracers) await t.txStart?.(ctx);
+        // Two listeners per event: the first awaits the tracers (EthereumJS waits for a two-argument
+        // listener), the second throws what they threw (only a synchronous listener's exception reaches the
+        // interpreter).
+        events.on('step', onStep);
+        events.on('step', rethrow);
+        events.on('beforeMessage', onBefore);
+        events.on('beforeMessage', rethrow);
+        events.on('afterMessage', onAfter);
+        events.on('afterMessage', rethrow);
+        try {
+          result = await runTx(vm, { tx, ...runOpts(block, gasUsed) });
+        } catch (e) {
+          throw failure ?? rejected(e, `the block's transaction ${i}`);
+        } finally {
+          events.removeAllListeners();
+        }
+        if (failure !== undefined) throw failure;
+        for (const t of tracers) await t.txEnd?.(result, ctx);
+      }
+      results.push(result);
+      gasUsed += result.totalGasSpent;
+      logIndexBase += result.receipt.logs.length;
     }
-    if (failure !== undefined) throw failure;
-    for (const t of o.tracers) await t.txEnd?.(result, ctx);
-    return result;
+    return results;
   } finally {
     await sm.revert();
   }

@@ -6,6 +6,7 @@
 import type { EVMResult, InterpreterStep } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
+import { gethError } from './errors.js';
 import { bigToBytes, bytesHex, quantity, word } from './hex.js';
 import type { Enter, Tracer, TxContext } from './run.js';
 import { TraceError, TraceErrorCode, type StructLoggerConfig } from './types.js';
@@ -52,8 +53,13 @@ export class StructLogger implements Tracer {
 
   /** Whether each open frame is a create (a create's output is its caller's return data only when it reverted). */
   private readonly creates: boolean[] = [];
+  /** Whether the last step executed is in the log (`limit` may have stopped it). */
+  private lastStepLogged = false;
+  /** How many entries the log had when each open frame began. */
+  private readonly stepsAtEnter: number[] = [];
 
   enter(e: Enter): void {
+    this.stepsAtEnter.push(this.logs.length);
     this.returnData.push(new Uint8Array(0));
     this.creates.push(e.type === 'CREATE' || e.type === 'CREATE2');
   }
@@ -62,6 +68,17 @@ export class StructLogger implements Tracer {
     this.returnData.pop();
     const create = this.creates.pop() === true;
     const err = r.execResult.exceptionError?.error;
+    const firstStep = this.stepsAtEnter.pop() ?? 0;
+    // geth names the error on the step that failed when the failure came before the opcode ran (gas, stack):
+    // that is the frame's last step.
+    if (err !== undefined && FAILS_BEFORE_RUNNING.has(err) && this.lastStepLogged && this.logs.length > firstStep) {
+      const lastStep = this.logs[this.logs.length - 1]!;
+      if (lastStep.depth === depth + 1) {
+        lastStep.error = gethError(err, { name: lastStep.op, code: -1, gasLeft: BigInt(lastStep.gas) });
+        const added = `,"error":${JSON.stringify(lastStep.error)}`.length;
+        this.size += added;
+      }
+    }
     if (depth === 0) {
       this.output = r.execResult.returnValue;
       this.error = err;
@@ -73,12 +90,13 @@ export class StructLogger implements Tracer {
 
   async step(s: InterpreterStep, ctx: TxContext): Promise<void> {
     const limit = this.config.limit ?? 0;
+    this.lastStepLogged = false;
     if (limit !== 0 && this.size > limit) return;
     const entry: StructLogJson = {
       pc: s.pc,
       op: s.opcode.name,
       gas: Number(s.gasLeft),
-      gasCost: Number(s.opcode.dynamicFee ?? BigInt(s.opcode.fee)),
+      gasCost: Number(gasCost(s)),
       depth: s.depth + 1,
     };
     if (this.config.disableStack !== true) entry.stack = s.stack.map((v) => quantity(v));
@@ -107,14 +125,16 @@ export class StructLogger implements Tracer {
       }
     }
     if (s.gasRefund !== 0n) entry.refund = Number(s.gasRefund);
-    this.size += JSON.stringify(entry).length + ENTRY_OVERHEAD;
-    if (this.size > this.maxBytes) {
+    // geth's `limit` counts the entries' JSON bytes; the answer bound counts the separating commas too.
+    this.size += JSON.stringify(entry).length;
+    if (this.size + this.logs.length * ENTRY_OVERHEAD > this.maxBytes) {
       throw new TraceError(
         TraceErrorCode.TooLarge,
         `struct log larger than ${this.maxBytes} bytes after ${this.logs.length} steps; set "limit", "disableStack" or "disableStorage", or use a native tracer`,
       );
     }
     this.logs.push(entry);
+    this.lastStepLogged = true;
   }
 
   txEnd(r: RunTxResult): void {
@@ -126,6 +146,25 @@ export class StructLogger implements Tracer {
     const returnValue = failed && this.error !== 'revert' ? '0x' : bytesHex(this.output);
     return { gas: Number(this.gasUsed), failed, returnValue, structLogs: this.logs };
   }
+}
+
+/** EthereumJS errors geth detects before running the opcode (so its struct log names them on the step). */
+const FAILS_BEFORE_RUNNING = new Set(['out of gas', 'stack underflow', 'stack overflow']);
+
+const CALLS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL']);
+
+/**
+ * geth's cost of the step. For the CALL family it includes the gas handed to the callee (EIP-150: at most all
+ * but one 64th of what is left after the call's own cost), which EthereumJS charges later; the stipend of a
+ * call with value is not part of it.
+ */
+function gasCost(s: InterpreterStep): bigint {
+  const fee = s.opcode.dynamicFee ?? BigInt(s.opcode.fee);
+  if (!CALLS.has(s.opcode.name) || s.stack.length < 1 || s.gasLeft < fee) return fee;
+  const available = s.gasLeft - fee;
+  const cap = available - available / 64n;
+  const asked = s.stack[s.stack.length - 1]!;
+  return fee + (asked < cap ? asked : cap);
 }
 
 function bytesBig(b: Uint8Array): bigint {

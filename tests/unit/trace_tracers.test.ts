@@ -1,0 +1,125 @@
+// The tracers' options and bounds on a small in-memory chain (stock EthereumJS, no anvil): muxTracer is its
+// parts, noopTracer answers {}, `timeout` and the answer bound stop a run with their codes, geth's `limit`
+// counts bytes, bad configs are refused as geth refuses them, the caller's state is left as it was, and an
+// impersonated sender (no usable signature) is traced as given.
+import { describe, expect, it } from 'vitest';
+import { createAddressFromString } from '@ethereumjs/util';
+import {
+  callTree,
+  otsInternalOperations,
+  parseDuration,
+  traceTransaction,
+  TraceError,
+  TraceErrorCode,
+  type StructLoggerResult,
+  type TraceConfig,
+  type TraceRequest,
+} from '../../src/archive/trace/index.js';
+import { localBlock, localChain, SENDER } from '../support/trace_local.js';
+
+const chain = await localChain();
+const sink = '0x000000000000000000000000000000000000dead';
+
+function request(tx = chain.tx({ to: chain.tracee, data: chain.call('Tracee', 'run', [chain.lib, chain.reverter, sink]), value: 100n })): TraceRequest {
+  return { stateManager: chain.sm, common: chain.common, block: localBlock, priorTxs: [], tx: { tx } };
+}
+
+const codeOf = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(TraceError);
+    return (e as TraceError).code;
+  }
+  throw new Error('no error');
+};
+
+describe('tracer options and bounds', () => {
+  it('muxTracer answers each part as it answers alone; noopTracer answers {}', async () => {
+    const req = request();
+    const mux = (await traceTransaction(req, { tracer: 'muxTracer', tracerConfig: { callTracer: { withLog: true }, prestateTracer: { diffMode: true }, '4byteTracer': {} } })) as Record<string, unknown>;
+    expect(mux.callTracer).toEqual(await traceTransaction(req, { tracer: 'callTracer', tracerConfig: { withLog: true } }));
+    expect(mux.prestateTracer).toEqual(await traceTransaction(req, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }));
+    expect(mux['4byteTracer']).toEqual(await traceTransaction(req, { tracer: '4byteTracer' }));
+    expect(Object.keys(mux['4byteTracer'] as object).length).toBeGreaterThan(3);
+    expect(await traceTransaction(req, { tracer: 'noopTracer' })).toEqual({});
+  });
+
+  it('leaves the state manager as it was', async () => {
+    const before = await chain.sm.getStateRoot();
+    await traceTransaction(request(), { tracer: 'prestateTracer', tracerConfig: { diffMode: true } });
+    await codeOf(traceTransaction(request(chain.tx({ to: chain.tracee, data: chain.call('Tracee', 'burn', []), gas: 5_000_000n })), { timeout: '1ms' }));
+    expect(await chain.sm.getStateRoot()).toEqual(before);
+  });
+
+  it('stops at `timeout` with trace_timeout', async () => {
+    const burn = request(chain.tx({ to: chain.tracee, data: chain.call('Tracee', 'burn', []), gas: 5_000_000n }));
+    const t0 = Date.now();
+    expect(await codeOf(traceTransaction(burn, { tracer: 'callTracer', timeout: '50ms' }))).toBe(TraceErrorCode.Timeout);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it('a struct log past the answer bound fails with trace_too_large, naming the bound', async () => {
+    const req = request();
+    const err = await traceTransaction(req, {}, { maxResultBytes: 20_000, defaultTimeoutMs: 5_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TraceError);
+    expect((err as TraceError).code).toBe(TraceErrorCode.TooLarge);
+    expect((err as TraceError).message).toMatch(/larger than 20000 bytes/);
+    // Under the bound, the same log is answered whole.
+    const whole = (await traceTransaction(req, { disableStack: true })) as StructLoggerResult;
+    expect(whole.structLogs.length).toBeGreaterThan(500);
+  });
+
+  it("geth's `limit` stops the log once its entries' bytes pass it", async () => {
+    const req = request();
+    const full = (await traceTransaction(req, {})) as StructLoggerResult;
+    const limited = (await traceTransaction(req, { limit: 5_000 })) as StructLoggerResult;
+    expect(limited.structLogs).toEqual(full.structLogs.slice(0, limited.structLogs.length));
+    const bytes = (n: number) => limited.structLogs.slice(0, n).reduce((s, l) => s + JSON.stringify(l).length, 0);
+    expect(bytes(limited.structLogs.length - 1)).toBeLessThanOrEqual(5_000);
+    expect(bytes(limited.structLogs.length)).toBeGreaterThan(5_000);
+    expect(limited.gas).toBe(full.gas);
+  });
+
+  it('refuses what geth refuses', async () => {
+    const req = request();
+    const bad: TraceConfig[] = [
+      { tracer: 'jsTracer' },
+      { tracer: 'prestateTracer', tracerConfig: { diffMode: true, includeEmpty: true } },
+      { tracer: 'callTracer', tracerConfig: { onlyTopCall: 'yes' } },
+      { tracer: 'callTracer', timeout: 'soon' },
+      { tracer: 'muxTracer', tracerConfig: { muxTracer: {} } },
+      { limit: -1 },
+    ];
+    for (const c of bad) expect(await codeOf(traceTransaction(req, c)), JSON.stringify(c)).toBe(TraceErrorCode.BadConfig);
+  });
+
+  it("reads Go's durations", () => {
+    expect(parseDuration('5s')).toBe(5_000);
+    expect(parseDuration('1m30s')).toBe(90_000);
+    expect(parseDuration('300ms')).toBe(300);
+    expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(() => parseDuration('5')).toThrow(TraceError);
+    expect(() => parseDuration('')).toThrow(TraceError);
+  });
+
+  it('traces a transaction whose sender is given (impersonated: no usable signature)', async () => {
+    const who = createAddressFromString('0x00000000000000000000000000000000000b0b00');
+    await chain.sm.checkpoint();
+    const { Account } = await import('@ethereumjs/util');
+    await chain.sm.putAccount(who, new Account(0n, 10n ** 20n));
+    try {
+      const tx = chain.tx({ to: sink, value: 5n, gas: 21_000n, nonce: 0n });
+      const root = await callTree({ ...request(tx), tx: { tx, from: who.bytes } });
+      expect(otsInternalOperations(root)).toEqual([{ type: 0, from: who.toString(), to: sink, value: '0x5' }]);
+    } finally {
+      await chain.sm.revert();
+    }
+    expect(SENDER.toString()).not.toBe(who.toString());
+  });
+
+  it('a transaction that cannot be applied is trace_rejected', async () => {
+    const tx = chain.tx({ to: sink, value: 10n ** 30n, gas: 21_000n });
+    expect(await codeOf(traceTransaction(request(tx), { tracer: 'callTracer' }))).toBe(TraceErrorCode.Rejected);
+  });
+});
