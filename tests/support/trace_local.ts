@@ -2,7 +2,7 @@
 // the contracts of tests/support/trace_fixtures/Traced.sol, and a helper that signs its next transactions.
 import { createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, createAddressFromPrivateKey, hexToBytes } from '@ethereumjs/util';
+import { Account, Address, bigIntToUnpaddedBytes, bytesToHex, createAddressFromPrivateKey, generateAddress, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import { encodeDeployData, encodeFunctionData, type Abi, type Hex } from 'viem';
 import type { TraceBlockContext } from '../../src/archive/trace/index.js';
@@ -33,6 +33,8 @@ export interface LocalChain {
   call(name: string, fn: string, args: unknown[]): Hex;
   /** Applies a transaction to the chain's state. */
   apply(tx: TypedTransaction): Promise<void>;
+  /** Deploys contract `name` of a Solidity fixture (path relative to tests/fixtures/solidity). */
+  deploy(file: string, name: string, args?: unknown[]): Promise<Hex>;
 }
 
 export async function localChain(): Promise<LocalChain> {
@@ -50,19 +52,18 @@ export async function localChain(): Promise<LocalChain> {
     await runTx(vm, { tx: t, block: blockOf(localBlock, common), skipHardForkValidation: true, skipBlockGasLimitValidation: true });
     nonce++;
   };
-  const deploy = async (name: string): Promise<Hex> => {
-    const c = contract(name);
-    const from = SENDER;
+  const deploy = async (file: string, name: string, args: unknown[] = []): Promise<Hex> => {
+    const c = compileFixture(file, name);
     const n = nonce;
-    await apply(tx({ data: encodeDeployData({ abi: c.abi as Abi, bytecode: c.bytecode, args: [] }) }));
-    const { generateAddress, bigIntToUnpaddedBytes, bytesToHex } = await import('@ethereumjs/util');
-    return bytesToHex(generateAddress(from.bytes, bigIntToUnpaddedBytes(n))) as Hex;
+    await apply(tx({ data: encodeDeployData({ abi: c.abi as Abi, bytecode: c.bytecode, args }) }));
+    return bytesToHex(generateAddress(SENDER.bytes, bigIntToUnpaddedBytes(n))) as Hex;
   };
-  const lib = await deploy('Lib');
-  const reverter = await deploy('Reverter');
-  const tracee = await deploy('Tracee');
+  const traced = '../../support/trace_fixtures/Traced.sol';
+  const lib = await deploy(traced, 'Lib');
+  const reverter = await deploy(traced, 'Reverter');
+  const tracee = await deploy(traced, 'Tracee');
   const call = (name: string, fn: string, args: unknown[]) => encodeFunctionData({ abi: contract(name).abi as Abi, functionName: fn, args });
-  return { common, sm, lib, reverter, tracee, tx, call, apply };
+  return { common, sm, lib, reverter, tracee, tx, call, apply, deploy };
 }
 
 export { Address };

@@ -123,3 +123,17 @@ describe('tracer options and bounds', () => {
     expect(await codeOf(traceTransaction(request(tx), { tracer: 'callTracer' }))).toBe(TraceErrorCode.Rejected);
   });
 });
+
+describe('struct log size', () => {
+  it("counts each entry's JSON bytes exactly (geth's limit and the answer bound rest on it)", async () => {
+    const { entryBytes } = await import('../../src/archive/trace/struct_logger.js');
+    const log = (await traceTransaction(request(), { enableMemory: true, enableReturnData: true })) as StructLoggerResult;
+    const withError = (await traceTransaction(request(chain.tx({ to: chain.tracee, data: chain.call('Tracee', 'burn', []), gas: 100_000n })), {})) as StructLoggerResult;
+    const refunded = { pc: 1, op: 'SSTORE', gas: 5, gasCost: 0, depth: 2, refund: 4800, storage: {} };
+    const entries = [...log.structLogs, ...withError.structLogs.slice(-3), refunded];
+    expect(entries.some((e) => e.storage !== undefined && e.memory !== undefined)).toBe(true);
+    expect(entries.some((e) => e.returnData !== undefined)).toBe(true);
+    expect(withError.structLogs.at(-1)?.error).toBe('out of gas: not enough gas for reentrancy sentry');
+    for (const e of entries) expect(entryBytes(e)).toBe(JSON.stringify(e).length);
+  });
+});

@@ -166,6 +166,7 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
     };
     const onBefore = (m: Message, resolve?: (r?: unknown) => void) => {
       void guard(async () => {
+        if (Date.now() > deadline) throw new TraceError(TraceErrorCode.Timeout, 'execution timeout');
         const e = await enterOf(m, m.depth === 0 ? undefined : pendingType, frames, ctx!);
         frames.push({ to: e.to });
         for (const t of tracers) await t.enter?.(e, ctx!);
@@ -202,8 +203,12 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
         // Two listeners per event: the first awaits the tracers (EthereumJS waits for a two-argument
         // listener), the second throws what they threw (only a synchronous listener's exception reaches the
         // interpreter).
-        events.on('step', onStep);
-        events.on('step', rethrow);
+        // A step listener makes EthereumJS build an event per opcode (stack and memory copied): only when a
+        // tracer reads steps or calls (a call's kind is the opcode that made it).
+        if (tracers.some((t) => t.step !== undefined || t.enter !== undefined)) {
+          events.on('step', onStep);
+          events.on('step', rethrow);
+        }
         events.on('beforeMessage', onBefore);
         events.on('beforeMessage', rethrow);
         events.on('afterMessage', onAfter);

@@ -126,7 +126,7 @@ export class StructLogger implements Tracer {
     }
     if (s.gasRefund !== 0n) entry.refund = Number(s.gasRefund);
     // geth's `limit` counts the entries' JSON bytes; the answer bound counts the separating commas too.
-    this.size += JSON.stringify(entry).length;
+    this.size += entryBytes(entry);
     if (this.size + this.logs.length * ENTRY_OVERHEAD > this.maxBytes) {
       throw new TraceError(
         TraceErrorCode.TooLarge,
@@ -146,6 +146,30 @@ export class StructLogger implements Tracer {
     const returnValue = failed && this.error !== 'revert' ? '0x' : bytesHex(this.output);
     return { gas: Number(this.gasUsed), failed, returnValue, structLogs: this.logs };
   }
+}
+
+/** JSON.stringify(e).length, counted without building the text (hex, numbers and op names need no escaping). */
+export function entryBytes(e: StructLogJson): number {
+  let n = 42 + digits(e.pc) + e.op.length + digits(e.gas) + digits(e.gasCost) + digits(e.depth);
+  if (e.error !== undefined) n += JSON.stringify(e.error).length + 9;
+  if (e.stack !== undefined) n += 9 + strings(e.stack);
+  if (e.returnData !== undefined) n += 16 + e.returnData.length;
+  if (e.memory !== undefined) n += 10 + strings(e.memory);
+  if (e.storage !== undefined) {
+    const keys = Object.keys(e.storage);
+    n += 13 + (keys.length === 0 ? 0 : keys.length * (66 + 66 + 6) - 1);
+  }
+  if (e.refund !== undefined) n += 10 + digits(e.refund);
+  return n;
+}
+
+const digits = (v: number): number => String(v).length;
+
+/** Bytes of a JSON array of plain strings, brackets included. */
+function strings(a: readonly string[]): number {
+  let n = 2 + (a.length === 0 ? 0 : a.length - 1);
+  for (const x of a) n += x.length + 2;
+  return n;
 }
 
 /** EthereumJS errors geth detects before running the opcode (so its struct log names them on the step). */
