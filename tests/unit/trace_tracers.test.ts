@@ -12,6 +12,7 @@ import {
   TraceError,
   TraceErrorCode,
   type StructLoggerResult,
+  type StructLogJson,
   type TraceConfig,
   type TraceRequest,
 } from '../../src/archive/trace/index.js';
@@ -129,7 +130,7 @@ describe('struct log size', () => {
     const { entryBytes } = await import('../../src/archive/trace/struct_logger.js');
     const log = (await traceTransaction(request(), { enableMemory: true, enableReturnData: true })) as StructLoggerResult;
     const withError = (await traceTransaction(request(chain.tx({ to: chain.tracee, data: chain.call('Tracee', 'burn', []), gas: 100_000n })), {})) as StructLoggerResult;
-    const refunded = { pc: 1, op: 'SSTORE', gas: 5, gasCost: 0, depth: 2, refund: 4800, storage: {} };
+    const refunded: StructLogJson = { pc: 1, op: 'SSTORE', gas: 5, gasCost: 0, depth: 2, refund: 4800, storage: {} };
     const entries = [...log.structLogs, ...withError.structLogs.slice(-3), refunded];
     expect(entries.some((e) => e.storage !== undefined && e.memory !== undefined)).toBe(true);
     expect(entries.some((e) => e.returnData !== undefined)).toBe(true);
