@@ -3,7 +3,7 @@
 // counts bytes, bad configs are refused as geth refuses them, the caller's state is left as it was, and an
 // impersonated sender (no usable signature) is traced as given.
 import { describe, expect, it } from 'vitest';
-import { createAddressFromString } from '@ethereumjs/util';
+import { createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import {
   callTree,
   otsInternalOperations,
@@ -136,5 +136,26 @@ describe('struct log size', () => {
     expect(entries.some((e) => e.returnData !== undefined)).toBe(true);
     expect(withError.structLogs.at(-1)?.error).toBe('out of gas: not enough gas for reentrancy sentry');
     for (const e of entries) expect(entryBytes(e)).toBe(JSON.stringify(e).length);
+  });
+});
+
+describe("the block's state changes outside transactions", () => {
+  it('are applied before the first transaction, and undone with the rest', async () => {
+    const before = await chain.sm.getStateRoot();
+    const slot1 = new Uint8Array(32);
+    slot1[31] = 1;
+    const value = new Uint8Array(32);
+    value[31] = 0x29;
+    const who = createAddressFromString('0x00000000000000000000000000000000000b0b01');
+    const req = {
+      ...request(chain.tx({ to: chain.tracee, data: chain.call('Tracee', 'boom', [chain.reverter]) })),
+      stateChanges: [
+        { address: hexToBytes(chain.tracee), storage: [{ slot: slot1, value }] },
+        { address: who.bytes, balance: 7n, nonce: 3n, code: Uint8Array.of(0x00), storage: [] },
+      ],
+    };
+    const pre = (await traceTransaction(req, { tracer: 'prestateTracer' })) as Record<string, { storage?: Record<string, string> }>;
+    expect(pre[chain.tracee.toLowerCase()]!.storage!['0x' + '0'.repeat(63) + '1']).toBe('0x' + '0'.repeat(62) + '29');
+    expect(await chain.sm.getStateRoot()).toEqual(before);
   });
 });

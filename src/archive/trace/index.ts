@@ -12,13 +12,13 @@ import { bytesHex } from './hex.js';
 import { MuxTracer, type Named } from './mux_tracer.js';
 import { NoopTracer } from './noop_tracer.js';
 import { PrestateTracer } from './prestate_tracer.js';
-import { runTraced, type TraceTx } from './run.js';
+import { runTraced, type BlockStateChange, type TraceTx } from './run.js';
 import { StructLogger } from './struct_logger.js';
 import { DEFAULT_TRACE_LIMITS, TraceError, TraceErrorCode, type TraceBlockContext, type TraceConfig, type TraceLimits } from './types.js';
 
 export { TraceError, TraceErrorCode, DEFAULT_TRACE_LIMITS } from './types.js';
 export type { TraceBlockContext, TraceConfig, TraceLimits, StructLoggerConfig, CallTracerConfig, PrestateTracerConfig } from './types.js';
-export type { TraceTx } from './run.js';
+export type { TraceTx, BlockStateChange } from './run.js';
 export type { Frame, FrameLog } from './frames.js';
 export type { CallFrameJson } from './call_tracer.js';
 export type { StructLoggerResult, StructLogJson } from './struct_logger.js';
@@ -36,6 +36,8 @@ export interface TraceRequest {
   /** The chain's Common (chain id, hardfork) for the VM. */
   readonly common: Common;
   readonly block: TraceBlockContext;
+  /** The block's state changes outside transactions (export format 2), applied before its first transaction. */
+  readonly stateChanges?: readonly BlockStateChange[];
   /** The block's transactions before the traced one, in order. */
   readonly priorTxs: readonly TraceTx[];
   readonly tx: TraceTx;
@@ -46,6 +48,7 @@ export interface BlockTraceRequest {
   readonly stateManager: StateManagerInterface;
   readonly common: Common;
   readonly block: TraceBlockContext;
+  readonly stateChanges?: readonly BlockStateChange[];
   readonly txs: readonly TraceTx[];
 }
 
@@ -112,7 +115,7 @@ export async function traceTransaction(req: TraceRequest, config: TraceConfig = 
   const timeoutMs = timeoutOf(config, limits);
   const t = build(config, req.common, limits);
   const txs = [...req.priorTxs.map((tx) => ({ tx })), { tx: req.tx, tracers: [t.tracer] }];
-  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs, timeoutMs });
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, stateChanges: req.stateChanges, txs, timeoutMs });
   return t.result();
 }
 
@@ -123,7 +126,7 @@ export async function traceTransaction(req: TraceRequest, config: TraceConfig = 
 export async function traceBlock(req: BlockTraceRequest, config: TraceConfig = {}, limits: TraceLimits = DEFAULT_TRACE_LIMITS): Promise<{ txHash: string; result: unknown }[]> {
   const timeoutMs = timeoutOf(config, limits);
   const built = req.txs.map(() => build(config, req.common, limits));
-  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs: req.txs.map((tx, i) => ({ tx, tracers: [built[i]!.tracer] })), timeoutMs });
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, stateChanges: req.stateChanges, txs: req.txs.map((tx, i) => ({ tx, tracers: [built[i]!.tracer] })), timeoutMs });
   const out = req.txs.map((tx, i) => ({ txHash: bytesHex(tx.hash ?? tx.tx.hash()), result: built[i]!.result() }));
   // Each struct logger keeps to the bound alone; the block's answer as a whole must too.
   if (JSON.stringify(out).length > limits.maxResultBytes) {
@@ -136,13 +139,13 @@ export async function traceBlock(req: BlockTraceRequest, config: TraceConfig = {
 export async function callTree(req: TraceRequest, timeoutMs = DEFAULT_TRACE_LIMITS.defaultTimeoutMs): Promise<Frame> {
   const rec = new FrameRecorder();
   const txs = [...req.priorTxs.map((tx) => ({ tx })), { tx: req.tx, tracers: [rec] }];
-  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs, timeoutMs });
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, stateChanges: req.stateChanges, txs, timeoutMs });
   return rec.root!;
 }
 
 /** The call tree of every transaction of a block, in order (trace_block, trace_replayBlockTransactions). */
 export async function blockCallTrees(req: BlockTraceRequest, timeoutMs = DEFAULT_TRACE_LIMITS.defaultTimeoutMs): Promise<Frame[]> {
   const recs = req.txs.map(() => new FrameRecorder());
-  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, txs: req.txs.map((tx, i) => ({ tx, tracers: [recs[i]!] })), timeoutMs });
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, stateChanges: req.stateChanges, txs: req.txs.map((tx, i) => ({ tx, tracers: [recs[i]!] })), timeoutMs });
   return recs.map((r) => r.root!);
 }

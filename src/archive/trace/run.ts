@@ -6,7 +6,7 @@ import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common, StateManagerInterface } from '@ethereumjs/common';
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bigIntToUnpaddedBytes, generateAddress, generateAddress2, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bigIntToUnpaddedBytes, generateAddress, generateAddress2, setLengthLeft } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { TraceError, TraceErrorCode, type TraceBlockContext } from './types.js';
 
@@ -57,10 +57,24 @@ export interface Tracer {
   txEnd?(r: RunTxResult, ctx: TxContext): Promise<void> | void;
 }
 
+/**
+ * A change to state made at the start of a block, before its first transaction, by no transaction (genesis
+ * allocations, devnet cheats): the export stream's `AccountChange` (docs/export-format.md), structurally.
+ */
+export interface BlockStateChange {
+  readonly address: Uint8Array;
+  readonly balance?: bigint;
+  readonly nonce?: bigint;
+  readonly code?: Uint8Array;
+  readonly storage: readonly { readonly slot: Uint8Array; readonly value: Uint8Array }[];
+}
+
 export interface RunOptions {
   readonly stateManager: StateManagerInterface;
   readonly common: Common;
   readonly block: TraceBlockContext;
+  /** The block's state changes outside transactions, applied before its first transaction. */
+  readonly stateChanges?: readonly BlockStateChange[];
   /**
    * The block's transactions from its first up to the last one to trace, in order; those with tracers are
    * traced, the others only applied.
@@ -137,6 +151,7 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
   const sm = o.stateManager;
   await sm.checkpoint();
   try {
+    for (const c of o.stateChanges ?? []) await applyChange(sm, c);
     const block = ethBlock(o.block, o.common);
     const vm = await makeVm(o);
     const events = vm.evm.events!;
@@ -231,6 +246,16 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
   } finally {
     await sm.revert();
   }
+}
+
+async function applyChange(sm: StateManagerInterface, c: BlockStateChange): Promise<void> {
+  const address = new Address(c.address);
+  const account = (await sm.getAccount(address)) ?? new Account();
+  if (c.balance !== undefined) account.balance = c.balance;
+  if (c.nonce !== undefined) account.nonce = c.nonce;
+  await sm.putAccount(address, account);
+  if (c.code !== undefined) await sm.putCode(address, c.code);
+  for (const { slot, value } of c.storage) await sm.putStorage(address, setLengthLeft(slot, 32), value);
 }
 
 async function enterOf(m: Message, op: CallType | undefined, frames: readonly { to: Uint8Array }[], ctx: TxContext): Promise<Enter> {
