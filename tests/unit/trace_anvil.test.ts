@@ -9,6 +9,7 @@
 // executed the same transactions on the same state, which the receipts' gas and the traces' gas agree on.
 import { readFileSync } from 'node:fs';
 import { hexToBytes } from '@ethereumjs/util';
+import { encodeFunctionData, type Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   blockCallTrees,
@@ -19,9 +20,11 @@ import {
   parityLocatedTraces,
   parityReplay,
   traceBlock,
+  traceCall,
   traceTransaction,
   type TraceConfig,
 } from '../../src/archive/trace/index.js';
+import { compileFixture } from '../fixtures/solidity/compile.js';
 import { rpc, startAnvil, type Anvil } from '../support/e2e.js';
 import { runScenario, type Scenario } from '../support/trace_chain.js';
 import { ANVIL_DEVIATIONS, classify, jsonDiff, type DiffContext } from '../support/trace_diff.js';
@@ -152,6 +155,42 @@ describe('tracers against anvil, field by field', () => {
       expect(mine[i]!.txHash).toBe(t.hash);
       const d = classify(jsonDiff(theirs[i].result, mine[i]!.result), diffContext(first + i, theirs[i].result, mine[i]!.result));
       expect(d.unexplained, t.label).toEqual([]);
+    }
+  });
+
+  it('debug_traceCall at an older block with state overrides', async () => {
+    // At the block of `run` (later blocks changed the same contract), with Tracee's counter and the caller's
+    // balance overridden; the call reverts two frames down after a log.
+    const i = sc.txs.findIndex((t) => t.label.startsWith('run:'));
+    const t = sc.txs[i]!;
+    const tracee = t.tx.to!.toString() as Hex;
+    const reverter = sc.txs[1]!.receipt.contractAddress as Hex;
+    const from = '0x00000000000000000000000000000000000a11ce' as Hex;
+    const data = encodeFunctionData({ abi: compileFixture('../../support/trace_fixtures/Traced.sol', 'Tracee').abi as Abi, functionName: 'boom', args: [reverter] });
+    const slot1 = `0x${'0'.repeat(63)}1` as Hex;
+    const hundred = `0x${'0'.repeat(62)}64` as Hex;
+    const overrides = { [tracee]: { stateDiff: { [slot1]: hundred } }, [from]: { balance: '0x1000' } };
+    for (const config of [{ tracer: 'callTracer', tracerConfig: { withLog: true } }, { tracer: 'prestateTracer' }, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }, {}] as TraceConfig[]) {
+      const theirs = await rpc(anvil.url, 'debug_traceCall', [{ from, to: tracee, data, gas: '0x100000' }, t.receipt.blockNumber, { ...config, stateOverrides: overrides }]);
+      const mine = await traceCall(
+        {
+          stateManager: await sc.stateBefore(i + 1),
+          common: sc.common,
+          block: t.block,
+          call: { from: hexToBytes(from), to: hexToBytes(tracee), data: hexToBytes(data), gas: 0x100000n },
+          stateOverrides: [
+            { address: hexToBytes(tracee), stateDiff: [{ slot: hexToBytes(slot1), value: hexToBytes(hundred) }] },
+            { address: hexToBytes(from), balance: 0x1000n },
+          ],
+        },
+        config,
+      );
+      if (config.tracer === 'prestateTracer' && config.tracerConfig === undefined) {
+        // The override shows in the state the call started from.
+        expect((mine as Record<string, { storage?: Record<string, string> }>)[tracee.toLowerCase()]!.storage![slot1]).toBe(hundred);
+      }
+      const ctx = { ...diffContext(i, theirs, mine), txGas: '0x100000' };
+      expect(classify(jsonDiff(theirs, mine), ctx).unexplained, JSON.stringify(config)).toEqual([]);
     }
   });
 

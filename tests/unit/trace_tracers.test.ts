@@ -8,11 +8,13 @@ import {
   callTree,
   otsInternalOperations,
   parseDuration,
+  traceCall,
   traceTransaction,
   TraceError,
   TraceErrorCode,
   type StructLoggerResult,
   type StructLogJson,
+  type StateOverride,
   type TraceConfig,
   type TraceRequest,
 } from '../../src/archive/trace/index.js';
@@ -159,3 +161,26 @@ describe("the block's state changes outside transactions", () => {
     expect(await chain.sm.getStateRoot()).toEqual(before);
   });
 });
+
+describe('debug_traceCall', () => {
+  it("a `state` override replaces the whole storage, `stateDiff` changes slots; a call without fee runs at base fee 0", async () => {
+    const slot = (n: number) => {
+      const b = new Uint8Array(32);
+      b[31] = n;
+      return b;
+    };
+    const counter = chain.call('Tracee', 'counter', []);
+    const base = { stateManager: chain.sm, common: chain.common, block: localBlock, call: { to: hexToBytes(chain.tracee), data: hexToBytes(counter), gas: 100_000n } };
+    const read = async (stateOverrides: StateOverride[]) => ((await traceTransactionOutput(traceCall({ ...base, stateOverrides }, { tracer: 'callTracer' })))).output;
+    expect(await read([{ address: hexToBytes(chain.tracee), stateDiff: [{ slot: slot(1), value: slot(9) }] }])).toBe(`0x${'0'.repeat(63)}9`);
+    // `state` with only slot 0 set: slot 1 (counter) reads zero.
+    expect(await read([{ address: hexToBytes(chain.tracee), state: [{ slot: slot(0), value: slot(5) }] }])).toBe(`0x${'0'.repeat(64)}`);
+    const tree = (await traceCall({ ...base, call: { ...base.call, from: SENDER.bytes } }, { tracer: 'callTracer' })) as { gas: string; error?: string };
+    expect(tree.error).toBeUndefined();
+    expect(tree.gas).toBe('0x186a0');
+  });
+});
+
+async function traceTransactionOutput(p: Promise<unknown>): Promise<{ output?: string }> {
+  return (await p) as { output?: string };
+}

@@ -4,6 +4,8 @@
 // which is left as it was. docs/traces.md describes the API and every known difference from geth and anvil.
 import type { Common, StateManagerInterface } from '@ethereumjs/common';
 import { getActivePrecompiles } from '@ethereumjs/evm';
+import { Address } from '@ethereumjs/util';
+import { callBlock, callTx, overrideChanges, type BlockOverrides, type CallArgs, type StateOverride } from './call.js';
 import { CallTracer } from './call_tracer.js';
 import { booleans, parseDuration } from './config.js';
 import { FourByteTracer } from './four_byte_tracer.js';
@@ -28,6 +30,8 @@ export type { OtsInternalOperation, OtsTraceEntry } from './ots.js';
 export { parityTraces, parityLocatedTraces, parityReplay } from './parity.js';
 export type { ParityTrace, LocatedParityTrace, ParityTxMeta } from './parity.js';
 export { parseDuration } from './config.js';
+export { CALL_GAS_CAP } from './call.js';
+export type { CallArgs, StateOverride, BlockOverrides } from './call.js';
 
 /** What a gateway method hands over to trace one transaction. */
 export interface TraceRequest {
@@ -148,4 +152,31 @@ export async function blockCallTrees(req: BlockTraceRequest, timeoutMs = DEFAULT
   const recs = req.txs.map(() => new FrameRecorder());
   await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, stateChanges: req.stateChanges, txs: req.txs.map((tx, i) => ({ tx, tracers: [recs[i]!] })), timeoutMs });
   return recs.map((r) => r.root!);
+}
+
+/** What a gateway method hands over for debug_traceCall. */
+export interface CallTraceRequest {
+  /** The state AFTER the block the call runs at (geth runs calls on a block's end state). */
+  readonly stateManager: StateManagerInterface;
+  readonly common: Common;
+  /** That block's own context (geth uses its header). */
+  readonly block: TraceBlockContext;
+  readonly call: CallArgs;
+  readonly stateOverrides?: readonly StateOverride[];
+  readonly blockOverrides?: BlockOverrides;
+}
+
+/** debug_traceCall's answer: the call traced as a transaction of its sender, after the overrides. */
+export async function traceCall(req: CallTraceRequest, config: TraceConfig = {}, limits: TraceLimits = DEFAULT_TRACE_LIMITS): Promise<unknown> {
+  const timeoutMs = timeoutOf(config, limits);
+  const t = build(config, req.common, limits);
+  const changes = overrideChanges(req.stateOverrides ?? []);
+  const from = req.call.from ?? new Uint8Array(20);
+  // The sender's nonce as the overrides leave it (nonce checks are skipped; NONCE-dependent CREATE addresses are not).
+  const own = changes.find((c) => bytesHex(c.address) === bytesHex(from))?.nonce;
+  const nonce = own ?? (await req.stateManager.getAccount(new Address(from)))?.nonce ?? 0n;
+  const { tx } = callTx(req.call, req.common, nonce);
+  const block = callBlock(req.block, req.blockOverrides, req.call);
+  await runTraced({ stateManager: req.stateManager, common: req.common, block, stateChanges: changes, txs: [{ tx: { tx, from, isCall: true }, tracers: [t.tracer] }], timeoutMs });
+  return t.result();
 }

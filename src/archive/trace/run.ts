@@ -16,6 +16,8 @@ export interface TraceTx {
   readonly from?: Uint8Array;
   /** The hash the chain gave it, when not the transaction's own (impersonated transactions). */
   readonly hash?: Uint8Array;
+  /** A call (debug_traceCall): no nonce check, and a balance short of the gas and value is topped up as geth's calls do. */
+  readonly isCall?: boolean;
 }
 
 /** geth's call kinds (callTracer's `type`). */
@@ -67,6 +69,8 @@ export interface BlockStateChange {
   readonly nonce?: bigint;
   readonly code?: Uint8Array;
   readonly storage: readonly { readonly slot: Uint8Array; readonly value: Uint8Array }[];
+  /** Storage is emptied before `storage` is written (a call's `state` override). */
+  readonly clearStorage?: boolean;
 }
 
 export interface RunOptions {
@@ -131,11 +135,13 @@ function withSender(t: TraceTx): TypedTransaction {
   return copy;
 }
 
-const runOpts = (block: Block, blockGasUsed: bigint) => ({
+const runOpts = (block: Block, blockGasUsed: bigint, isCall = false) => ({
   block,
   skipHardForkValidation: true,
   skipBlockGasLimitValidation: true,
   blockGasUsed,
+  skipNonce: isCall,
+  skipBalance: isCall,
 });
 
 function rejected(e: unknown, which: string): TraceError {
@@ -229,7 +235,7 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
         events.on('afterMessage', onAfter);
         events.on('afterMessage', rethrow);
         try {
-          result = await runTx(vm, { tx, ...runOpts(block, gasUsed) });
+          result = await runTx(vm, { tx, ...runOpts(block, gasUsed, item.tx.isCall === true) });
         } catch (e) {
           throw failure ?? rejected(e, `the block's transaction ${i}`);
         } finally {
@@ -255,6 +261,7 @@ async function applyChange(sm: StateManagerInterface, c: BlockStateChange): Prom
   if (c.nonce !== undefined) account.nonce = c.nonce;
   await sm.putAccount(address, account);
   if (c.code !== undefined) await sm.putCode(address, c.code);
+  if (c.clearStorage === true) await sm.clearStorage(address);
   for (const { slot, value } of c.storage) await sm.putStorage(address, setLengthLeft(slot, 32), value);
 }
 
