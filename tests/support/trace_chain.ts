@@ -102,6 +102,7 @@ export async function runScenario(url: string): Promise<Scenario> {
   await call('panic at the top', B, reverter, 'Reverter', 'panic', [0n]);
   await call('out of gas', A, tracee, 'Tracee', 'burn', [], { gas: 200_000n });
   await call('self-destruct of an older contract', B, old, 'Child', 'bye', [sink]);
+  await call('a call refused for want of balance', A, tracee, 'Tracee', 'overspend', [sink]);
   await send('plain value transfer', A, { to: B.address, value: 12345n, gas: 21_000n });
   await send('value to a contract receive()', B, { to: tracee, value: 777n, gas: 50_000n, eip1559: true });
 

@@ -75,7 +75,7 @@ async function tree(i: number) {
 describe('tracers against anvil, field by field', () => {
   it('the scenario ran: every kind of frame, a failed top call, a block of four', () => {
     const labels = sc.txs.map((t) => t.label);
-    expect(labels.length).toBe(16);
+    expect(labels.length).toBe(17);
     expect(sc.txs.filter((t) => t.receipt.status === '0x0').map((t) => t.label)).toEqual([
       'boom: uncaught revert two frames deep',
       'custom error at the top',
@@ -83,7 +83,7 @@ describe('tracers against anvil, field by field', () => {
       'out of gas',
       'block of four: uncaught revert',
     ]);
-    expect(new Set(sc.txs.slice(12).map((t) => t.receipt.blockNumber)).size).toBe(1);
+    expect(new Set(sc.txs.slice(13).map((t) => t.receipt.blockNumber)).size).toBe(1);
   });
 
   // One test per config (each a few seconds): the deviations seen are gathered for the check after them.

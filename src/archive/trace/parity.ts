@@ -39,6 +39,7 @@ const PARITY_ERRORS: Record<string, string> = {
   'stack overflow': 'Out of stack',
   'static state change': 'Mutable Call In Static Context',
   'value out of range': 'Out of bounds',
+  'insufficient balance': 'Insufficient balance for transfer',
 };
 
 function entry(f: Frame, path: number[]): ParityTrace {

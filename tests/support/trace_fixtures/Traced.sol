@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Contracts for the tracer differential test: nested calls, DELEGATECALL, STATICCALL, CREATE and CREATE2 from
 // a contract, value sent by contracts, caught and uncaught reverts (string, custom error, panic), a
-// self-destruct of a contract created in the same transaction and of an older one, logs at several depths.
+// self-destruct of a contract created in the same transaction and of an older one, logs at several depths,
+// a call refused for want of balance.
 pragma solidity ^0.8.24;
 
 contract Child {
@@ -67,6 +68,12 @@ contract Tracee {
         counter += 1;
         emit Ping(3, "lost");
         Reverter(reverter).fail("deep");
+    }
+
+    /// A call with more value than the contract holds: it fails before its frame starts (no code runs).
+    function overspend(address payable to) external {
+        (bool ok, ) = to.call{value: address(this).balance + 1}("");
+        emit Ping(ok ? 1 : 0, "overspend");
     }
 
     function burn() external {
