@@ -93,6 +93,11 @@ describe('tracer options and bounds', () => {
       { tracer: 'callTracer', timeout: 'soon' },
       { tracer: 'muxTracer', tracerConfig: { muxTracer: {} } },
       { limit: -1 },
+      { limit: '5' } as unknown as TraceConfig,
+      { enableMemory: 'true' } as unknown as TraceConfig,
+      { tracer: 7 } as unknown as TraceConfig,
+      { timeout: 5 } as unknown as TraceConfig,
+      [] as unknown as TraceConfig,
     ];
     for (const c of bad) expect(await codeOf(traceTransaction(req, c)), JSON.stringify(c)).toBe(TraceErrorCode.BadConfig);
   });

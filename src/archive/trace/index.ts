@@ -100,16 +100,33 @@ function buildNative(name: string, cfg: unknown, common: Common): Named {
   }
 }
 
+/** A TraceConfig as JSON-RPC hands it over, checked field by field (a wrong type is refused, never coerced). */
+function checkConfig(config: TraceConfig): void {
+  const c = config as Record<string, unknown>;
+  if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new TraceError(TraceErrorCode.BadConfig, 'the trace config must be an object');
+  for (const k of ['disableStack', 'disableStorage', 'enableMemory', 'enableReturnData'] as const) {
+    if (c[k] !== undefined && c[k] !== null && typeof c[k] !== 'boolean') throw new TraceError(TraceErrorCode.BadConfig, `${k} must be a boolean`);
+  }
+  for (const k of ['tracer', 'timeout'] as const) {
+    if (c[k] !== undefined && c[k] !== null && typeof c[k] !== 'string') throw new TraceError(TraceErrorCode.BadConfig, `${k} must be a string`);
+  }
+  if (c.limit !== undefined && c.limit !== null && (typeof c.limit !== 'number' || !Number.isSafeInteger(c.limit) || c.limit < 0)) {
+    throw new TraceError(TraceErrorCode.BadConfig, 'limit must be a non-negative integer');
+  }
+}
+
 /** The tracer a TraceConfig names: the struct logger when none is named. */
 function build(config: TraceConfig, common: Common, limits: TraceLimits): Named {
+  checkConfig(config);
   if (config.tracer !== undefined && config.tracer !== '') return buildNative(config.tracer, config.tracerConfig, common);
-  const limit = config.limit ?? 0;
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new TraceError(TraceErrorCode.BadConfig, 'limit must be a non-negative integer');
   const t = new StructLogger(config, limits.maxResultBytes);
   return { name: 'structLogger', tracer: t, result: () => t.result() };
 }
 
-const timeoutOf = (config: TraceConfig, limits: TraceLimits) => (config.timeout === undefined ? limits.defaultTimeoutMs : parseDuration(config.timeout));
+function timeoutOf(config: TraceConfig, limits: TraceLimits): number {
+  checkConfig(config);
+  return config.timeout === undefined || config.timeout === null ? limits.defaultTimeoutMs : parseDuration(config.timeout);
+}
 
 /**
  * debug_traceTransaction's answer for `req.tx` under geth's TraceConfig: the struct logger when no tracer is
