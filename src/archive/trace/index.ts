@@ -30,6 +30,8 @@ export type { OtsInternalOperation, OtsTraceEntry } from './ots.js';
 export { parityTraces, parityLocatedTraces, parityReplay } from './parity.js';
 export type { ParityTrace, LocatedParityTrace, ParityTxMeta } from './parity.js';
 export { parseDuration } from './config.js';
+export { internalTransactions } from './internal_txs.js';
+export type { InternalTx } from './internal_txs.js';
 export { CALL_GAS_CAP } from './call.js';
 export type { CallArgs, StateOverride, BlockOverrides } from './call.js';
 
