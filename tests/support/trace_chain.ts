@@ -3,8 +3,7 @@
 // (automine: one block per transaction) and replayed in an in-memory stock EthereumJS VM built with the same
 // pre-state (anvil's ten development accounts) and each of anvil's blocks as the block context.
 import { createBlock } from '@ethereumjs/block';
-import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
-import { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Hardfork, Mainnet, createCustomCommon, type Common, type StateManagerInterface } from '@ethereumjs/common';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
@@ -35,9 +34,9 @@ export interface Scenario {
   readonly common: Common;
   readonly txs: SentTx[];
   /** The state before transaction i (genesis, then every earlier transaction replayed in stock EthereumJS). */
-  stateBefore(i: number): Promise<MerkleStateManager>;
+  stateBefore(i: number): Promise<StateManagerInterface>;
   /** Transaction i's block: the state before that block and the block's transactions before i. */
-  beforeTx(i: number): Promise<{ sm: MerkleStateManager; prior: SentTx[] }>;
+  beforeTx(i: number): Promise<{ sm: StateManagerInterface; prior: SentTx[] }>;
 }
 
 const hexBig = (h: string): bigint => BigInt(h);
@@ -132,8 +131,8 @@ export async function runScenario(url: string): Promise<Scenario> {
     const bal = hexBig(await rpc(url, 'eth_getBalance', [k.address, '0x0']));
     genesis.push([new Address(hexToBytes(k.address as Hex)), bal]);
   }
-  const stateBefore = async (i: number): Promise<MerkleStateManager> => {
-    const sm = new MerkleStateManager({ common });
+  const stateBefore = async (i: number): Promise<StateManagerInterface> => {
+    const sm = await freshState(common);
     for (const [a, bal] of genesis) await sm.putAccount(a, new Account(0n, bal));
     for (let j = 0; j < i; j++) {
       const t = txs[j]!;
@@ -143,13 +142,18 @@ export async function runScenario(url: string): Promise<Scenario> {
     return sm;
   };
   // The tracers leave a state manager as they found it, so one per block serves every trace in it.
-  const cache = new Map<number, Promise<MerkleStateManager>>();
+  const cache = new Map<number, Promise<StateManagerInterface>>();
   const beforeTx = async (i: number) => {
     const first = txs.findIndex((t) => t.receipt.blockNumber === txs[i]!.receipt.blockNumber);
     if (!cache.has(first)) cache.set(first, stateBefore(first));
     return { sm: await cache.get(first)!, prior: txs.slice(first, i) };
   };
   return { common, txs, stateBefore, beforeTx };
+}
+
+/** An empty in-memory state (the VM's default state manager; @ethereumjs/statemanager is not a dependency of ours). */
+export async function freshState(common: Common): Promise<StateManagerInterface> {
+  return (await createVM({ common })).stateManager;
 }
 
 export function blockOf(b: TraceBlockContext, common: Common) {

@@ -1,13 +1,13 @@
 // A small chain in stock EthereumJS for the tracer unit tests (no anvil): one funded account that deployed
 // the contracts of tests/support/trace_fixtures/Traced.sol, and a helper that signs its next transactions.
 import { createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
-import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bigIntToUnpaddedBytes, bytesToHex, createAddressFromPrivateKey, generateAddress, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import { encodeDeployData, encodeFunctionData, type Abi, type Hex } from 'viem';
 import type { TraceBlockContext } from '../../src/archive/trace/index.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
-import { blockOf, traceCommon } from './trace_chain.js';
+import type { StateManagerInterface } from '@ethereumjs/common';
+import { blockOf, freshState, traceCommon } from './trace_chain.js';
 
 const KEY = hexToBytes('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 export const SENDER = createAddressFromPrivateKey(KEY);
@@ -24,7 +24,7 @@ export const localBlock: TraceBlockContext = {
 
 export interface LocalChain {
   readonly common: ReturnType<typeof traceCommon>;
-  readonly sm: MerkleStateManager;
+  readonly sm: StateManagerInterface;
   readonly lib: Hex;
   readonly reverter: Hex;
   readonly tracee: Hex;
@@ -39,7 +39,7 @@ export interface LocalChain {
 
 export async function localChain(): Promise<LocalChain> {
   const common = traceCommon();
-  const sm = new MerkleStateManager({ common });
+  const sm = await freshState(common);
   await sm.putAccount(SENDER, new Account(0n, 10n ** 24n));
   let nonce = 0n;
   const tx = (o: { to?: Hex; data?: Hex; value?: bigint; gas?: bigint; nonce?: bigint }) =>

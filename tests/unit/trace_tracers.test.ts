@@ -50,7 +50,7 @@ describe('tracer options and bounds', () => {
   });
 
   it('4byteTracer leaves out calls to precompiles', async () => {
-    const call = (to: string) => ({ stateManager: chain.sm, common: chain.common, block: localBlock, call: { to: hexToBytes(to), data: Uint8Array.of(1, 2, 3, 4, 5, 6), gas: 100_000n } });
+    const call = (to: `0x${string}`) => ({ stateManager: chain.sm, common: chain.common, block: localBlock, call: { to: hexToBytes(to), data: Uint8Array.of(1, 2, 3, 4, 5, 6), gas: 100_000n } });
     expect(await traceCall(call('0x0000000000000000000000000000000000000002'), { tracer: '4byteTracer' })).toEqual({});
     expect(await traceCall(call(chain.tracee), { tracer: '4byteTracer' })).toEqual({ '0x01020304-2': 1 });
   });
