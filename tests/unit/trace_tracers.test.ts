@@ -201,14 +201,17 @@ describe('internal transactions (the indexer\'s rows)', () => {
   it('one row per frame below the top call, with trace address, kind, value, selector and whether it lasted', async () => {
     const rows = internalTransactions(await callTree(request()));
     const kinds = rows.map((r) => `${r.traceAddress.join('.')}:${r.type}${r.error === undefined ? '' : '!'}${r.reverted ? 'R' : ''}`);
-    // delegatecall, staticcall to itself, the caught revert and panic, CREATE, CREATE2, the call that
-    // self-destructs CREATE2's contract (its SELFDESTRUCT one level down), the transfer to the sink.
-    expect(kinds).toEqual(['0:DELEGATECALL', '1:STATICCALL', '2:STATICCALL!R', '3:STATICCALL!R', '4:CREATE', '5:CREATE2', '6:CALL', '6.0:SELFDESTRUCT', '7:CALL']);
+    // delegatecall (and one inside it), staticcall to itself, the caught revert and panic, CREATE, CREATE2,
+    // the call that self-destructs CREATE2's contract (its SELFDESTRUCT one level down), the transfer to the sink.
+    expect(kinds).toEqual(['0:DELEGATECALL', '0.0:DELEGATECALL', '1:STATICCALL', '2:STATICCALL!R', '3:STATICCALL!R', '4:CREATE', '5:CREATE2', '6:CALL', '6.0:SELFDESTRUCT', '7:CALL']);
+    // The inner delegatecall runs in Tracee's storage: geth names Tracee as its caller.
+    expect(rows[1]!.from).toEqual(hexToBytes(chain.tracee));
+    expect(rows[1]!.to).toEqual(hexToBytes(chain.lib));
     const transfer = rows.at(-1)!;
     expect(transfer.value).toBe(3n);
     expect(transfer.selector).toBeUndefined();
-    expect(rows[0]!.selector).toEqual(hexToBytes('0xace803e8'));
-    expect(rows[4]!.to).toBeDefined();
-    expect(rows[7]!.value).toBe(2n);
+    expect(rows[1]!.selector).toEqual(hexToBytes('0xace803e8'));
+    expect(rows[5]!.to).toBeDefined();
+    expect(rows[8]!.value).toBe(2n);
   });
 });

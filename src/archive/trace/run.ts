@@ -171,7 +171,8 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
     // before its frame started (value above the balance, depth 1024), which geth reports as a failed frame.
     let pendingCall: PendingCall | undefined;
     let deadline = Infinity;
-    const frames: { to: Uint8Array }[] = [];
+    /** Frames open now (the depth of the one that exits next, once it is taken off). */
+    let open = 0;
     const guard = async (f: () => Promise<void> | void) => {
       if (failure !== undefined) return;
       try {
@@ -196,16 +197,16 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
       void guard(async () => {
         if (Date.now() > deadline) throw new TraceError(TraceErrorCode.Timeout, 'execution timeout');
         pendingCall = undefined;
-        const e = await enterOf(m, m.depth === 0 ? undefined : pendingType, frames, ctx!);
-        frames.push({ to: e.to });
+        const e = await enterOf(m, m.depth === 0 ? undefined : pendingType, ctx!);
+        open++;
         for (const t of tracers) await t.enter?.(e, ctx!);
       }).then(resolve);
     };
     const onAfter = (r: EVMResult, resolve?: (r?: unknown) => void) => {
       void guard(async () => {
         pendingCall = undefined;
-        frames.pop();
-        for (const t of tracers) await t.exit?.(r, frames.length, ctx!);
+        open--;
+        for (const t of tracers) await t.exit?.(r, open, ctx!);
       }).then(resolve);
     };
 
@@ -274,18 +275,18 @@ async function applyChange(sm: StateManagerInterface, c: BlockStateChange): Prom
   for (const { slot, value } of c.storage) await sm.putStorage(address, setLengthLeft(slot, 32), value);
 }
 
-async function enterOf(m: Message, op: CallType | undefined, frames: readonly { to: Uint8Array }[], ctx: TxContext): Promise<Enter> {
+async function enterOf(m: Message, op: CallType | undefined, ctx: TxContext): Promise<Enter> {
   const depth = m.depth;
-  const current = frames[frames.length - 1]?.to;
   if (m.to === undefined) {
     const type: CallType = m.salt !== undefined ? 'CREATE2' : 'CREATE';
     const to = depth === 0 ? ctx.to : await createdFor(m, ctx.sm);
     return { depth, type, from: m.caller.bytes, to, input: m.data.slice(), gas: m.gasLimit, value: m.value, message: m };
   }
   const type: CallType = op ?? (m.delegatecall ? 'DELEGATECALL' : 'CALL');
-  // DELEGATECALL and CALLCODE run the callee's code on the current contract: geth reports the current
+  // DELEGATECALL and CALLCODE run the callee's code on the current contract (EthereumJS's message `to`,
+  // also inside code that was itself delegate-called): geth reports the current
   // contract as `from` and the code's address as `to`.
-  const from = type === 'DELEGATECALL' || type === 'CALLCODE' ? (current ?? m.to.bytes) : m.caller.bytes;
+  const from = type === 'DELEGATECALL' || type === 'CALLCODE' ? m.to.bytes : m.caller.bytes;
   const to = type === 'DELEGATECALL' || type === 'CALLCODE' ? m.codeAddress.bytes : m.to.bytes;
   return { depth, type, from, to, input: m.data.slice(), gas: m.gasLimit, value: type === 'STATICCALL' ? undefined : m.value, message: m };
 }

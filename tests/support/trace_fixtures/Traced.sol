@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Contracts for the tracer differential test: nested calls, DELEGATECALL, STATICCALL, CREATE and CREATE2 from
+// Contracts for the tracer differential test: nested calls, DELEGATECALL (also nested), STATICCALL, CREATE and CREATE2 from
 // a contract, value sent by contracts, caught and uncaught reverts (string, custom error, panic), a
 // self-destruct of a contract created in the same transaction and of an older one, logs at several depths,
 // a call refused for want of balance.
@@ -24,6 +24,12 @@ contract Lib {
 
     function setSlot(uint256 x) external payable {
         slot0 = x;
+    }
+
+    /// Delegate-called itself, delegate-calls again: the inner frame runs in the outer caller's storage.
+    function viaDelegate(address target, uint256 x) external payable {
+        (bool ok, ) = target.delegatecall(abi.encodeWithSignature("setSlot(uint256)", x));
+        require(ok, "inner delegatecall");
     }
 }
 
@@ -51,7 +57,7 @@ contract Tracee {
     function run(address lib, address reverter, address payable sink) external payable returns (address, address) {
         emit Ping(1, "start");
         counter += 1;
-        (bool ok, ) = lib.delegatecall(abi.encodeWithSignature("setSlot(uint256)", 42));
+        (bool ok, ) = lib.delegatecall(abi.encodeWithSignature("viaDelegate(address,uint256)", lib, 42));
         require(ok, "delegatecall");
         uint256 got = Tracee(payable(address(this))).counter();
         try Reverter(reverter).fail("nope") {} catch {}
