@@ -62,6 +62,20 @@ describe('tracer options and bounds', () => {
     expect(await chain.sm.getStateRoot()).toEqual(before);
   });
 
+  it('leaves the state manager as it was when a run stops deep inside a call', async () => {
+    const before = await chain.sm.getStateRoot();
+    const full = (await traceTransaction(request(), {})) as StructLoggerResult;
+    // Stop the struct log at each tenth of its length in turn: most stops fall inside sub-calls.
+    const deep = full.structLogs.map((l, i) => ({ l, i })).filter(({ l }) => l.depth >= 3);
+    expect(deep.length).toBeGreaterThan(0);
+    for (let k = 1; k < 10; k++) {
+      const bound = Math.floor((JSON.stringify(full.structLogs).length * k) / 10);
+      expect(await codeOf(traceTransaction(request(), {}, { maxResultBytes: bound, defaultTimeoutMs: 5_000 }))).toBe(TraceErrorCode.TooLarge);
+      expect(await chain.sm.getStateRoot()).toEqual(before);
+    }
+    expect(await traceTransaction(request(), {})).toEqual(full);
+  });
+
   it('stops at `timeout` with trace_timeout', async () => {
     const burn = request(chain.tx({ to: chain.tracee, data: chain.call('Tracee', 'burn', []), gas: 5_000_000n }));
     const t0 = Date.now();

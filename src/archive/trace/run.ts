@@ -157,6 +157,7 @@ function rejected(e: unknown, which: string): TraceError {
  */
 export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
   const sm = o.stateManager;
+  const restore = countCheckpoints(sm);
   await sm.checkpoint();
   try {
     for (const c of o.stateChanges ?? []) await applyChange(sm, c);
@@ -260,8 +261,42 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
     }
     return results;
   } finally {
-    await sm.revert();
+    await restore();
   }
+}
+
+/**
+ * Counts the checkpoints taken on the state manager while a run is under way (EthereumJS takes one per
+ * message); the returned function reverts every one still open and puts the methods back. A tracer's error
+ * thrown deep inside a call leaves the frames' checkpoints open (EthereumJS reverts only the transaction's),
+ * and reverting one level would leave the caller's state manager changed.
+ */
+function countCheckpoints(sm: StateManagerInterface): () => Promise<void> {
+  const own = { checkpoint: sm.checkpoint, commit: sm.commit, revert: sm.revert };
+  const had = { checkpoint: Object.hasOwn(sm, 'checkpoint'), commit: Object.hasOwn(sm, 'commit'), revert: Object.hasOwn(sm, 'revert') };
+  let open = 0;
+  sm.checkpoint = async () => {
+    await own.checkpoint.call(sm);
+    open++;
+  };
+  sm.commit = async () => {
+    await own.commit.call(sm);
+    open--;
+  };
+  sm.revert = async () => {
+    await own.revert.call(sm);
+    open--;
+  };
+  return async () => {
+    try {
+      while (open > 0) await sm.revert();
+    } finally {
+      for (const k of ['checkpoint', 'commit', 'revert'] as const) {
+        if (had[k]) sm[k] = own[k] as never;
+        else delete (sm as unknown as Record<string, unknown>)[k];
+      }
+    }
+  };
 }
 
 async function applyChange(sm: StateManagerInterface, c: BlockStateChange): Promise<void> {
