@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
 import { benchIndexer } from '../bench/indexer.js';
+import { benchArchive } from '../bench/archive.js';
 import { benchExplorerPages } from '../bench/explorer_pages.js';
 import { benchHarden } from '../bench/harden.js';
 import { benchIcHttp } from '../bench/ic_http.js';
@@ -31,6 +32,7 @@ const groups: Record<string, (r: typeof report) => Promise<void>> = {
   read_api: benchReadApi,
   rpc: benchRpc,
   indexer: benchIndexer,
+  archive: benchArchive,
   explorer_pages: benchExplorerPages,
 };
 const onlyAt = process.argv.indexOf('--only');

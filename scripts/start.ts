@@ -5,6 +5,8 @@
 // as soon as a transaction is accepted; default 2).
 // The gateway reads SPEC's RPC_GATEWAY_* variables (host, port, limits, CORS, client version).
 // The indexer (src/devnet/indexer.ts) runs beside it into the data folder unless --no-indexer; INDEXER_* apply.
+// The archive (src/devnet/archive.ts) re-executes and verifies every block into the same database unless
+// --no-archive; the gateway answers state reads below the head from it.
 // The explorer (src/devnet/explorer.ts) keeps its tables in the same database and reads the indexer's; EXPLORER_*
 // apply (docs/explorer.md), with verification on and every shipped compiler allowed.
 import { mkdirSync, rmSync } from 'node:fs';
@@ -14,12 +16,13 @@ import { ExplorerConfigError, type ExplorerConfig } from '../src/explorer/config
 import { DEFAULT_BLOCK_TIME_S, devnetBanner, devnetDataDirDefault, devnetGatewayConfig, startDevnet } from '../src/devnet/index.js';
 import { parseFundPrincipal } from '../src/devnet/fund_ic.js';
 import { ConfigError, type GatewayConfig } from '../src/gateway/config.js';
+import { devnetArchiveReader, startDevnetArchive, type DevnetArchive } from '../src/devnet/archive.js';
 import { devnetIndexerConfig, openDevnetDb, startDevnetIndexer, type DevnetDb, type DevnetIndexer } from '../src/devnet/indexer.js';
 import type { IndexerConfig } from '../src/indexer/config.js';
 import { installLastResortHandler } from '../src/gateway/server.js';
 import { ROOT } from '../src/devnet/build.js';
 
-const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--ic-port PORT] [--block-time SECONDS] [--fund-ic PRINCIPAL]...';
+const USAGE = 'usage: npm start -- [--data-dir DIR] [--reset] [--no-indexer] [--no-archive] [--ic-port PORT] [--block-time SECONDS] [--fund-ic PRINCIPAL]...';
 
 function fail(message: string): never {
   console.error(`start: ${message}\n${USAGE}`);
@@ -41,6 +44,7 @@ function parseArgs(argv: string[]) {
   let dataDir = process.env.EVM_DEVNET_DIR ?? devnetDataDirDefault(ROOT);
   let reset = false;
   let indexer = true;
+  let archive = true;
   let icPort = process.env.EVM_DEVNET_IC_PORT === undefined || process.env.EVM_DEVNET_IC_PORT === '' ? 4943 : port(process.env.EVM_DEVNET_IC_PORT, 'EVM_DEVNET_IC_PORT');
   let blockTime = DEFAULT_BLOCK_TIME_S;
   const fundIc = [];
@@ -50,6 +54,7 @@ function parseArgs(argv: string[]) {
     const value = (): string => inline ?? argv[++i] ?? fail(`${name} needs a value`);
     if (name === '--reset' && inline === undefined) reset = true;
     else if (name === '--no-indexer' && inline === undefined) indexer = false;
+    else if (name === '--no-archive' && inline === undefined) archive = false;
     else if (name === '--data-dir') dataDir = value();
     else if (name === '--ic-port') icPort = port(value(), '--ic-port');
     else if (name === '--block-time') blockTime = blockTimeArg(value());
@@ -61,10 +66,10 @@ function parseArgs(argv: string[]) {
       }
     } else fail(`unknown option ${a}`);
   }
-  return { dataDir: resolve(dataDir), reset, indexer, icPort, fundIc, blockTime };
+  return { dataDir: resolve(dataDir), reset, indexer, archive, icPort, fundIc, blockTime };
 }
 
-const { dataDir, reset, indexer: withIndexer, icPort, fundIc, blockTime } = parseArgs(process.argv.slice(2));
+const { dataDir, reset, indexer: withIndexer, archive: withArchive, icPort, fundIc, blockTime } = parseArgs(process.argv.slice(2));
 let gateway: GatewayConfig;
 // An error that escapes every handler is logged; the devnet keeps serving.
 installLastResortHandler();
@@ -89,7 +94,8 @@ try {
   console.error(`start: cannot open the indexer's database: ${(e as Error).message}`);
   process.exit(1);
 }
-const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, blockTime, explorer: { config: explorer, db: db.db } }).catch(async (e: unknown) => {
+const archiveReader = withArchive ? devnetArchiveReader(db.db) : undefined;
+const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, blockTime, explorer: { config: explorer, db: db.db }, ...(archiveReader === undefined ? {} : { archive: archiveReader }) }).catch(async (e: unknown) => {
   await db.db.close();
   const err = e as { code?: string; port?: number };
   console.error(
@@ -107,6 +113,12 @@ const devnet = await startDevnet({ dataDir, gateway, icPort, fundIc, blockTime, 
 console.log(devnetBanner(devnet, dataDir));
 const indexer: DevnetIndexer | undefined = withIndexer ? startDevnetIndexer({ evm: devnet.evm, config: indexerConfig, db: db.db, log: (l) => console.log(l), dev: devnet.dev }) : undefined;
 console.log(indexer === undefined ? `Indexer: off (--no-indexer); database ${db.where}` : `Indexer: ${db.where}`);
+const archive: DevnetArchive | undefined = archiveReader === undefined ? undefined : startDevnetArchive({ evm: devnet.evm, db: db.db, reader: archiveReader, log: (l) => console.log(l), dev: devnet.dev });
+console.log(
+  archive === undefined
+    ? 'Archive: off (--no-archive); reads below the head are -32000 state unavailable'
+    : `Archive: every block re-executed with stock EthereumJS and checked against the canister; state at any block it holds for eth_getBalance/getTransactionCount/getCode/getStorageAt/call/estimateGas (database ${db.where})`,
+);
 console.log(
   `${blockTime === 0 ? 'Automine: each transaction is mined as soon as it is accepted' : `Blocks are mined every ${blockTime} s while transactions are pending`}; each block is logged with its instructions. Dev methods: evm_mine, evm_setAutomine, evm_snapshot/evm_revert, evm_increaseTime, evm_setNextBlockTimestamp. Ctrl-C stops; state is kept.`,
 );
@@ -116,6 +128,7 @@ const stop = (): void => {
   if (stopping) return;
   stopping = true;
   void (indexer?.stop() ?? Promise.resolve())
+    .then(() => archive?.stop())
     .then(() => devnet.stop())
     .then(() => db.db.close())
     .then(() => {

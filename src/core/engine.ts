@@ -3,6 +3,7 @@
 // EthereumJS types; the engine never touches the pool or block history.
 
 import type { ErrorCode } from './errors.js';
+import type { AccountChange } from './export/state_changes.js';
 
 export type Address = Uint8Array; // 20 bytes
 export type Bytes32 = Uint8Array; // 32 bytes
@@ -90,8 +91,16 @@ export interface ExecutionEngine {
   getNonce(address: Address): bigint;
   getCode(address: Address): Uint8Array;
   getStorage(address: Address, slot: Bytes32): Bytes32;
-  /** Genesis allocations and tests: credit balance outside any block. */
+  /**
+   * A state change outside any transaction (genesis allocations and code, development cheats), written to
+   * head state at once (reads see it), with no block open. The state root does not move: the caller chains
+   * the block's whole list with chainStateChanges before the block that records it commits.
+   */
+  applyStateChange(change: AccountChange): void;
+  /** Chains an encoded list of state changes into the head state root (export/state_changes.ts); returns the new root. */
+  chainStateChanges(encoded: Uint8Array): Bytes32;
+  /** Tests: credit balance outside any block (one applied and chained state change). */
   setGenesisBalance(address: Address, balance: bigint): void;
-  /** Genesis code (predeployed contracts): the account's code outside any block; its balance is kept, its nonce at least 1. */
+  /** Tests: the account's code outside any block; its balance is kept, its nonce at least 1. */
   setGenesisCode(address: Address, code: Uint8Array): void;
 }

@@ -32,6 +32,7 @@ import type { PruneTickResult } from './prune/pruner.js';
 import type { PrunePolicy } from './prune/store.js';
 import type { ExportResult } from './export/export.js';
 import type { ExportCursor } from './export/format.js';
+import { encodeStateChanges, mergeStateChange, type AccountChange } from './export/state_changes.js';
 import { isAnonymous, type IcTxRecord } from './tx/ic_synthetic.js';
 import type { BlockTag } from './block_tag.js';
 import { ReadApi, type CallObject, type FeeHistory, type LogCursor, type LogFilter, type LogFilterRules, type LogPage } from './query/read_api.js';
@@ -178,7 +179,7 @@ export class EvmCore {
     if (cfg.coinbase.length !== 20) return err(ErrorCode.ArgAddressLength, 'fee_recipient must be 20 bytes');
     for (const a of args.genesisAllocations ?? []) {
       if (a.address.length !== 20) return err(ErrorCode.ArgAddressLength, 'genesis allocation address must be 20 bytes');
-      if (a.balance < 0n) return err(ErrorCode.ArgInvalid, 'genesis balance must be non-negative');
+      if (a.balance < 0n || a.balance >= 1n << 256n) return err(ErrorCode.ArgInvalid, 'genesis balance must be a uint256');
     }
     const codeAt = new Set<string>();
     const codes = args.genesisCode ?? [];
@@ -192,8 +193,15 @@ export class EvmCore {
     }
     this.meta.setConfig(cfg);
     this.lifecycle.checkLayout(); // nothing stored yet: writes the current layout version
-    for (const a of args.genesisAllocations ?? []) this.engine.setGenesisBalance(a.address, a.balance);
-    for (const c of codes) this.engine.setGenesisCode(c.address, c.code);
+    // Block 0's state changes: the allocations, then the code (a contract account's nonce starts at 1, EIP-161,
+    // as the deployed originals' did), net per address; written to state, chained into the genesis state root,
+    // and recorded in block 0 so that a consumer of export_blocks can rebuild genesis state.
+    let genesis: AccountChange[] = [];
+    for (const a of args.genesisAllocations ?? []) genesis = mergeStateChange(genesis, { address: a.address, balance: a.balance, storage: [] });
+    for (const c of codes) genesis = mergeStateChange(genesis, { address: c.address, code: c.code, nonce: 1n, storage: [] });
+    const genesisChanges = genesis.length === 0 ? undefined : encodeStateChanges(genesis);
+    for (const c of genesis) this.engine.applyStateChange(c);
+    if (genesisChanges !== undefined) this.engine.chainStateChanges(genesisChanges);
     const baseFee = args.baseFee ?? DEFAULT_BASE_FEE;
     const timestamp = this.host.timeNs() / 1_000_000_000n;
     const parentHash = new Uint8Array(32);
@@ -215,7 +223,7 @@ export class EvmCore {
     };
     const enc = encodeHeader(header);
     const hash = headerHash(enc);
-    this.store.putBlock({ ...header, hash, size: rlpListLength(enc.length + 1 + 1 + 1), txs: [] }, []);
+    this.store.putBlock({ ...header, hash, size: rlpListLength(enc.length + 1 + 1 + 1), txs: [], ...(genesisChanges !== undefined ? { stateChanges: genesisChanges } : {}) }, []);
     // Block 1 uses the configured base fee as is (README: base_fee = "base fee of block 1").
     this.meta.setNextBaseFee(baseFee);
     this.meta.setHead({ number: 0n, hash, timestamp });

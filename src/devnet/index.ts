@@ -26,6 +26,7 @@ import { fundIcPrincipals, type Funding } from './fund_ic.js';
 import type { ExplorerConfig } from '../explorer/config.js';
 import type { Explorer } from '../explorer/index.js';
 import type { Db } from '../indexer/db.js';
+import type { ArchiveReader } from '../archive/reader.js';
 import { startDevnetExplorer } from './explorer.js';
 import { parseBlockLine, unquote, type BlockReport } from '../canister/block_line.js';
 
@@ -54,6 +55,8 @@ export interface DevnetOptions {
    * who also closes it); absent: no explorer (tests that only need the chain).
    */
   readonly explorer?: { readonly config: ExplorerConfig; readonly db: Db };
+  /** Historical state for the gateway (reads below the head); absent: head state only. */
+  readonly archive?: ArchiveReader;
 }
 
 export interface Devnet {
@@ -173,7 +176,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     throw e;
   }
   try {
-    gateway = await startGateway({ config: opts.gateway ?? { ...DEFAULT_CONFIG, clientVersion: DEVNET_CLIENT_VERSION }, client: evm, dev, signer: devSigner(accounts) });
+    gateway = await startGateway({ config: opts.gateway ?? { ...DEFAULT_CONFIG, clientVersion: DEVNET_CLIENT_VERSION }, client: evm, dev, signer: devSigner(accounts), ...(opts.archive === undefined ? {} : { archive: opts.archive }) });
     const cache = gateway.context.cache;
     dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
   } catch (e) {

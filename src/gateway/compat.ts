@@ -77,6 +77,7 @@ export function renderCompat(): string {
     `| RPC_GATEWAY_HEAD_POLL_MS | ${DEFAULT_CONFIG.headPollMs} (head reads for subscriptions) |`,
     `| RPC_GATEWAY_MAX_RESPONSE_BYTES | ${DEFAULT_CONFIG.maxResponseBytes} (JSON bytes of one response, shared by a batch's items; -32005 for an item past it) |`,
     `| RPC_GATEWAY_CACHE_BYTES | ${DEFAULT_CONFIG.cacheBytes} (blocks, transactions and receipts cached) |`,
+    '| RPC_GATEWAY_ARCHIVE_DATABASE_URL | unset (head state only); a postgres URL: reads below the head from that archive (docs/archive.md); `npm start` wires its own archive |',
     `| RPC_GATEWAY_MAX_CONCURRENT_QUERIES | ${DEFAULT_CONFIG.maxConcurrentQueries} (canister queries in flight, all clients) |`,
     `| RPC_GATEWAY_MAX_QUEUED_QUERIES | ${DEFAULT_CONFIG.maxQueuedQueries} (waiting queries, all clients; -32005 above) |`,
     `| RPC_GATEWAY_MAX_QUEUED_QUERIES_PER_CLIENT | ${DEFAULT_CONFIG.maxQueuedQueriesPerClient} (waiting queries of one client; -32005 above) |`,

@@ -48,6 +48,8 @@ export interface GatewayConfig {
   readonly maxQueuedQueries: number;
   /** Canister queries of one client waiting for a slot; more is -32005. */
   readonly maxQueuedQueriesPerClient: number;
+  /** The archive's PostgreSQL database (src/archive): reads below the head come from it; undefined = head state only. */
+  readonly archiveDatabaseUrl: string | undefined;
 }
 
 export { ConfigError };
@@ -77,6 +79,7 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   maxConcurrentQueries: 16,
   maxQueuedQueries: 256,
   maxQueuedQueriesPerClient: 64,
+  archiveDatabaseUrl: undefined,
 };
 
 const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message));
@@ -91,6 +94,19 @@ function url(env: Env, name: string, def: string): string {
     throw new ConfigError(name, `not a URL: ${JSON.stringify(v)}`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must be an http(s) URL, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function postgresUrl(env: Env, name: string): string | undefined {
+  const v = present(env, name);
+  if (v === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, 'not a URL');
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new ConfigError(name, `must be a postgres URL, got ${u.protocol.slice(0, -1)}:`);
   return v;
 }
 
@@ -140,5 +156,6 @@ export function loadConfig(env: Env = process.env, opts: { requireCanisterId?: b
     maxConcurrentQueries: int(env, 'RPC_GATEWAY_MAX_CONCURRENT_QUERIES', DEFAULT_CONFIG.maxConcurrentQueries, 1, 10_000),
     maxQueuedQueries: int(env, 'RPC_GATEWAY_MAX_QUEUED_QUERIES', DEFAULT_CONFIG.maxQueuedQueries, 0, 1_000_000),
     maxQueuedQueriesPerClient: int(env, 'RPC_GATEWAY_MAX_QUEUED_QUERIES_PER_CLIENT', DEFAULT_CONFIG.maxQueuedQueriesPerClient, 0, 1_000_000),
+    archiveDatabaseUrl: postgresUrl(env, 'RPC_GATEWAY_ARCHIVE_DATABASE_URL'),
   };
 }

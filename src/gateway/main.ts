@@ -3,14 +3,17 @@
 import { createAgentClient } from './agent.js';
 import { ConfigError, loadConfig } from './config.js';
 import { installLastResortHandler, startGateway } from './server.js';
+import { openArchiveReader } from '../archive/open.js';
 
 installLastResortHandler();
 
 try {
   const config = loadConfig(process.env, { requireCanisterId: true });
   const client = await createAgentClient(config);
-  const gw = await startGateway({ config, client });
+  const archive = config.archiveDatabaseUrl === undefined ? undefined : await openArchiveReader(config.archiveDatabaseUrl);
+  const gw = await startGateway({ config, client, ...(archive === undefined ? {} : { archive: archive.reader }) });
   console.log(`JSON-RPC gateway for canister ${config.canisterId} at ${config.icHost}: ${gw.url}`);
+  console.log(archive === undefined ? 'historical state: none (reads below the head are -32000; RPC_GATEWAY_ARCHIVE_DATABASE_URL names an archive)' : `historical state: the archive in ${archive.where}`);
   const stop = (): void => {
     void gw.close().then(() => process.exit(0));
   };

@@ -15,6 +15,7 @@ import { QueryGate } from './query_gate.js';
 import { FilterStore } from './filters.js';
 import { PendingFeed } from './pending.js';
 import { attachWebSocket } from './ws.js';
+import type { ArchiveReader } from '../archive/reader.js';
 
 /** Entries in the immutable-answer cache (blocks, transactions, receipts). */
 export const DEFAULT_CACHE_ENTRIES = 4096;
@@ -31,6 +32,8 @@ export interface GatewayOptions {
   readonly signer?: Signer;
   /** Limits on what slow or many clients can make the server hold (defaults: SERVER_LIMITS). */
   readonly limits?: Partial<ServerLimits>;
+  /** Historical state reads (src/archive); without it reads below the head are -32000 as before. */
+  readonly archive?: ArchiveReader;
 }
 
 export interface ServerLimits {
@@ -156,6 +159,7 @@ export function createContext(opts: GatewayOptions): MethodContext {
     log: opts.log ?? ((m) => console.error(`[gateway] ${m}`)),
     ...(opts.dev === undefined ? {} : { dev: opts.dev }),
     ...(opts.signer === undefined ? {} : { signer: opts.signer }),
+    ...(opts.archive === undefined ? {} : { archive: opts.archive }),
     filters: new FilterStore(opts.config.filterTimeoutMs, opts.config.maxFilters, Date.now, opts.config.maxFiltersPerClient),
     pending: new PendingFeed(),
     queries: new QueryGate(opts.config.maxConcurrentQueries, opts.config.maxQueuedQueries, opts.config.maxQueuedQueriesPerClient),

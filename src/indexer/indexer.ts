@@ -3,7 +3,7 @@
 // malformed export chunk stops the indexer with a message naming the cursor (nothing of it is written).
 import type { CanisterClient } from '../client/index.js';
 import { ConfigError } from '../client/errors.js';
-import { EXPORT_FORMAT_VERSION } from '../core/export/format.js';
+import { EXPORT_FORMAT_VERSIONS_READ } from '../core/export/format.js';
 import { Archive } from './archive.js';
 import type { IndexerConfig } from './config.js';
 import type { Db } from './db.js';
@@ -292,8 +292,8 @@ export class Indexer {
       throw new IndexerFatalError(`export_blocks refused the cursor (block ${cur.blockNumber}, segment ${cur.segment}, offset ${cur.byteOffset}): ${text}; is this database from another canister?`);
     }
     const ok = r.Ok;
-    if (ok.format_version !== EXPORT_FORMAT_VERSION) {
-      throw new IndexerFatalError(`export format version ${ok.format_version} at block ${cur.blockNumber}; this indexer reads version ${EXPORT_FORMAT_VERSION}: upgrade the indexer`);
+    if (!EXPORT_FORMAT_VERSIONS_READ.includes(ok.format_version)) {
+      throw new IndexerFatalError(`export format version ${ok.format_version} at block ${cur.blockNumber}; this indexer reads versions ${EXPORT_FORMAT_VERSIONS_READ.join(', ')}: upgrade the indexer`);
     }
     this.head = ok.head_block;
     this.firstAvailable = ok.first_available_block;

@@ -13,6 +13,8 @@ export class Progress {
     private readonly log: (line: string) => void,
     private readonly tty: boolean,
     private readonly write: (s: string) => void = (s) => process.stdout.write(s),
+    /** The line's prefix: which follower of the export stream this is (the archive reuses this class). */
+    private readonly label = 'indexer',
   ) {}
 
   update(current: bigint, head: bigint, newBlocks: number): void {
@@ -25,7 +27,7 @@ export class Progress {
     const rate = this.blocks / secs;
     const left = head > current ? Number(head - current) : 0;
     const eta = rate > 0 ? left / rate : Infinity;
-    const text = `indexer: block ${current} of ${head}, ${rate.toFixed(1)} blocks/s, ETA ${formatEta(eta)}`;
+    const text = `${this.label}: block ${current} of ${head}, ${rate.toFixed(1)} blocks/s, ETA ${formatEta(eta)}`;
     if (!this.tty) {
       this.log(text);
       return;
@@ -33,7 +35,7 @@ export class Progress {
     const done = head > 0n ? Math.min(1, Number(current) / Number(head)) : 1;
     const width = 30;
     const fill = Math.round(done * width);
-    this.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(done * 100).toFixed(1)}% ${text.slice('indexer: '.length)}   `);
+    this.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${(done * 100).toFixed(1)}% ${text.slice(this.label.length + 2)}   `);
     this.barShown = true;
   }
 

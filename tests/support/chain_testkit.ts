@@ -1,6 +1,7 @@
 // Shared helpers for the chain/tx/mempool unit tests: a deterministic test double of ExecutionEngine,
 // signing helpers over @ethereumjs/tx, and a core factory.
 
+import type { AccountChange } from '../../src/core/export/state_changes.js';
 import { createCustomCommon, Mainnet } from '@ethereumjs/common';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -209,6 +210,17 @@ export class FakeEngine implements ExecutionEngine {
   }
   setGenesisCode(a: Uint8Array, code: Uint8Array): void {
     this.codes.set(toHex(a), code);
+  }
+  /** Balance, nonce and code only (this double keeps no storage). */
+  applyStateChange(c: AccountChange): void {
+    const k = toHex(c.address);
+    if (c.balance !== undefined) this.balances.set(k, c.balance);
+    if (c.nonce !== undefined) this.nonces.set(k, c.nonce);
+    if (c.code !== undefined) this.codes.set(k, c.code);
+  }
+  chainStateChanges(encoded: Uint8Array): Uint8Array {
+    this.root = keccak256(Uint8Array.of(...this.root, ...keccak256(encoded)));
+    return this.root;
   }
 }
 

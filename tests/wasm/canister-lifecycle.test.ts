@@ -129,7 +129,7 @@ describe('export_blocks', () => {
       const r = exportBlocks(cursor, 700);
       if (!('Ok' in r)) throw new Error(`export failed: ${JSON.stringify(r.Err)}`);
       calls++;
-      expect(r.Ok.format_version).toBe(1);
+      expect(r.Ok.format_version).toBe(2);
       const bytes = r.Ok.chunks.reduce((n, c) => n + c.data.length, 0);
       expect(bytes).toBeLessThanOrEqual(700);
       if (r.Ok.chunks.length === 0) break;

@@ -1,8 +1,13 @@
 // Chain history: blocks, hash index, receipts and per-block logs. Every read is a point get.
 //
-// Blocks (20)            number u64 -> u8 version(1) || hash[32] || parent_hash[32] || timestamp u64 || gas_limit u64
+// Blocks (20)            number u64 -> u8 version(1) || block fields || [state changes]
+//                        block fields = hash[32] || parent_hash[32] || timestamp u64 || gas_limit u64
 //                        || gas_used u64 || base_fee big || state_root[32] || transactions_root[32] || receipts_root[32]
 //                        || bloom[256] || coinbase[20] || mix_hash[32] || size u32 || u32 n || n * (tx_id[8] || eth_tx_hash[32])
+//                        state changes: the block's out-of-transaction writes (export/state_changes.ts), present
+//                        only when it has some (block 0 with genesis allocations, a block after development cheats);
+//                        records written before they existed end after the fields, which reads as none.
+//                        The block fields are export segment 0's too (writeBlockFields/readBlockFields, one codec).
 // BlockHashToNumber (21) hash[32] -> number u64
 // Receipts (24)          tx_id -> u8 status || gas_used u64 || cumulative_gas_used u64 || effective_gas_price big
 //                        || opt contract[20] || first_log_index u32 || log_count u32 || u8 has_bloom || bloom[256]?
@@ -33,6 +38,8 @@ export interface StoredBlock {
   /** RLP size of the full block (header, transactions, no ommers, no withdrawals). */
   readonly size: number;
   readonly txs: readonly { readonly txId: Uint8Array; readonly ethHash: Bytes32 }[];
+  /** The encoded state changes applied before the block's first transaction (export/state_changes.ts); absent: none. */
+  readonly stateChanges?: Uint8Array;
 }
 
 export interface StoredReceipt {
@@ -61,10 +68,9 @@ export interface ChainMaps {
   readonly blockFeeSummary?: KvMap;
 }
 
-export function encodeBlock(b: StoredBlock): Uint8Array {
-  const w = new ByteWriter(700 + b.txs.length * 40)
-    .u8(1)
-    .fixed(b.hash)
+/** The block fields shared by the stored record and export segment 0 (the header comment has their layout). */
+export function writeBlockFields(w: ByteWriter, b: StoredBlock): ByteWriter {
+  w.fixed(b.hash)
     .fixed(b.parentHash)
     .u64(b.timestamp)
     .u64(b.gasLimit)
@@ -79,18 +85,11 @@ export function encodeBlock(b: StoredBlock): Uint8Array {
     .u32(b.size)
     .u32(b.txs.length);
   for (const t of b.txs) w.fixed(t.txId).fixed(t.ethHash);
-  return w.finish();
+  return w;
 }
 
-/** Where the logsBloom starts in an encoded block record (after the fixed fields and the base fee's length-prefixed bytes). */
-export function blockBloomOffset(bytes: Uint8Array): number {
-  const baseFeeAt = 1 + 32 + 32 + 8 + 8 + 8;
-  return baseFeeAt + 1 + bytes[baseFeeAt]! + 3 * 32;
-}
-
-export function decodeBlock(number: bigint, bytes: Uint8Array): StoredBlock {
-  const r = new ByteReader(bytes);
-  r.u8();
+/** Reads what writeBlockFields wrote (without stateChanges: the caller reads what follows). */
+export function readBlockFields(r: ByteReader, number: bigint): StoredBlock {
   const hash = r.fixed(32);
   const parentHash = r.fixed(32);
   const timestamp = r.u64();
@@ -105,9 +104,30 @@ export function decodeBlock(number: bigint, bytes: Uint8Array): StoredBlock {
   const mixHash = r.fixed(32);
   const size = r.u32();
   const n = r.u32();
+  // Each entry is 40 bytes: a count the bytes cannot hold is refused before allocating for it.
+  if (n > r.remaining / 40) r.fixed(n * 40);
   const txs: { txId: Uint8Array; ethHash: Bytes32 }[] = [];
   for (let i = 0; i < n; i++) txs.push({ txId: r.fixed(8), ethHash: r.fixed(32) });
   return { number, hash, parentHash, timestamp, gasLimit, gasUsed, baseFeePerGas, stateRoot, transactionsRoot, receiptsRoot, logsBloom, coinbase, mixHash, size, txs };
+}
+
+export function encodeBlock(b: StoredBlock): Uint8Array {
+  const w = writeBlockFields(new ByteWriter(700 + b.txs.length * 40 + (b.stateChanges?.length ?? 0)).u8(1), b);
+  if (b.stateChanges !== undefined) w.fixed(b.stateChanges);
+  return w.finish();
+}
+
+/** Where the logsBloom starts in an encoded block record (after the fixed fields and the base fee's length-prefixed bytes). */
+export function blockBloomOffset(bytes: Uint8Array): number {
+  const baseFeeAt = 1 + 32 + 32 + 8 + 8 + 8;
+  return baseFeeAt + 1 + bytes[baseFeeAt]! + 3 * 32;
+}
+
+export function decodeBlock(number: bigint, bytes: Uint8Array): StoredBlock {
+  const r = new ByteReader(bytes);
+  r.u8();
+  const b = readBlockFields(r, number);
+  return r.remaining === 0 ? b : { ...b, stateChanges: r.fixed(r.remaining) };
 }
 
 export function encodeReceipt(r: StoredReceipt): Uint8Array {

@@ -68,9 +68,10 @@ import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precomp
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
-import { encodeAccount, toHex } from './encoding.js';
-import { keccak256 } from '../crypto.js';
-import { FlatStateManager, chainGenesisWrite, readHeadAccount } from './state.js';
+import { toHex } from './encoding.js';
+import { FlatStateManager, chainStateChanges, readHeadAccount } from './state.js';
+import { applyAccountChangeToMaps } from './account_change.js';
+import { encodeStateChanges, type AccountChange } from '../export/state_changes.js';
 
 export interface EvmEngineOptions {
   readonly host: CoreHost;
@@ -301,37 +302,28 @@ export class EvmEngine implements ExecutionEngine {
     return out;
   }
 
+  applyStateChange(change: AccountChange): void {
+    if (this.block !== undefined) throw new Error('applyStateChange: a block is open');
+    applyAccountChangeToMaps(this.blockExec.sm.maps, change);
+  }
+
+  chainStateChanges(encoded: Uint8Array): Bytes32 {
+    if (this.block !== undefined) throw new Error('chainStateChanges: a block is open');
+    return chainStateChanges(this.blockExec.sm.maps.accounts, encoded);
+  }
+
   setGenesisBalance(address: Address, balance: bigint): void {
-    if (this.block !== undefined) throw new Error('setGenesisBalance: a block is open');
-    const accounts = this.blockExec.sm.maps.accounts;
-    const prev = readHeadAccount(accounts, address);
-    const enc = encodeAccount(
-      prev !== undefined
-        ? { ...prev, balance }
-        : { exists: true, nonce: 0n, balance, codeHash: undefined, codeSize: 0, gen: 0, hasStorage: false },
-    );
-    accounts.insert(address, enc);
-    chainGenesisWrite(accounts, address, enc);
+    const c: AccountChange = { address, balance, storage: [] };
+    this.applyStateChange(c);
+    this.chainStateChanges(encodeStateChanges([c]));
   }
 
   setGenesisCode(address: Address, code: Uint8Array): void {
-    if (this.block !== undefined) throw new Error('setGenesisCode: a block is open');
-    const maps = this.blockExec.sm.maps;
-    const prev = readHeadAccount(maps.accounts, address);
-    const codeHash = keccak256(code);
-    if (!maps.code.containsKey(codeHash)) maps.code.insert(codeHash, code.slice());
     // A contract account's nonce starts at 1 (EIP-161), as the deployed originals' did.
-    const enc = encodeAccount({
-      exists: true,
-      nonce: prev !== undefined && prev.nonce > 1n ? prev.nonce : 1n,
-      balance: prev?.balance ?? 0n,
-      codeHash,
-      codeSize: code.length,
-      gen: prev?.gen ?? 0,
-      hasStorage: prev?.hasStorage ?? false,
-    });
-    maps.accounts.insert(address, enc);
-    chainGenesisWrite(maps.accounts, address, enc);
+    const nonce = this.getNonce(address);
+    const c: AccountChange = { address, code, nonce: nonce > 1n ? nonce : 1n, storage: [] };
+    this.applyStateChange(c);
+    this.chainStateChanges(encodeStateChanges([c]));
   }
 
   /** The state root recorded by the last commitBlock (or genesis credits). */

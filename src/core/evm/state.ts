@@ -13,8 +13,10 @@
 //   root(block) = keccak256(root(parent) || keccak256(W)) if the block changed state, else root(parent),
 //   where W is the concatenation, in ascending key order, of every entry whose value differs from its
 //   value at the start of the block: accounts first (0x01 || address || len:2 BE || record, len 0 = key
-//   removed), then storage (0x02 || storageKey || len:1 || value, len 0 = slot cleared). Genesis
-//   credits chain the same way, one entry at a time. The encodings are those of ./encoding.ts.
+//   removed), then storage (0x02 || storageKey || len:1 || value, len 0 = slot cleared). The encodings are
+//   those of ./encoding.ts. A block's state changes (genesis allocations, development cheats: writes outside
+//   any transaction) are chained first, as keccak256(root || keccak256(their encoded list)), see
+//   chainStateChanges.
 
 import type { Address } from '@ethereumjs/util';
 import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
@@ -538,7 +540,7 @@ export class FlatStateManager {
 }
 
 /**
- * The head state root by accounts map, kept in the heap: commitToMaps and chainGenesisWrite are its only writers (a
+ * The head state root by accounts map, kept in the heap: commitToMaps and chainStateChanges are its only writers (a
  * trap or a devnet state restore rolls the heap back with the map), and a block reads it once.
  */
 const headRoots = new WeakMap<KvMap, Uint8Array>();
@@ -560,9 +562,14 @@ export function readHeadAccount(accounts: KvMap, address: Uint8Array): AccountRe
   return rec.exists ? rec : undefined;
 }
 
-/** Chains one out-of-block write (genesis credit) into the state root, exactly as a one-entry block would. */
-export function chainGenesisWrite(accounts: KvMap, address: Uint8Array, enc: Uint8Array): void {
-  const parent = accounts.get(STATE_ROOT_KEY) ?? ZERO_ROOT;
-  const w = concatBytes(Uint8Array.of(0x01), address, Uint8Array.of(enc.length >> 8, enc.length & 0xff), enc);
-  accounts.insert(STATE_ROOT_KEY, keccak256(concatBytes(parent, keccak256(w))));
+/**
+ * Chains a block's state changes (export/state_changes.ts: writes made outside any transaction, already in the
+ * maps) into the state root: root = keccak256(root || keccak256(encoded list)). Their block's commitToMaps
+ * then chains its transactions' writes on top.
+ */
+export function chainStateChanges(accounts: KvMap, encoded: Uint8Array): Uint8Array {
+  const root = keccak256(concatBytes(headStateRootOf(accounts), keccak256(encoded)));
+  accounts.insert(STATE_ROOT_KEY, root);
+  headRoots.set(accounts, root);
+  return root;
 }

@@ -1,4 +1,4 @@
-// The decoder of the export_blocks payload (format version 1, docs/export-format.md), beside its encoder
+// The decoder of the export_blocks payload (format versions 1 and 2, docs/export-format.md), beside its encoder
 // (./format.ts): pure functions from the exported bytes to the stored records they carry. The indexer reads
 // the stream with it; tests rebuild the canister's views from its records (tests/support/export_views.ts).
 //
@@ -7,10 +7,11 @@
 //   cursor = asm.cursor;                               // equals response.next_cursor
 
 import { ByteReader } from '../codec/bytes.js';
-import type { StoredBlock, StoredLog, StoredReceipt } from '../chain/store.js';
+import { readBlockFields, type StoredBlock, type StoredLog, type StoredReceipt } from '../chain/store.js';
 import type { StoredTx } from '../tx/stored.js';
 import type { TxOrigin } from '../tx/types.js';
-import { EXPORT_FORMAT_VERSION, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from './format.js';
+import { decodeStateChanges, StateChangesError, type AccountChange } from './state_changes.js';
+import { EXPORT_FORMAT_VERSIONS_READ, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from './format.js';
 
 export class ExportFormatError extends Error {}
 
@@ -29,6 +30,12 @@ export interface ExportedBlock {
   /** In block order. */
   readonly txs: readonly ExportedTx[];
   readonly receipts: readonly ExportedReceipt[];
+  /**
+   * State written at the start of the block, before its first transaction, by no transaction: block 0's
+   * genesis allocations and code, a later block's development cheats (empty for most blocks, and for every
+   * block of format version 1). Apply them in order before executing the block's transactions.
+   */
+  readonly stateChanges: readonly AccountChange[];
   /** The block's three segments as exported (the indexer archives them). */
   readonly segments: readonly [Uint8Array, Uint8Array, Uint8Array];
 }
@@ -40,41 +47,47 @@ class Reader extends ByteReader {
   }
 }
 
-function readHeader(r: Reader, segment: number): bigint {
+function readHeader(r: Reader, segment: number): { blockNumber: bigint; version: number } {
   const v = r.u8();
-  if (v !== EXPORT_FORMAT_VERSION) throw new ExportFormatError(`unsupported export format version ${v} (this decoder reads ${EXPORT_FORMAT_VERSION})`);
+  if (!EXPORT_FORMAT_VERSIONS_READ.includes(v)) throw new ExportFormatError(`unsupported export format version ${v} (this decoder reads ${EXPORT_FORMAT_VERSIONS_READ.join(', ')})`);
   const s = r.u8();
   if (s !== segment) throw new ExportFormatError(`expected segment ${segment}, found ${s}`);
-  return r.u64();
+  return { blockNumber: r.u64(), version: v };
 }
 
-/** Segment 0: the block record and its (tx_id, eth_tx_hash) list. */
+/**
+ * Segment 0: the block record, its (tx_id, eth_tx_hash) list and (version 2) its state changes, kept encoded
+ * in `block.stateChanges` as the store keeps them (absent when there are none); decodeBlock decodes them.
+ */
 export function decodeBlockSegment(bytes: Uint8Array): StoredBlock {
   const r = new Reader(bytes);
-  const number = readHeader(r, SEGMENT_BLOCK);
-  const hash = r.fixed(32);
-  const parentHash = r.fixed(32);
-  const timestamp = r.u64();
-  const gasLimit = r.u64();
-  const gasUsed = r.u64();
-  const baseFeePerGas = r.big();
-  const stateRoot = r.fixed(32);
-  const transactionsRoot = r.fixed(32);
-  const receiptsRoot = r.fixed(32);
-  const logsBloom = r.fixed(256);
-  const coinbase = r.fixed(20);
-  const mixHash = r.fixed(32);
-  const size = r.u32();
-  const n = r.u32();
-  const txs: { txId: Uint8Array; ethHash: Uint8Array }[] = [];
-  for (let i = 0; i < n; i++) txs.push({ txId: r.fixed(8), ethHash: r.fixed(32) });
-  return { number, hash, parentHash, timestamp, gasLimit, gasUsed, baseFeePerGas, stateRoot, transactionsRoot, receiptsRoot, logsBloom, coinbase, mixHash, size, txs };
+  const { blockNumber, version } = readHeader(r, SEGMENT_BLOCK);
+  const block = readBlockFields(r, blockNumber);
+  if (version === 1) {
+    if (r.remaining !== 0) throw new ExportFormatError(`${r.remaining} trailing bytes in segment 0`);
+    return block;
+  }
+  const changes = r.fixed(r.remaining);
+  if (changes.length < 4) throw new ExportFormatError('segment 0 ends before its state changes');
+  // An empty list (4 zero bytes) is stored as none.
+  return changes.length === 4 && changes[0] === 0 && changes[1] === 0 && changes[2] === 0 && changes[3] === 0 ? block : { ...block, stateChanges: changes };
+}
+
+/** The decoded state changes of a block record (empty when it has none); ExportFormatError if malformed. */
+export function blockStateChanges(block: StoredBlock): AccountChange[] {
+  if (block.stateChanges === undefined) return [];
+  try {
+    return decodeStateChanges(block.stateChanges);
+  } catch (e) {
+    if (e instanceof StateChangesError) throw new ExportFormatError(`block ${block.number}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Reads `header || u32 n || n * (u32 len || record)`, each record with `read` (which may leave appended fields unread). */
 function decodeRecords<T>(bytes: Uint8Array, segment: number, read: (r: Reader) => T): { blockNumber: bigint; records: T[] } {
   const r = new Reader(bytes);
-  const blockNumber = readHeader(r, segment);
+  const { blockNumber } = readHeader(r, segment);
   const n = r.u32();
   const records: T[] = [];
   for (let i = 0; i < n; i++) records.push(read(new Reader(r.bytes())));
@@ -123,6 +136,7 @@ export function decodeReceiptSegment(bytes: Uint8Array): { blockNumber: bigint; 
 /** Decodes the three segments of one block and checks they agree with each other. */
 export function decodeBlock(segments: readonly [Uint8Array, Uint8Array, Uint8Array]): ExportedBlock {
   const block = decodeBlockSegment(segments[0]);
+  const stateChanges = blockStateChanges(block);
   const t = decodeTxSegment(segments[1]);
   const r = decodeReceiptSegment(segments[2]);
   if (t.blockNumber !== block.number || r.blockNumber !== block.number) throw new ExportFormatError(`segments of block ${block.number} name other blocks`);
@@ -130,7 +144,7 @@ export function decodeBlock(segments: readonly [Uint8Array, Uint8Array, Uint8Arr
     throw new ExportFormatError(`block ${block.number}: ${block.txs.length} transactions, ${t.txs.length} bodies, ${r.receipts.length} receipts`);
   }
   const receipts = r.receipts.map((x, i) => ({ ...x, logs: x.logs.map((l) => ({ ...l, txIndex: i })) }));
-  return { block, txs: t.txs, receipts, segments: [segments[0], segments[1], segments[2]] };
+  return { block, txs: t.txs, receipts, stateChanges, segments: [segments[0], segments[1], segments[2]] };
 }
 
 /**

@@ -1,28 +1,33 @@
-// export_blocks payload, format version 1 (docs/export-format.md is the reference; ./decode.ts the
+// export_blocks payload, format version 2 (docs/export-format.md is the reference; ./decode.ts the
 // decoder). Every block is three byte strings, its segments, read in the order (block, segment, offset):
 //
 //   segment 0  block:        header(0) || hash[32] || parent_hash[32] || timestamp u64 || gas_limit u64 || gas_used u64
 //                            || base_fee big || state_root[32] || transactions_root[32] || receipts_root[32]
 //                            || logs_bloom[256] || miner[20] || mix_hash[32] || size u32
-//                            || u32 n || n * (tx_id[8] || eth_tx_hash[32])
+//                            || u32 n || n * (tx_id[8] || eth_tx_hash[32]) || state changes (./state_changes.ts)
 //   segment 1  transactions: header(1) || u32 n || n * (u32 len || tx record)
-//                            tx record = tx_id[8] || eth_tx_hash[32] || u8 origin (0 EthSigned, 1 IcSynthetic)
+//                            tx record = tx_id[8] || eth_tx_hash[32] || u8 origin (0 EthSigned, 1 IcSynthetic, 2 Impersonated)
 //                            || sender[20] || u8 len || principal || u32 len || raw
 //   segment 2  receipts:     header(2) || u32 n || n * (u32 len || receipt record)
 //                            receipt record = tx_id[8] || status u8 || gas_used u64 || cumulative_gas_used u64
 //                            || effective_gas_price big || u8 has_contract || contract[20]? || failure_code str
 //                            || first_log_index u32 || u8 has_bloom || logs_bloom[256]? || u32 m
 //                            || m * (address[20] || u8 k || k * topic[32] || u32 len || data)
-//   header(s) = u8 format_version (1) || u8 segment || block_number u64
+//   header(s) = u8 format_version (2) || u8 segment || block_number u64
 //
 // Integers are big-endian; big = u8 length + minimal big-endian bytes; str = u8 length + UTF-8. Records are
-// length-prefixed so that a later version 1 decoder can skip fields appended at a record's end.
+// length-prefixed so that a decoder can skip fields appended at a record's end. Version 2 added the state
+// changes at the end of segment 0; version 1 (without them) is still read by ./decode.ts.
 
 import { ByteWriter } from '../codec/bytes.js';
-import type { StoredBlock, StoredLog, StoredReceipt } from '../chain/store.js';
+import { NO_STATE_CHANGES } from './state_changes.js';
+import { writeBlockFields, type StoredBlock, type StoredLog, type StoredReceipt } from '../chain/store.js';
 import type { StoredTx } from '../tx/stored.js';
 
-export const EXPORT_FORMAT_VERSION = 1;
+/** The version the canister writes. */
+export const EXPORT_FORMAT_VERSION = 2;
+/** The versions ./decode.ts reads (1: segment 0 without state changes, as archived by earlier indexers). */
+export const EXPORT_FORMAT_VERSIONS_READ: readonly number[] = [1, 2];
 /** Segments are 0..EXPORT_MAX_SEGMENT; INDEXER_MAX_SEGMENT must equal it (SPEC: 2). */
 export const EXPORT_MAX_SEGMENT = 2;
 export const SEGMENT_BLOCK = 0;
@@ -72,23 +77,9 @@ export type ExportError =
 const header = (w: ByteWriter, segment: number, n: bigint): ByteWriter => w.u8(EXPORT_FORMAT_VERSION).u8(segment).u64(n);
 
 export function encodeBlockSegment(b: StoredBlock): Uint8Array {
-  const w = header(new ByteWriter(720 + 40 * b.txs.length), SEGMENT_BLOCK, b.number)
-    .fixed(b.hash)
-    .fixed(b.parentHash)
-    .u64(b.timestamp)
-    .u64(b.gasLimit)
-    .u64(b.gasUsed)
-    .big(b.baseFeePerGas)
-    .fixed(b.stateRoot)
-    .fixed(b.transactionsRoot)
-    .fixed(b.receiptsRoot)
-    .fixed(b.logsBloom)
-    .fixed(b.coinbase)
-    .fixed(b.mixHash)
-    .u32(b.size)
-    .u32(b.txs.length);
-  for (const t of b.txs) w.fixed(t.txId).fixed(t.ethHash);
-  return w.finish();
+  const changes = b.stateChanges ?? NO_STATE_CHANGES;
+  const w = writeBlockFields(header(new ByteWriter(724 + 40 * b.txs.length + changes.length), SEGMENT_BLOCK, b.number), b);
+  return w.fixed(changes).finish();
 }
 
 export function encodeTxRecord(txId: Uint8Array, t: StoredTx): Uint8Array {

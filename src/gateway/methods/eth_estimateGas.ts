@@ -1,5 +1,6 @@
 import { qty } from '../hex.js';
 import { positional } from '../params.js';
+import { archiveBlock, archiveCallObject, fromArchive } from './archive_state.js';
 import { callObject, stateTag, unwrap } from './common.js';
 import { CALL_DIFFERENCES } from './eth_call.js';
 import { STATE_TAGS, type MethodSpec } from './types.js';
@@ -13,6 +14,8 @@ export const eth_estimateGas: MethodSpec = {
   async handler(params, ctx) {
     const [o, b] = positional(params, 'eth_estimateGas', 1, 2);
     const call = callObject(o);
+    const n = await archiveBlock(ctx, b);
+    if (n !== undefined) return qty(fromArchive(ctx, await ctx.archive!.estimateGas(archiveCallObject(call), n)));
     const tag = await stateTag(ctx, b);
     return qty(unwrap(ctx, await ctx.client.query('rpc_eth_estimate_gas_object', [call, tag])));
   },

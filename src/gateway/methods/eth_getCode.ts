@@ -1,17 +1,20 @@
 import { bytesHex } from '../hex.js';
 import { address, positional } from '../params.js';
+import { archiveBlock, fromArchive } from './archive_state.js';
 import { stateTag, unwrap } from './common.js';
-import { STATE_TAGS, type MethodSpec } from './types.js';
+import { ARCHIVE_READS, STATE_TAGS, type MethodSpec } from './types.js';
 
 export const eth_getCode: MethodSpec = {
   name: 'eth_getCode',
   canister: ['rpc_eth_get_code'],
   blockTags: STATE_TAGS,
   limits: '-',
-  differences: 'Historical code is unavailable (-32000).',
+  differences: ARCHIVE_READS,
   async handler(params, ctx) {
     const [a, b] = positional(params, 'eth_getCode', 1, 2);
     const addr = address(a);
+    const n = await archiveBlock(ctx, b);
+    if (n !== undefined) return bytesHex(fromArchive(ctx, await ctx.archive!.account(addr, n)).code);
     const tag = await stateTag(ctx, b);
     return bytesHex(unwrap(ctx, await ctx.client.query('rpc_eth_get_code', [addr, tag])));
   },

@@ -10,6 +10,7 @@ import type { PendingFeed } from '../pending.js';
 import type { ResponseBudget } from '../budget.js';
 import type { QueryGate } from '../query_gate.js';
 import type { LogFilterView } from '../../client/schema.js';
+import type { ArchiveReader } from '../../archive/reader.js';
 
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
 
@@ -43,6 +44,8 @@ export interface MethodContext {
   readonly clientKey?: string;
   /** The gate every client's canister queries pass (bounded, fair queue); absent for in-process callers. */
   readonly queries?: QueryGate;
+  /** Historical state (src/archive): reads below the head; absent = only the head state (-32000 below it). */
+  readonly archive?: ArchiveReader;
   /** The byte budget of the response being built (shared by a batch's items); absent outside a response. */
   readonly budget?: ResponseBudget;
 }
@@ -60,4 +63,7 @@ export interface MethodSpec {
 }
 
 /** For the matrix: every block tag the state reads accept, and what they mean here. */
-export const STATE_TAGS = '`latest`, `pending`, `safe`, `finalized` (= head); head number; `earliest`/older numbers -> -32000 state unavailable; above head -> -32001; EIP-1898 `{blockNumber}`/`{blockHash}`';
+export const STATE_TAGS = '`latest`, `pending`, `safe`, `finalized` (= head); head number; `earliest`/older numbers -> the archive\'s state at that block when the gateway has one (`npm start` does; RPC_GATEWAY_ARCHIVE_DATABASE_URL), else -32000 state unavailable; above head -> -32001; EIP-1898 `{blockNumber}`/`{blockHash}`';
+
+/** How state reads below the head are answered (the differences column). */
+export const ARCHIVE_READS = 'Below the head: from the archive (every block re-executed and verified off-chain, docs/archive.md) when the gateway has one; a block it does not hold (or without an archive) is -32000 state unavailable.';

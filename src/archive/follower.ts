@@ -1,0 +1,263 @@
+// The archive's pull loop (docs/archive.md): export_blocks from the stored cursor through the typed client,
+// whole blocks re-executed and verified (./replay.ts), each pull's verified blocks committed with the new cursor
+// in one transaction (./store.ts). A mismatch commits the blocks verified before it, records the alarm and
+// stops: nothing past the last verified block is ever stored or served. Canister and database errors are
+// retried with backoff; an evm_revert on the devnet rewinds it (requestRewind), as the indexer does.
+import type { CanisterClient } from '../client/index.js';
+import { ConfigError } from '../client/errors.js';
+import { EXPORT_FORMAT_VERSIONS_READ } from '../core/export/format.js';
+import { ExportAssembler, ExportFormatError, type ExportedBlock } from '../core/export/decode.js';
+import { bytesEqual } from '../core/codec/bytes.js';
+import type { Db } from '../indexer/db.js';
+import { Progress } from '../indexer/progress.js';
+import { HeadState } from './head_state.js';
+import { describeMismatch, type Mismatch } from './mismatch.js';
+import { Replayer, type GenesisEntry, type ReplayedBlock } from './replay.js';
+import { ArchiveStateError, ensureArchiveSchema } from './schema.js';
+import { commitReplayed, loadHeadState, readMeta, recordAlarm, rewindArchive } from './store.js';
+
+export interface ArchiveFollowerOptions {
+  readonly client: CanisterClient;
+  readonly db: Db;
+  readonly chainId: bigint;
+  /**
+   * Genesis state for a stream whose block 0 lists none (format 1, or a chain installed before format 2): the
+   * allocations and code the canister was installed with, in its init order. Format 2 streams carry their own.
+   */
+  readonly genesis?: readonly GenesisEntry[];
+  readonly maxBytes?: number;
+  readonly idlePollMs?: number;
+  readonly backoffInitialMs?: number;
+  readonly backoffMaxMs?: number;
+  readonly log?: (line: string) => void;
+  readonly tty?: boolean;
+  /** Called after every commit (tests, the devnet). */
+  readonly onCommit?: (cursorBlock: bigint) => void;
+}
+
+export interface ArchiveStatus {
+  /** The highest verified block (-1: none yet). */
+  readonly verifiedHead: bigint;
+  /** The canister's head as last seen. */
+  readonly chainHead: bigint;
+  readonly alarm: Mismatch | undefined;
+}
+
+export class ArchiveFatalError extends Error {
+  override name = 'ArchiveFatalError';
+}
+
+const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+
+export class ArchiveFollower {
+  private replayer: Replayer | undefined;
+  private cursor = 0n;
+  private lastHash: Uint8Array | undefined;
+  private chainHead = -1n;
+  private alarm: Mismatch | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private assembler: ExportAssembler | undefined;
+  private rewindTo: bigint | undefined;
+  private readonly rewindWaiters: (() => void)[] = [];
+  private readonly log: (line: string) => void;
+  readonly stats = { blocks: 0, txs: 0, retried: 0 };
+
+  constructor(private readonly o: ArchiveFollowerOptions) {
+    this.log = o.log ?? ((l) => console.log(l));
+  }
+
+  status(): ArchiveStatus {
+    return { verifiedHead: this.cursor - 1n, chainHead: this.chainHead, alarm: this.alarm };
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+    for (const w of this.rewindWaiters.splice(0)) w();
+  }
+
+  /** Forgets every archived block above `head` and follows again from there (the devnet's evm_revert). */
+  requestRewind(head: bigint): Promise<void> {
+    if (this.rewindTo === undefined || head < this.rewindTo) this.rewindTo = head;
+    const done = new Promise<void>((resolve) => this.rewindWaiters.push(resolve));
+    this.wake?.();
+    return done;
+  }
+
+  /** Checks the chain id and schema and rebuilds the head state from the history tables. */
+  async prepare(): Promise<void> {
+    const { client, db, chainId } = this.o;
+    const live = await client.query('rpc_eth_chain_id', []);
+    if (live !== chainId) throw new ConfigError('EVM_CHAIN_ID', `the archive expects chain ${chainId} but the canister's chain id is ${live}`);
+    await ensureArchiveSchema(db, chainId);
+    await this.load();
+  }
+
+  private async load(): Promise<void> {
+    const meta = await readMeta(this.o.db);
+    this.cursor = meta.cursorBlock;
+    this.alarm = meta.alarm;
+    this.assembler = undefined;
+    const state = new HeadState();
+    const h = await loadHeadState(this.o.db, this.cursor);
+    if (this.cursor > 0n) state.load(h.accounts, h.storage, h.code, meta.stateRoot);
+    const r = new Replayer(state);
+    if (this.cursor === 0n) r.setFallbackGenesis(this.o.genesis ?? []);
+    for (const [n, hash] of h.hashes) r.rememberHash(n, hash);
+    this.lastHash = h.hashes.at(-1)?.[1];
+    this.replayer = r;
+    if (this.alarm !== undefined) this.log(`${describeMismatch(this.alarm)} (recorded earlier; start a new archive database once the cause is known)`);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** Runs until stop(), an alarm, or (with untilCaughtUp) the canister's head. */
+  async run(opts: { untilCaughtUp?: boolean } = {}): Promise<void> {
+    const initial = this.o.backoffInitialMs ?? 200;
+    const max = this.o.backoffMaxMs ?? 5000;
+    let backoff = initial;
+    const progress = new Progress(this.log, this.o.tty === true, undefined, 'archive');
+    let prepared = false;
+    let caughtUpReported = false;
+    while (!this.stopped) {
+      let caughtUp = false;
+      try {
+        if (!prepared) {
+          await this.prepare();
+          prepared = true;
+        }
+        if (this.rewindTo !== undefined) await this.applyRewind();
+        if (this.alarm !== undefined) {
+          // Stopped at the mismatch: only a rewind below it (devnet) can let it go on.
+          if (opts.untilCaughtUp === true) break;
+          await this.sleep(this.o.idlePollMs ?? 1000);
+          continue;
+        }
+        caughtUp = await this.step(progress);
+        backoff = initial;
+      } catch (e) {
+        progress.end();
+        if (e instanceof ArchiveFatalError || e instanceof ConfigError || e instanceof ArchiveStateError) throw e;
+        this.stats.retried++;
+        // The in-memory head state may be ahead of what was committed: rebuild it from the tables.
+        prepared = false;
+        this.log(`archive: ${oneLine(e)}; retrying in ${backoff} ms`);
+        await this.sleep(backoff);
+        backoff = Math.min(backoff * 2, max);
+        continue;
+      }
+      if (caughtUp) {
+        if (!caughtUpReported) {
+          progress.end();
+          this.log(`archive: caught up at block ${this.cursor - 1n}, every block re-executed and verified (${this.stats.blocks} blocks, ${this.stats.txs} txs this run)`);
+          caughtUpReported = true;
+        }
+        if (opts.untilCaughtUp === true) break;
+        await this.sleep(this.o.idlePollMs ?? 1000);
+      } else caughtUpReported = false;
+    }
+    progress.end();
+  }
+
+  private async applyRewind(): Promise<void> {
+    const head = this.rewindTo!;
+    const waiters = this.rewindWaiters.splice(0);
+    const before = this.cursor;
+    await rewindArchive(this.o.db, head);
+    // An alarm above the new head belongs to blocks that no longer exist.
+    if (this.alarm !== undefined && this.alarm.block > head) await this.o.db.query('UPDATE archive_meta SET alarm = NULL WHERE id = 1');
+    if (this.rewindTo === head) this.rewindTo = undefined;
+    await this.load();
+    if (before > this.cursor) this.log(`archive: the chain went back to block ${head}; ${before - this.cursor} later block(s) forgotten, replaying again from block ${this.cursor}`);
+    for (const w of waiters) w();
+  }
+
+  /** One export_blocks call and the commit of the blocks it completed; true when caught up. */
+  async step(progress?: Progress): Promise<boolean> {
+    const { client, db } = this.o;
+    this.assembler ??= new ExportAssembler({ blockNumber: this.cursor, segment: 0, byteOffset: 0 });
+    const cur = this.assembler.cursor;
+    const r = await client.query('export_blocks', [[{ block_number: cur.blockNumber, segment: cur.segment, byte_offset: cur.byteOffset }], this.o.maxBytes ?? 1_200_000]);
+    if ('Err' in r) {
+      const err = r.Err;
+      this.assembler = undefined;
+      if ('InvalidCursor' in err) {
+        const head = await client.query('rpc_eth_block_number', []);
+        if (this.cursor > head + 1n) {
+          this.log(`archive: the archive is past the canister's head ${head}: the chain went back; rewinding`);
+          this.rewindTo = head;
+          return false;
+        }
+      }
+      if ('Pruned' in err) {
+        throw new ArchiveFatalError(`export_blocks: blocks from ${this.cursor} were pruned (first available ${err.Pruned.first_available_block}); this archive cannot serve or verify anything from there without them: start it before the canister prunes, or from a canister that keeps its history`);
+      }
+      throw new Error(`export_blocks at block ${cur.blockNumber}: ${JSON.stringify(err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    }
+    const ok = r.Ok;
+    if (!EXPORT_FORMAT_VERSIONS_READ.includes(ok.format_version)) throw new ArchiveFatalError(`export format version ${ok.format_version}; this archive reads versions ${EXPORT_FORMAT_VERSIONS_READ.join(', ')}`);
+    this.chainHead = ok.head_block;
+    const blocks: ExportedBlock[] = [];
+    try {
+      for (const c of ok.chunks) blocks.push(...this.assembler.push({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data }));
+    } catch (e) {
+      this.assembler = undefined;
+      if (e instanceof ExportFormatError) throw new ArchiveFatalError(`malformed export data at block ${cur.blockNumber}: ${e.message}`);
+      throw e;
+    }
+    if (blocks.length === 0) return ok.chunks.length === 0;
+    const verified: ReplayedBlock[] = [];
+    let mismatch: Mismatch | undefined;
+    for (const b of blocks) {
+      if (this.rewindTo !== undefined) break;
+      const parent = verified.at(-1)?.context.hash ?? this.lastHash;
+      if (b.block.number > 0n && parent !== undefined && !bytesEqual(parent, b.block.parentHash)) {
+        // Not the chain this archive holds: it went back without a rewind reaching us (a devnet revert while stopped).
+        this.log(`archive: block ${b.block.number} does not follow the archived block ${b.block.number - 1n}: the chain went back; rewinding`);
+        this.rewindTo = b.block.number - 2n < 0n ? 0n : b.block.number - 2n;
+        break;
+      }
+      const out = await this.replayer!.replay(b);
+      if (!out.ok) {
+        mismatch = out.mismatch;
+        break;
+      }
+      verified.push(out.block);
+    }
+    await commitReplayed(db, verified);
+    if (verified.length > 0) {
+      this.cursor = verified.at(-1)!.context.number + 1n;
+      this.lastHash = verified.at(-1)!.context.hash;
+      this.stats.blocks += verified.length;
+      for (const v of verified) this.stats.txs += v.txCount;
+      progress?.update(this.cursor - 1n, this.chainHead, verified.length);
+      this.o.onCommit?.(this.cursor);
+    }
+    if (mismatch !== undefined) {
+      await recordAlarm(db, mismatch);
+      this.alarm = mismatch;
+      progress?.end();
+      this.log(describeMismatch(mismatch));
+      return false;
+    }
+    if (this.rewindTo !== undefined || verified.length < blocks.length) {
+      // Blocks after a rewind request are pulled again once it is applied; the replayer state is rebuilt then.
+      this.assembler = undefined;
+      if (this.rewindTo === undefined) await this.load();
+    }
+    return false;
+  }
+}

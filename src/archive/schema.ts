@@ -1,0 +1,68 @@
+// The archive's tables (docs/archive.md), beside the indexer's in the same kind of database (PostgreSQL or
+// PGlite, src/indexer/db.ts). History is kept as each block's net state writes in the canister's flat record
+// form, keyed (key, block): the value of a key at block N is the row with the highest block <= N, one
+// backward index scan of the primary key, so a read at any block is one index lookup per key.
+//   archive_accounts  address[20], block -> account record (core/evm/encoding.ts), NULL = removed
+//   archive_storage   address[20] || gen[4] || slot[32], block -> value without leading zeros, NULL = cleared
+//   archive_code      code hash -> code (content-addressed, never removed)
+//   archive_blocks    the verified blocks' context (number, hash, timestamp, base fee, gas limit, coinbase, roots)
+//   archive_meta      one row: chain id, the next block to replay, the state root after it, the alarm if any
+import type { Db } from '../indexer/db.js';
+
+export const ARCHIVE_SCHEMA_VERSION = 1;
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS archive_meta (
+  id int PRIMARY KEY CHECK (id = 1),
+  schema_version int NOT NULL,
+  chain_id bigint NOT NULL,
+  cursor_block bigint NOT NULL,
+  state_root bytea NOT NULL,
+  alarm text
+);
+CREATE TABLE IF NOT EXISTS archive_blocks (
+  number bigint PRIMARY KEY,
+  hash bytea NOT NULL,
+  parent_hash bytea NOT NULL,
+  timestamp bigint NOT NULL,
+  base_fee numeric(78,0) NOT NULL,
+  gas_limit bigint NOT NULL,
+  coinbase bytea NOT NULL,
+  state_root bytea NOT NULL,
+  tx_count int NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archive_blocks_hash ON archive_blocks (hash);
+CREATE TABLE IF NOT EXISTS archive_accounts (
+  address bytea NOT NULL,
+  block bigint NOT NULL,
+  record bytea,
+  PRIMARY KEY (address, block)
+);
+CREATE TABLE IF NOT EXISTS archive_storage (
+  skey bytea NOT NULL,
+  block bigint NOT NULL,
+  value bytea,
+  PRIMARY KEY (skey, block)
+);
+CREATE TABLE IF NOT EXISTS archive_code (
+  hash bytea PRIMARY KEY,
+  code bytea NOT NULL
+);
+`;
+
+export class ArchiveStateError extends Error {
+  override name = 'ArchiveStateError';
+}
+
+/** Creates the tables if needed; refuses a database of a newer schema or another chain. */
+export async function ensureArchiveSchema(db: Db, chainId: bigint): Promise<void> {
+  await db.exec(DDL);
+  const r = await db.query<{ schema_version: number; chain_id: bigint }>('SELECT schema_version, chain_id FROM archive_meta WHERE id = 1');
+  const row = r.rows[0];
+  if (row === undefined) {
+    await db.query('INSERT INTO archive_meta (id, schema_version, chain_id, cursor_block, state_root) VALUES (1, $1, $2, 0, $3) ON CONFLICT (id) DO NOTHING', [ARCHIVE_SCHEMA_VERSION, chainId, new Uint8Array(32)]);
+    return;
+  }
+  if (row.schema_version > ARCHIVE_SCHEMA_VERSION) throw new ArchiveStateError(`the archive database has schema version ${row.schema_version}; this archive reads ${ARCHIVE_SCHEMA_VERSION}: upgrade it`);
+  if (BigInt(row.chain_id) !== chainId) throw new ArchiveStateError(`the archive database holds chain ${row.chain_id}, not ${chainId}: use another database`);
+}
