@@ -2,11 +2,11 @@
 // them): the struct logger over a transaction of about 100,000 steps (ms, and the answer's JSON bytes), and
 // callTracer over a Uniswap V2-style swap through a router (tests/fixtures/solidity/Pair.sol).
 import { encodeFunctionData, type Abi, type Hex } from 'viem';
-import { traceTransaction, type StructLoggerResult, type TraceRequest } from '../../src/archive/trace/index.js';
-import { compileFixture } from '../fixtures/solidity/compile.js';
-import { localBlock, localChain, SENDER } from './trace_local.js';
+import { traceTransaction, type StructLoggerResult, type TraceRequest } from '../src/archive/trace/index.js';
+import { compileFixture } from '../tests/fixtures/solidity/compile.js';
+import { localBlock, localChain, SENDER } from '../tests/support/trace_local.js';
 
-export type Report = (name: string, value: number, unit: string) => void;
+import type { Report } from './evm.js';
 
 const STEPS = 100_000;
 const LIMITS = { maxResultBytes: 2 ** 31, defaultTimeoutMs: 600_000 };
