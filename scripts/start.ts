@@ -117,7 +117,7 @@ const archive: DevnetArchive | undefined = archiveReader === undefined ? undefin
 console.log(
   archive === undefined
     ? 'Archive: off (--no-archive); reads below the head are -32000 state unavailable'
-    : `Archive: every block re-executed with stock EthereumJS and checked against the canister; state at any block it holds for eth_getBalance/getTransactionCount/getCode/getStorageAt/call/estimateGas (database ${db.where})`,
+    : `Archive: every block re-executed with stock EthereumJS and checked against the canister; state at any block it holds for eth_getBalance/getTransactionCount/getCode/getStorageAt/call/estimateGas (tables beside the indexer's in its database)`,
 );
 console.log(
   `${blockTime === 0 ? 'Automine: each transaction is mined as soon as it is accepted' : `Blocks are mined every ${blockTime} s while transactions are pending`}; each block is logged with its instructions. Dev methods: evm_mine, evm_setAutomine, evm_snapshot/evm_revert, evm_increaseTime, evm_setNextBlockTimestamp. Ctrl-C stops; state is kept.`,

@@ -22,6 +22,7 @@ interface AccountEntry {
 export class HistoryStateManager implements StateManagerInterface {
   private readonly accounts = new Map<string, AccountEntry>();
   private readonly slots = new Map<string, Uint8Array>();
+  /** Code by hash (hex). */
   private readonly codes = new Map<string, Uint8Array>();
   private journal: (() => void)[] = [];
   private marks: number[] = [];
@@ -78,23 +79,23 @@ export class HistoryStateManager implements StateManagerInterface {
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    const k = address.toString();
-    const own = this.codes.get(k);
-    if (own !== undefined) return own;
     const a = (await this.entry(address)).account;
     if (a === undefined || a.codeHash.length === 0 || equal(a.codeHash, KECCAK256_NULL)) return EMPTY;
-    const code = await this.source.code(a.codeHash);
-    this.codes.set(k, code);
+    // Code is content-addressed: cached by hash, so an account's code always follows its current code hash.
+    const k = bytesToHex(a.codeHash);
+    let code = this.codes.get(k);
+    if (code === undefined) {
+      code = await this.source.code(a.codeHash);
+      this.codes.set(k, code);
+    }
     return code;
   }
 
   async putCode(address: Address, code: Uint8Array): Promise<void> {
-    const k = address.toString();
-    const prev = this.codes.get(k);
-    this.journal.push(() => (prev === undefined ? this.codes.delete(k) : this.codes.set(k, prev)));
-    this.codes.set(k, code);
+    const hash = code.length === 0 ? KECCAK256_NULL : keccak256(code);
+    if (code.length > 0) this.codes.set(bytesToHex(hash), code);
     const a = (await this.getAccount(address)) ?? new Account();
-    a.codeHash = code.length === 0 ? KECCAK256_NULL : keccak256(code);
+    a.codeHash = hash;
     a.codeSize = code.length;
     await this.putAccount(address, a);
   }
