@@ -5,6 +5,7 @@
 // method does. A block the archive has not verified (behind, stopped at a mismatch) is -32000 state unavailable.
 import { ExportAssembler, ExportFormatError, type ExportedBlock } from '../../core/export/decode.js';
 import { ErrorCode, err } from '../../core/errors.js';
+import { bytesEqual } from '../../core/codec/bytes.js';
 import { archiveCommon, archiveTxCommon, type BlockContext } from '../../archive/evm_context.js';
 import { replayTxOf } from '../../archive/replay_tx.js';
 import { DEFAULT_TRACE_LIMITS, type BlockTraceRequest, type TraceLimits, type TraceRequest, type TraceTx } from '../../archive/trace/index.js';
@@ -68,6 +69,8 @@ export async function tracedBlock(ctx: MethodContext, archive: ArchiveReader, n:
   if (!(await archive.holds(n))) fromArchive(ctx, await archive.account(new Uint8Array(20), n)); // its state-unavailable error, naming what it holds
   const context = (await archive.blockContext(n)) as BlockContext;
   const eb = await exportedBlock(ctx, n);
+  // After an evm_revert the archive may still hold the undone block n for a moment: never trace a mix of both.
+  if (!bytesEqual(eb.block.hash, context.hash)) fromArchive(ctx, err(ErrorCode.ExecStateUnavailable, `the archive has not followed the chain's block ${n} yet`));
   const common = archiveTxCommon();
   const txs: TraceTx[] = eb.txs.map((t) => ({ tx: replayTxOf(t, common).tx, from: t.from, hash: t.ethHash }));
   return {
@@ -93,7 +96,7 @@ export async function tracedTx(ctx: MethodContext, archive: ArchiveReader, hashP
     throw new RpcError(RpcCode.NotFound, 'transaction not found: its block was pruned or is unknown');
   }
   const block = await tracedBlock(ctx, archive, r.Found.block_number);
-  const index = block.hashes.findIndex((h) => h.length === hash.length && h.every((b, i) => b === hash[i]));
+  const index = block.hashes.findIndex((h) => bytesEqual(h, hash));
   if (index < 0) fromArchive(ctx, err(ErrorCode.ExecStateUnavailable, `transaction not in the exported block ${block.number}`));
   const { stateManager, common, block: context, stateChanges, txs } = block.req;
   return { block, index, req: { stateManager, common, block: context, stateChanges, priorTxs: txs.slice(0, index), tx: txs[index]! } };
