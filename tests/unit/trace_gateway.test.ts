@@ -108,6 +108,9 @@ describe('tracing methods through the gateway', () => {
     expect(await rpc('trace_replayBlockTransactions', ['0x2', ['vmTrace']])).toMatchObject({ error: { code: -32602 } });
     expect(await rpc('trace_block', ['0x9'])).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/^state unavailable: the archive does not hold block 9/) } });
     expect(await rpc('debug_traceCall', [{ to: P }, '0x9'])).toMatchObject({ error: { code: -32000 } });
+    // The archive still holding an undone block 2 (a moment after evm_revert): not traced on the new one.
+    await db.query('UPDATE archive_blocks SET hash = $1 WHERE number = 2', [new Uint8Array(32).fill(9)]);
+    expect(await rpc('debug_traceTransaction', [paid])).toMatchObject({ error: { code: -32000, message: "state unavailable: the archive has not followed the chain's block 2 yet" } });
     expect(logs).toEqual([]);
 
     // Without an archive: unknown methods, as before.
