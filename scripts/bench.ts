@@ -13,6 +13,7 @@ import { benchIcHttp } from '../bench/ic_http.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
+import { benchTraces } from '../bench/traces.js';
 import { ROOT } from '../src/devnet/build.js';
 
 const lines: string[] = [];
@@ -33,6 +34,7 @@ const groups: Record<string, (r: typeof report) => Promise<void>> = {
   rpc: benchRpc,
   indexer: benchIndexer,
   archive: benchArchive,
+  traces: benchTraces,
   explorer_pages: benchExplorerPages,
 };
 const onlyAt = process.argv.indexOf('--only');

@@ -4,6 +4,7 @@
 // by those phrases: "nonce too low", "insufficient funds", ...). Internal failures are logged server-side
 // and answered with a fixed message: never a stack trace or an internal detail.
 import { ErrorCode } from '../core/errors.js';
+import { TraceErrorCode } from '../archive/trace/types.js';
 import type { CandidError } from '../client/schema.js';
 import { toPrefixedHex } from './hex.js';
 
@@ -102,6 +103,11 @@ export const ERROR_MAP: Readonly<Record<string, { readonly rpc: RpcCode; readonl
   // Limits.
   [ErrorCode.LogsRangeTooLarge]: { rpc: RpcCode.LimitExceeded, prefix: 'block range too large' },
   [ErrorCode.LogsTooManyResults]: { rpc: RpcCode.LimitExceeded, prefix: 'too many results' },
+  // Tracing (src/archive/trace, TraceError): a bad config is a bad argument; the message is geth's words.
+  [TraceErrorCode.BadConfig]: { rpc: RpcCode.InvalidParams },
+  [TraceErrorCode.Timeout]: { rpc: RpcCode.Server },
+  [TraceErrorCode.TooLarge]: { rpc: RpcCode.Server },
+  [TraceErrorCode.Rejected]: { rpc: RpcCode.Server },
 };
 
 /** Log sink for internals (the server wires it to stderr); tests may replace it. */

@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 envelopes: depth check on the raw text before parsing, single and batch requests,
 // notifications (no `id`: executed, never answered), and the dispatch through the method table.
 import { CanisterCallError } from '../client/errors.js';
+import { TraceError } from '../archive/trace/types.js';
 import { responseTooLarge, ResponseBudget } from './budget.js';
 import { fromCanisterError, INTERNAL_MESSAGE, RpcCode, RpcError } from './errors.js';
 import { DEV_METHOD_TABLE } from './methods/dev_table.js';
@@ -83,6 +84,8 @@ export async function handleRequest(req: unknown, ctx: MethodContext): Promise<R
 
 function toRpcError(e: unknown, method: string, ctx: MethodContext): RpcError {
   if (e instanceof RpcError) return e;
+  // A trace that could not be made (bad config, timeout, too large, refused transaction): the one mapping.
+  if (e instanceof TraceError) return fromCanisterError({ code: e.code, message: e.message, data: [] }, ctx.log);
   // Ingress refused by the canister's inspection with a service error code: the method's own answer.
   if (e instanceof CanisterCallError && e.refusal !== undefined) return fromCanisterError({ code: e.refusal.code, message: e.refusal.message, data: [] }, ctx.log);
   // A canister reject or trap, a transport failure, or a bug: log the detail, answer a fixed message.

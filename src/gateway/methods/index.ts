@@ -40,11 +40,14 @@ import {
 } from './filters.js';
 import { eth_subscribe, eth_unsubscribe } from './subscribe.js';
 import { SIGNING_METHODS } from './signing.js';
+import { debug_traceBlockByHash, debug_traceBlockByNumber, debug_traceCall, debug_traceTransaction } from './debug_trace.js';
+import { ots_getApiLevel, ots_getInternalOperations, ots_getTransactionError, ots_hasCode, ots_traceTransaction } from './ots.js';
+import { trace_block, trace_replayBlockTransactions, trace_transaction } from './trace.js';
 import type { MethodSpec } from './types.js';
 
 export type { MethodContext, MethodSpec } from './types.js';
 
-/** SPEC's method table, in SPEC's order, then the two extras clients call, then blocks, filters and subscriptions, then the development accounts' methods. */
+/** SPEC's method table, in SPEC's order, then the two extras clients call, then blocks, filters and subscriptions, then the development accounts' methods, then tracing (only with an archive). */
 export const METHODS: readonly MethodSpec[] = [
   web3_clientVersion,
   net_version,
@@ -82,6 +85,18 @@ export const METHODS: readonly MethodSpec[] = [
   eth_subscribe,
   eth_unsubscribe,
   ...SIGNING_METHODS,
+  debug_traceTransaction,
+  debug_traceBlockByNumber,
+  debug_traceBlockByHash,
+  debug_traceCall,
+  ots_getApiLevel,
+  ots_hasCode,
+  ots_getInternalOperations,
+  ots_getTransactionError,
+  ots_traceTransaction,
+  trace_transaction,
+  trace_block,
+  trace_replayBlockTransactions,
 ];
 
 /** SPEC's unsupported methods still unsupported (and the other common ones): -32601 with a message saying so. */
