@@ -14,10 +14,15 @@ import { handleBody } from '../../src/gateway/rpc.js';
 import { fakeContext } from '../support/gateway_fake.js';
 import { Evm, errCode, type CandidResult } from '../support/canister.js';
 import { GWEI, account, feeMarketTx } from '../support/eth.js';
+import { selfAuthenticating } from '../support/ic.js';
+
+/** The controller: controller-only methods refuse anyone else before decoding (so a bomb from a stranger never reaches the decoder). */
+const CONTROLLER = selfAuthenticating(0x91);
+const CONTROLLER_ONLY = new Set(['set_block_gas_limit', 'set_ops_mode']);
 
 let evm: Evm;
 beforeAll(async () => {
-  evm = await Evm.start({});
+  evm = await Evm.start({ controllers: [CONTROLLER] });
 });
 afterAll(() => evm?.close());
 
@@ -66,8 +71,16 @@ describe('Candid decoding bomb', () => {
 
   it('the same bomb on every update and query is refused cleanly and cheaply', async () => {
     for (const method of ['submit_ic_tx', 'set_block_gas_limit', 'set_ops_mode', 'rpc_eth_send_raw_transaction']) {
-      const r = await evm.host.update(method, oneArgBomb(), { fromCanister: true });
+      const r = await evm.host.update(method, oneArgBomb(), { fromCanister: true, ...(CONTROLLER_ONLY.has(method) ? { caller: CONTROLLER } : {}) });
       expect(r.kind, method).toBe('reject');
+      const u = lastOf('update');
+      expect(u.trapped, method).toBe(false);
+      expect(u.instructions, method).toBeLessThan(REFUSAL_BUDGET);
+    }
+    // From anyone else a controller-only method refuses before it decodes anything.
+    for (const method of CONTROLLER_ONLY) {
+      const r = await evm.host.update(method, oneArgBomb(), { fromCanister: true });
+      expect(r.kind, method).toBe('reply');
       const u = lastOf('update');
       expect(u.trapped, method).toBe(false);
       expect(u.instructions, method).toBeLessThan(REFUSAL_BUDGET);
@@ -90,7 +103,7 @@ describe('Candid decoding bomb', () => {
     expect(r1.kind === 'reject' && r1.message).toContain('candid.args_too_large');
     // nat of 100 LEB128 bytes where set_block_gas_limit takes nat64: refused before the bigint sum.
     const longNat = Uint8Array.from([0x44, 0x49, 0x44, 0x4c, 0, 1, 0x7d, ...new Array(99).fill(0xff), 0x01]);
-    const r2 = await evm.host.update('set_block_gas_limit', longNat, { fromCanister: true });
+    const r2 = await evm.host.update('set_block_gas_limit', longNat, { fromCanister: true, caller: CONTROLLER });
     expect(r2.kind === 'reject' && r2.message).toContain('candid.args_limit');
     const extra = Uint8Array.from([...IDL.encode([IDL.Vec(IDL.Nat8)], [new Uint8Array(4)]), 0]);
     const r3 = evm.host.query('get_pending', extra);
