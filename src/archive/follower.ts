@@ -15,6 +15,7 @@ import { describeMismatch, type Mismatch } from './mismatch.js';
 import { Replayer, type GenesisEntry, type ReplayedBlock, type TxObserver } from './replay.js';
 import { ArchiveStateError, ensureArchiveSchema } from './schema.js';
 import { commitReplayed, loadHeadState, readMeta, recordAlarm, rewindArchive } from './store.js';
+import { Pause } from '../indexer/pause.js';
 
 export interface ArchiveFollowerOptions {
   readonly client: CanisterClient;
@@ -58,7 +59,7 @@ export class ArchiveFollower {
   private chainHead = -1n;
   private alarm: Mismatch | undefined;
   private stopped = false;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
   private assembler: ExportAssembler | undefined;
   private rewindTo: bigint | undefined;
   private readonly rewindWaiters: (() => void)[] = [];
@@ -75,7 +76,7 @@ export class ArchiveFollower {
 
   stop(): void {
     this.stopped = true;
-    this.wake?.();
+    this.pause.wake();
     for (const w of this.rewindWaiters.splice(0)) w();
   }
 
@@ -83,7 +84,7 @@ export class ArchiveFollower {
   requestRewind(head: bigint): Promise<void> {
     if (this.rewindTo === undefined || head < this.rewindTo) this.rewindTo = head;
     const done = new Promise<void>((resolve) => this.rewindWaiters.push(resolve));
-    this.wake?.();
+    this.pause.wake();
     return done;
   }
 
@@ -113,20 +114,6 @@ export class ArchiveFollower {
     if (this.alarm !== undefined) this.log(`${describeMismatch(this.alarm)} (recorded earlier; start a new archive database once the cause is known)`);
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        this.wake = undefined;
-        resolve();
-      };
-    });
-  }
-
   /** Runs until stop(), an alarm, or (with untilCaughtUp) the canister's head. */
   async run(opts: { untilCaughtUp?: boolean } = {}): Promise<void> {
     const initial = this.o.backoffInitialMs ?? 200;
@@ -146,7 +133,7 @@ export class ArchiveFollower {
         if (this.alarm !== undefined) {
           // Stopped at the mismatch: only a rewind below it (devnet) can let it go on.
           if (opts.untilCaughtUp === true) break;
-          await this.sleep(this.o.idlePollMs ?? 1000);
+          await this.pause.sleep(this.o.idlePollMs ?? 1000);
           continue;
         }
         caughtUp = await this.step(progress);
@@ -158,7 +145,7 @@ export class ArchiveFollower {
         // The in-memory head state may be ahead of what was committed: rebuild it from the tables.
         prepared = false;
         this.log(`archive: ${oneLine(e)}; retrying in ${backoff} ms`);
-        await this.sleep(backoff);
+        await this.pause.sleep(backoff);
         backoff = Math.min(backoff * 2, max);
         continue;
       }
@@ -169,7 +156,7 @@ export class ArchiveFollower {
           caughtUpReported = true;
         }
         if (opts.untilCaughtUp === true) break;
-        await this.sleep(this.o.idlePollMs ?? 1000);
+        await this.pause.sleep(this.o.idlePollMs ?? 1000);
       } else caughtUpReported = false;
     }
     progress.end();

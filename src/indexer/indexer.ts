@@ -13,6 +13,7 @@ import { blockRows, type BlockRows } from './rows.js';
 import { SchemaTooNewError } from './migrate.js';
 import { bytesEqual } from '../core/codec/bytes.js';
 import { applyRetention, commitBlocks, ensureSchema, IndexerStateError, insertMetricsSample, openState, recordGap, rewindBlocks, updateHead, type IndexerState } from './store.js';
+import { Pause } from './pause.js';
 
 /** A condition the indexer cannot retry its way out of; the message says what to do. */
 export class IndexerFatalError extends Error {
@@ -55,7 +56,7 @@ export interface IndexerStats {
 export class Indexer {
   readonly stats: IndexerStats = { blocks: 0, txs: 0, skippedTransfers: 0, gaps: 0, retried: 0 };
   private stopped = false;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
   private archive: Archive | undefined;
   private state: IndexerState | undefined;
   private head = 0n;
@@ -106,7 +107,7 @@ export class Indexer {
 
   stop(): void {
     this.stopped = true;
-    this.wake?.();
+    this.pause.wake();
     for (const w of this.rewindWaiters.splice(0)) w();
   }
 
@@ -122,7 +123,7 @@ export class Indexer {
   requestRewind(head: bigint): Promise<void> {
     this.rewindAtMost(head);
     const done = new Promise<void>((resolve) => this.rewindWaiters.push(resolve));
-    this.wake?.();
+    this.pause.wake();
     return done;
   }
 
@@ -189,20 +190,6 @@ export class Indexer {
     throw new IndexerFatalError(`the indexed chain and the canister's differ for more than ${MAX_FORK_SEARCH} blocks below block ${from}: was the canister reinstalled? Index into a new database`);
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.wake = undefined;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(t);
-        this.wake = undefined;
-        resolve();
-      };
-    });
-  }
-
   /** Runs until stop() (or `untilCaughtUp`); throws IndexerFatalError / ConfigError for what retrying cannot fix. */
   async run(opts: { untilCaughtUp?: boolean } = {}): Promise<void> {
     const { config } = this.o;
@@ -216,7 +203,7 @@ export class Indexer {
         if (e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e)) throw e;
         this.stats.retried++;
         this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
-        await this.sleep(backoff);
+        await this.pause.sleep(backoff);
         backoff = Math.min(backoff * 2, config.backoffMaxMs);
       }
     }
@@ -236,7 +223,7 @@ export class Indexer {
         this.stats.retried++;
         progress.end();
         this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
-        await this.sleep(backoff);
+        await this.pause.sleep(backoff);
         backoff = Math.min(backoff * 2, config.backoffMaxMs);
         continue;
       }
@@ -248,7 +235,7 @@ export class Indexer {
         }
         if (opts.untilCaughtUp === true) break;
         await this.maybeRetention();
-        await this.sleep(config.idlePollMs);
+        await this.pause.sleep(config.idlePollMs);
       } else {
         this.caughtUpReported = false;
       }
