@@ -1,13 +1,8 @@
 // Hex forms of geth's JSON: quantities without leading zeros, data as 0x-prefixed lower-case bytes, words
-// as 32 bytes, addresses as 20.
+// as 32 bytes, addresses as 20. The byte conversions are core's (src/core/codec/bytes.ts).
+import { bytesToBigint, toHex } from '../../core/codec/bytes.js';
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-export function bytesHex(b: Uint8Array): string {
-  let s = '0x';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!];
-  return s;
-}
+export const bytesHex = (b: Uint8Array): string => `0x${toHex(b)}`;
 
 export const quantity = (v: bigint | number): string => `0x${v.toString(16)}`;
 
@@ -24,11 +19,7 @@ export function bigToBytes(v: bigint, len: number): Uint8Array {
   return out;
 }
 
-export function bytesToBig(b: Uint8Array): bigint {
-  let v = 0n;
-  for (const x of b) v = (v << 8n) | BigInt(x);
-  return v;
-}
+export const bytesToBig = bytesToBigint;
 
 /** A stack item taken as an address (its low 20 bytes). */
 export const stackAddress = (v: bigint): Uint8Array => bigToBytes(v & ((1n << 160n) - 1n), 20);
