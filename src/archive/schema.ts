@@ -7,6 +7,8 @@
 //   archive_code      code hash -> code (content-addressed, never removed)
 //   archive_blocks    the verified blocks' context (number, hash, timestamp, base fee, gas limit, coinbase, roots)
 //   archive_meta      one row: chain id, the next block to replay, the state root after it, the alarm if any
+//   archive_internal_txs      every frame below a transaction's top call (./internal_rows.ts), by trace address
+//   archive_contract_creators every contract a block created (top-level or by a contract) and who created it
 import type { Db } from '../indexer/db.js';
 
 export const ARCHIVE_SCHEMA_VERSION = 1;
@@ -48,6 +50,35 @@ CREATE TABLE IF NOT EXISTS archive_code (
   hash bytea PRIMARY KEY,
   code bytea NOT NULL
 );
+CREATE TABLE IF NOT EXISTS archive_internal_txs (
+  block bigint NOT NULL,
+  tx_index int NOT NULL,
+  trace_address int[] NOT NULL,
+  tx_hash bytea NOT NULL,
+  type text NOT NULL,
+  from_address bytea NOT NULL,
+  to_address bytea,
+  value numeric(78,0) NOT NULL,
+  gas bigint NOT NULL,
+  gas_used bigint NOT NULL,
+  error text,
+  selector bytea,
+  reverted boolean NOT NULL,
+  PRIMARY KEY (block, tx_index, trace_address)
+);
+CREATE INDEX IF NOT EXISTS archive_internal_txs_from ON archive_internal_txs (from_address, block DESC, tx_index DESC);
+CREATE INDEX IF NOT EXISTS archive_internal_txs_to ON archive_internal_txs (to_address, block DESC, tx_index DESC);
+CREATE INDEX IF NOT EXISTS archive_internal_txs_tx ON archive_internal_txs (tx_hash);
+CREATE TABLE IF NOT EXISTS archive_contract_creators (
+  address bytea NOT NULL,
+  block bigint NOT NULL,
+  tx_index int NOT NULL,
+  trace_address int[] NOT NULL,
+  tx_hash bytea NOT NULL,
+  creator bytea NOT NULL,
+  PRIMARY KEY (block, tx_index, trace_address)
+);
+CREATE INDEX IF NOT EXISTS archive_contract_creators_address ON archive_contract_creators (address, block DESC);
 `;
 
 export class ArchiveStateError extends Error {

@@ -3,6 +3,7 @@
 import type { Db, Queryable } from '../indexer/db.js';
 import type { ReplayedBlock } from './replay.js';
 import type { Mismatch } from './mismatch.js';
+import { deleteInternalRowsAbove } from './internal_rows.js';
 
 export interface ArchiveMeta {
   /** The next block to replay; every block below it is verified and stored. */
@@ -70,6 +71,7 @@ export async function rewindArchive(db: Db, head: bigint): Promise<bigint> {
     await tx.query('DELETE FROM archive_accounts WHERE block > $1', [head]);
     await tx.query('DELETE FROM archive_storage WHERE block > $1', [head]);
     await tx.query('DELETE FROM archive_blocks WHERE number > $1', [head]);
+    await deleteInternalRowsAbove(tx, head);
     const root = (await tx.query<{ state_root: Uint8Array }>('SELECT state_root FROM archive_blocks WHERE number = $1', [head])).rows[0]?.state_root ?? new Uint8Array(32);
     const cursor = head + 1n;
     await tx.query('UPDATE archive_meta SET cursor_block = $1, state_root = $2 WHERE id = 1', [head < 0n ? 0n : cursor, root]);
