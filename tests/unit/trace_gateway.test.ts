@@ -116,6 +116,16 @@ describe('tracing methods through the gateway', () => {
     const again = (await rpc('debug_traceCall', [{ from: Ax, to: P, value: '0x3e8', data: h(new Uint8Array([...word(B.address), ...word(0n)])) }, '0x2', { tracer: 'prestateTracer', tracerConfig: { diffMode: true }, txIndex: '0x1' }])) as { result: { pre: Record<string, { balance: string }>; post: Record<string, { balance: string }> } };
     expect(BigInt(again.result.pre[Bx]!.balance)).toBe(b1 + 1000n);
     expect(BigInt(again.result.post[Bx]!.balance)).toBe(b1 + 2000n);
+    // The prefix runs in the block's own context, whatever the call's block overrides (and the zero base fee a
+    // call without a fee gets): A paid the first transaction's fee at the block's base fee, as its receipt says.
+    const receipt = chain.exportedBlocks(2n)[0]!.receipts[0]!;
+    const fee = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(fee).toBeGreaterThan(0n);
+    const aBalance = async (config: Record<string, unknown>) =>
+      BigInt(((await rpc('debug_traceCall', [{ from: Ax, to: Bx }, '0x2', { tracer: 'prestateTracer', txIndex: '0x1', ...config }])) as { result: Record<string, { balance: string }> }).result[Ax]!.balance);
+    const a1 = await balanceAt(Ax, '0x1');
+    expect(await aBalance({})).toBe(a1 - 1000n - fee);
+    expect(await aBalance({ blockOverrides: { baseFeePerGas: '0x1', number: '0x99' } })).toBe(a1 - 1000n - fee);
     // Bounds and errors as geth's: past the last transaction, block 0, a number instead of a hex string.
     expect(await rpc('debug_traceCall', [{ to: P }, '0x2', { txIndex: '0x2' }])).toMatchObject({ error: { code: -32000, message: `transaction index 2 out of range for block ${h(b2.hash)}` } });
     expect(await rpc('debug_traceCall', [{ to: P }, '0x0', { txIndex: '0x0' }])).toMatchObject({ error: { code: -32000, message: 'no transaction in genesis' } });
