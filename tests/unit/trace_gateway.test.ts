@@ -97,6 +97,41 @@ describe('tracing methods through the gateway', () => {
     expect(traced).toMatchObject({ result: { post: { [C]: { balance: '0x69' } } } });
     expect(await rpc('debug_traceCall', [{ from: Ax, to: P }, '0x1', { tracer: 'callTracer', blockOverrides: { number: '0x99' } }])).toMatchObject({ result: { type: 'CALL', to: P } });
 
+    // txIndex (geth's): the call at block 2 on the state after its first k transactions. The prestate of a call
+    // touching A and B shows what those transactions set: A's nonce and balance, B's balance (paid 1000 by the
+    // first, nothing by the reverted second).
+    const pre = async (txIndex: string) => {
+      const r = (await rpc('debug_traceCall', [{ from: Ax, to: Bx }, '0x2', { tracer: 'prestateTracer', txIndex }])) as { result: Record<string, { balance: string; nonce?: number }> };
+      return { aNonce: r.result[Ax]!.nonce, b: BigInt(r.result[Bx]!.balance) };
+    };
+    const balanceAt = async (who: string, n: string) => BigInt(((await rpc('eth_getBalance', [who, n])) as { result: string }).result);
+    const b1 = await balanceAt(Bx, '0x1');
+    expect(await pre('0x0')).toEqual({ aNonce: 1, b: b1 });
+    expect(await pre('0x1')).toEqual({ aNonce: 2, b: b1 + 1000n });
+    // The end state (no txIndex) has both transactions: A's nonce 3, B still paid once.
+    const end = (await rpc('debug_traceCall', [{ from: Ax, to: Bx }, '0x2', { tracer: 'prestateTracer' }])) as { result: Record<string, { nonce: number; balance: string }> };
+    expect([end.result[Ax]!.nonce, BigInt(end.result[Bx]!.balance)]).toEqual([3, b1 + 1000n]);
+    // A call after the prefix sees its storage-free effects too: the payer's call of the first transaction
+    // made again after it pays B a second time; the block's context (number 2) is kept.
+    const again = (await rpc('debug_traceCall', [{ from: Ax, to: P, value: '0x3e8', data: h(new Uint8Array([...word(B.address), ...word(0n)])) }, '0x2', { tracer: 'prestateTracer', tracerConfig: { diffMode: true }, txIndex: '0x1' }])) as { result: { pre: Record<string, { balance: string }>; post: Record<string, { balance: string }> } };
+    expect(BigInt(again.result.pre[Bx]!.balance)).toBe(b1 + 1000n);
+    expect(BigInt(again.result.post[Bx]!.balance)).toBe(b1 + 2000n);
+    // The prefix runs in the block's own context, whatever the call's block overrides (and the zero base fee a
+    // call without a fee gets): A paid the first transaction's fee at the block's base fee, as its receipt says.
+    const receipt = chain.exportedBlocks(2n)[0]!.receipts[0]!;
+    const fee = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(fee).toBeGreaterThan(0n);
+    const aBalance = async (config: Record<string, unknown>) =>
+      BigInt(((await rpc('debug_traceCall', [{ from: Ax, to: Bx }, '0x2', { tracer: 'prestateTracer', txIndex: '0x1', ...config }])) as { result: Record<string, { balance: string }> }).result[Ax]!.balance);
+    const a1 = await balanceAt(Ax, '0x1');
+    expect(await aBalance({})).toBe(a1 - 1000n - fee);
+    expect(await aBalance({ blockOverrides: { baseFeePerGas: '0x1', number: '0x99' } })).toBe(a1 - 1000n - fee);
+    // Bounds and errors as geth's: past the last transaction, block 0, a number instead of a hex string.
+    expect(await rpc('debug_traceCall', [{ to: P }, '0x2', { txIndex: '0x2' }])).toMatchObject({ error: { code: -32000, message: `transaction index 2 out of range for block ${h(b2.hash)}` } });
+    expect(await rpc('debug_traceCall', [{ to: P }, '0x0', { txIndex: '0x0' }])).toMatchObject({ error: { code: -32000, message: 'no transaction in genesis' } });
+    expect(await rpc('debug_traceCall', [{ to: P }, '0x2', { txIndex: 1 }])).toMatchObject({ error: { code: -32602 } });
+    expect(await rpc('debug_traceCall', [{ to: P }, '0x9', { txIndex: '0x0' }])).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/^state unavailable/) } });
+
     // Errors: params and configs at the edge, the trace's own codes through the one mapping.
     expect(await rpc('debug_traceTransaction', [paid, { tracer: 'jsTracer' }])).toMatchObject({ error: { code: -32602, message: 'tracer not found: jsTracer' } });
     expect(await rpc('debug_traceTransaction', [paid, { disableStack: 'yes' }])).toMatchObject({ error: { code: -32602 } });

@@ -175,7 +175,10 @@ export async function blockCallTrees(req: BlockTraceRequest, timeoutMs = DEFAULT
 
 /** What a gateway method hands over for debug_traceCall. */
 export interface CallTraceRequest {
-  /** The state AFTER the block the call runs at (geth runs calls on a block's end state). */
+  /**
+   * The state AFTER the block the call runs at (geth runs calls on a block's end state), or, with `prefix`,
+   * the state BEFORE it.
+   */
   readonly stateManager: StateManagerInterface;
   readonly common: Common;
   /** That block's own context (geth uses its header). */
@@ -183,6 +186,11 @@ export interface CallTraceRequest {
   readonly call: CallArgs;
   readonly stateOverrides?: readonly StateOverride[];
   readonly blockOverrides?: BlockOverrides;
+  /**
+   * geth's `txIndex`: the block's changes outside transactions and its first txIndex transactions, applied
+   * untraced in the block's own context before the overrides and the call.
+   */
+  readonly prefix?: { readonly stateChanges?: readonly BlockStateChange[]; readonly txs: readonly TraceTx[] };
 }
 
 /** debug_traceCall's answer: the call traced as a transaction of its sender, after the overrides. */
@@ -191,11 +199,14 @@ export async function traceCall(req: CallTraceRequest, config: TraceConfig = {},
   const t = build(config, req.common, limits);
   const changes = overrideChanges(req.stateOverrides ?? []);
   const from = req.call.from ?? new Uint8Array(20);
-  // The sender's nonce as the overrides leave it (nonce checks are skipped; NONCE-dependent CREATE addresses are not).
+  // The sender's nonce as the overrides leave it. It only fills the transaction's field: nonce checks are
+  // skipped, and a created contract's address comes from the state's nonce (after a prefix too).
   const own = changes.find((c) => bytesHex(c.address) === bytesHex(from))?.nonce;
   const nonce = own ?? (await req.stateManager.getAccount(new Address(from)))?.nonce ?? 0n;
   const { tx } = callTx(req.call, req.common, nonce);
   const block = callBlock(req.block, req.blockOverrides, req.call);
-  await runTraced({ stateManager: req.stateManager, common: req.common, block, stateChanges: changes, txs: [{ tx: { tx, from, isCall: true }, tracers: [t.tracer] }], timeoutMs });
+  const call = { tx: { tx, from, isCall: true }, tracers: [t.tracer], stateChanges: changes, block };
+  const prefix = req.prefix?.txs ?? [];
+  await runTraced({ stateManager: req.stateManager, common: req.common, block: req.block, stateChanges: req.prefix?.stateChanges, txs: [...prefix.map((tx) => ({ tx })), call], timeoutMs });
   return t.result();
 }

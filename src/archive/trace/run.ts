@@ -75,6 +75,16 @@ export interface BlockStateChange {
   readonly clearStorage?: boolean;
 }
 
+/** One transaction of a run, with its tracers (none: only applied). */
+export interface RunItem {
+  readonly tx: TraceTx;
+  readonly tracers?: readonly Tracer[];
+  /** Changes applied just before this transaction (a traced call's state overrides, after the block's prefix). */
+  readonly stateChanges?: readonly BlockStateChange[];
+  /** This transaction's block, when not the run's (a traced call's block overrides, which the prefix does not see). */
+  readonly block?: TraceBlockContext;
+}
+
 export interface RunOptions {
   readonly stateManager: StateManagerInterface;
   readonly common: Common;
@@ -85,7 +95,7 @@ export interface RunOptions {
    * The block's transactions from its first up to the last one to trace, in order; those with tracers are
    * traced, the others only applied.
    */
-  readonly txs: readonly { readonly tx: TraceTx; readonly tracers?: readonly Tracer[] }[];
+  readonly txs: readonly RunItem[];
   /** How long each traced transaction may run (geth's `timeout` applies to each); the others are bounded by their gas. */
   readonly timeoutMs: number;
 }
@@ -217,10 +227,13 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
     for (const [i, item] of o.txs.entries()) {
       const tx = withSender(item.tx);
       tracers = item.tracers ?? [];
+      for (const c of item.stateChanges ?? []) await applyChange(sm, c);
+      const context = item.block ?? o.block;
+      const ethB = item.block === undefined ? block : ethBlock(item.block, o.common);
       let result: RunTxResult;
       if (tracers.length === 0) {
         try {
-          result = await runTx(vm, { tx, ...runOpts(block, gasUsed) });
+          result = await runTx(vm, { tx, ...runOpts(ethB, gasUsed, item.tx.isCall === true) });
         } catch (e) {
           throw rejected(e, `the block's transaction ${i}`);
         }
@@ -230,7 +243,7 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
         const fromAccount = await sm.getAccount(new Address(from));
         const to = isCreate ? createdAddress(from, fromAccount?.nonce ?? 0n) : tx.to!.bytes;
         deadline = Date.now() + o.timeoutMs;
-        ctx = { sm, common: o.common, block: o.block, tx, from, to, isCreate, logIndexBase };
+        ctx = { sm, common: o.common, block: context, tx, from, to, isCreate, logIndexBase };
         for (const t of tracers) await t.txStart?.(ctx);
         // Two listeners per event: the first awaits the tracers (EthereumJS waits for a two-argument
         // listener), the second throws what they threw (only a synchronous listener's exception reaches the
@@ -246,7 +259,7 @@ export async function runTraced(o: RunOptions): Promise<RunTxResult[]> {
         events.on('afterMessage', onAfter);
         events.on('afterMessage', rethrow);
         try {
-          result = await runTx(vm, { tx, ...runOpts(block, gasUsed, item.tx.isCall === true) });
+          result = await runTx(vm, { tx, ...runOpts(ethB, gasUsed, item.tx.isCall === true) });
         } catch (e) {
           throw failure ?? rejected(e, `the block's transaction ${i}`);
         } finally {

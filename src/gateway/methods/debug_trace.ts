@@ -1,12 +1,14 @@
 // geth's debug_trace* methods over the archive (docs/traces.md): each transaction re-run with stock EthereumJS on
 // the archive's state before its block, after the block's earlier transactions, with geth's tracers.
-import { traceBlock, traceCall, traceTransaction, type BlockOverrides, type CallArgs, type StateOverride, type TraceConfig } from '../../archive/trace/index.js';
+import { traceBlock, traceCall, traceTransaction, type BlockOverrides, type CallArgs, type CallTraceRequest, type StateOverride, type TraceConfig } from '../../archive/trace/index.js';
 import { archiveCommon } from '../../archive/evm_context.js';
-import { invalidParams } from '../errors.js';
+import type { ArchiveReader } from '../../archive/reader.js';
+import { invalidParams, RpcCode, RpcError } from '../errors.js';
+import { toPrefixedHex } from '../hex.js';
 import { address, data, hash32, object, positional, quantity, u64 } from '../params.js';
 import { fromArchive } from './archive_state.js';
 import { archiveOf, blockNumberOf, traceLimits, tracedBlock, tracedTx } from './trace_source.js';
-import type { MethodSpec } from './types.js';
+import type { MethodContext, MethodSpec } from './types.js';
 
 const ONLY_WITH_ARCHIVE = 'Only when the gateway has an archive (`npm start` does; RPC_GATEWAY_ARCHIVE_DATABASE_URL), else -32601; a block the archive has not verified is -32000 state unavailable.';
 const TRACE_LIMITS = 'Answer at most 64 MiB and at most what the response budget has left (RPC_GATEWAY_MAX_RESPONSE_BYTES), else -32000 naming the options that shrink it; `timeout` default 5s per transaction.';
@@ -145,26 +147,41 @@ export const debug_traceBlockByHash: MethodSpec = {
   },
 };
 
+/**
+ * debug_traceCall with geth's `txIndex`: the call on the state after block n's first txIndex transactions,
+ * in n's context (geth's StateAtTransaction: the parent's state, the block's transactions replayed up to the
+ * index; an index past the last transaction, or any block 0, is geth's error).
+ */
+async function atTxIndex(ctx: MethodContext, archive: ArchiveReader, n: bigint, txIndex: bigint, call: CallArgs, common: ReturnType<typeof archiveCommon>, ov: Pick<CallTraceRequest, 'stateOverrides' | 'blockOverrides'>): Promise<CallTraceRequest> {
+  if (n === 0n) throw new RpcError(RpcCode.Server, 'no transaction in genesis');
+  const b = await tracedBlock(ctx, archive, n);
+  const { txs, stateChanges } = b.req;
+  // geth accepts index 0 of an empty block (the parent's state) and nothing past the last transaction.
+  if (txIndex >= BigInt(Math.max(txs.length, 1))) throw new RpcError(RpcCode.Server, `transaction index ${txIndex} out of range for block ${toPrefixedHex(b.hash)}`);
+  return { stateManager: b.req.stateManager, common, block: b.req.block, call, ...ov, prefix: { stateChanges, txs: txs.slice(0, Number(txIndex)) } };
+}
+
 export const debug_traceCall: MethodSpec = {
   name: 'debug_traceCall',
   canister: ['rpc_eth_block_number'],
   blockTags: 'every block the archive holds: `latest`, `pending`, `safe`, `finalized` (= head), `earliest`, numbers, EIP-1898 `{blockNumber}`/`{blockHash}`',
   limits: `${TRACE_LIMITS} stateOverrides: at most ${MAX_OVERRIDDEN_ACCOUNTS} accounts and ${MAX_OVERRIDDEN_SLOTS} slots.`,
-  differences: `${ONLY_WITH_ARCHIVE} ${TRACERS} Runs on the block's end state with its header, as geth; \`stateOverrides\` (\`balance\`, \`nonce\`, \`code\`, \`state\`, \`stateDiff\`) and \`blockOverrides\` (\`number\`, \`time\`, \`gasLimit\`, \`feeRecipient\`, \`prevRandao\`, \`baseFeePerGas\`) in the third parameter; \`txIndex\` is not taken. Gas defaults to 50M; a call paying no fee runs with base fee 0; the nonce is not checked and a short balance is topped up.`,
+  differences: `${ONLY_WITH_ARCHIVE} ${TRACERS} Runs on the block's end state with its header, as geth; \`stateOverrides\` (\`balance\`, \`nonce\`, \`code\`, \`state\`, \`stateDiff\`) and \`blockOverrides\` (\`number\`, \`time\`, \`gasLimit\`, \`feeRecipient\`, \`prevRandao\`, \`baseFeePerGas\`) in the third parameter; \`txIndex\` (hex) runs it after the block's first txIndex transactions, as geth (past the last: -32000 \`transaction index N out of range for block 0x..\`; block 0: \`no transaction in genesis\`). Gas defaults to 50M; a call paying no fee runs with base fee 0; the nonce is not checked and a short balance is topped up.`,
   async handler(params, ctx) {
     const archive = archiveOf(ctx, 'debug_traceCall');
     const [a, b, c] = positional(params, 'debug_traceCall', 1, 3);
     const call = callArgs(a);
-    const { stateOverrides: so, blockOverrides: bo, ...rest } = traceConfig(c) as TraceConfig & { stateOverrides?: unknown; blockOverrides?: unknown };
+    const { stateOverrides: so, blockOverrides: bo, txIndex: ti, ...rest } = traceConfig(c) as TraceConfig & { stateOverrides?: unknown; blockOverrides?: unknown; txIndex?: unknown };
     const overrides = stateOverrides(so);
     const blockOv = blockOverrides(bo);
+    // geth's hexutil.Uint: a hex string, never a JSON number.
+    const txIndex = ti == null ? undefined : u64(ti, 'txIndex');
     const n = await blockNumberOf(ctx, archive, b);
+    const common = archiveCommon();
+    const ov = { stateOverrides: overrides, ...(blockOv === undefined ? {} : { blockOverrides: blockOv }) };
+    if (txIndex !== undefined) return traceCall(await atTxIndex(ctx, archive, n, txIndex, call, common, ov), rest, traceLimits(ctx));
     if (!(await archive.holds(n))) fromArchive(ctx, await archive.account(new Uint8Array(20), n));
     const block = (await archive.blockContext(n))!;
-    return traceCall(
-      { stateManager: archive.stateAt(n), common: archiveCommon(), block, call, stateOverrides: overrides, ...(blockOv === undefined ? {} : { blockOverrides: blockOv }) },
-      rest,
-      traceLimits(ctx),
-    );
+    return traceCall({ stateManager: archive.stateAt(n), common, block, call, ...ov }, rest, traceLimits(ctx));
   },
 };
