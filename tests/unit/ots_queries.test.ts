@@ -6,6 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { OtsErrorCode, OtsQueries, OtsQueryError, type OtsSearchPage } from '../../src/archive/ots_queries.js';
 import { writeInternalRows, type InternalTxRow } from '../../src/archive/internal_rows.js';
 import { ensureArchiveSchema } from '../../src/archive/schema.js';
+import { ArchiveReader } from '../../src/archive/reader.js';
+import { CanisterClient } from '../../src/client/index.js';
+import { DEFAULT_CONFIG } from '../../src/gateway/config.js';
+import { handleRequest } from '../../src/gateway/rpc.js';
+import { createContext } from '../../src/gateway/server.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { ensureSchema } from '../../src/indexer/store.js';
 
@@ -129,6 +134,38 @@ describe('Otterscan lookups on the indexer and archive tables', () => {
     await expect(q.txBySenderAndNonce(X, 0n)).rejects.toThrow(/no indexer tables/);
     // The creators are the archive's own table: answered.
     expect(await q.contractCreator(C)).toBeUndefined();
+    await db.close();
+  });
+
+  it('through the gateway: a clear -32000 without the indexer tables, -32601 without an archive, never a crash', async () => {
+    const db = await openDb({ memory: true });
+    await ensureArchiveSchema(db, 4801360n);
+    const client = new CanisterClient({
+      kind: 'host',
+      call: async (_mode, method) => {
+        if (method === 'rpc_eth_block_number') return 3n;
+        throw new Error(`${method} not served`);
+      },
+    });
+    const logs: string[] = [];
+    const ctx = createContext({ config: DEFAULT_CONFIG, client, archive: new ArchiveReader(db), log: (l) => logs.push(l) });
+    const rpc = async (method: string, params: unknown[], c = ctx) => handleRequest({ jsonrpc: '2.0', id: 1, method, params }, c);
+    const X_HEX = `0x${'aa'.repeat(20)}`;
+    const missing = { error: { code: -32000, message: expect.stringMatching(/^indexer unavailable: the archive's database has no indexer tables/) } };
+    expect(await rpc('ots_searchTransactionsBefore', [X_HEX, 0, 25])).toMatchObject(missing);
+    expect(await rpc('ots_searchTransactionsAfter', [X_HEX, 0, 25])).toMatchObject(missing);
+    expect(await rpc('ots_getTransactionBySenderAndNonce', [X_HEX, 0])).toMatchObject(missing);
+    expect(await rpc('ots_getContractCreator', [X_HEX])).toMatchObject({ result: null });
+    // Parameters are checked before any lookup.
+    expect(await rpc('ots_searchTransactionsBefore', [X_HEX, 0, 101])).toMatchObject({ error: { code: -32602, message: 'pageSize: at most 100, got 101' } });
+    expect(await rpc('ots_searchTransactionsBefore', [X_HEX, '0x1', 5.5])).toMatchObject({ error: { code: -32602 } });
+    expect(await rpc('ots_getTransactionBySenderAndNonce', ['0x12', 0])).toMatchObject({ error: { code: -32602 } });
+    expect(logs).toEqual([]);
+
+    const plain = createContext({ config: DEFAULT_CONFIG, client, log: () => {} });
+    for (const m of ['ots_getBlockDetails', 'ots_getBlockDetailsByHash', 'ots_getBlockTransactions', 'ots_searchTransactionsBefore', 'ots_searchTransactionsAfter', 'ots_getTransactionBySenderAndNonce', 'ots_getContractCreator']) {
+      expect(await rpc(m, [], plain), m).toMatchObject({ error: { code: -32601, message: `the method ${m} does not exist/is not available` } });
+    }
     await db.close();
   });
 });
