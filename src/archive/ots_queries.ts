@@ -56,9 +56,9 @@ const newestFirst = (a: OtsTxRef, b: OtsTxRef): number => (a.block === b.block ?
 /**
  * The transactions touching `address` in blocks [lo, hi], each source read through its own index in the
  * search's direction, distinct transactions, at most `limit` from each (the `limit` nearest overall are then
- * among them). Without `limit`: every one (used for a single block).
+ * among them). Without `limit`: every one (used for a single block). Exported for the test of its plan.
  */
-function matchesSql(dir: Dir, limit: boolean): string {
+export function matchesSql(dir: Dir, limit: boolean): string {
   const order = dir === 'before' ? 'DESC' : 'ASC';
   const lim = limit ? 'LIMIT $4' : '';
   const src = (table: string, block: string, index: string, hash: string, column: string): string =>
