@@ -109,7 +109,7 @@ export const ots_getBlockTransactions: MethodSpec = {
   name: 'ots_getBlockTransactions',
   canister: ['rpc_eth_get_block_by_number_with_status', 'rpc_eth_get_block_receipts_paged'],
   blockTags: 'number (JSON or hex)',
-  limits: `pageSize at most ${OTS_MAX_PAGE_SIZE} (else -32602)`,
+  limits: `pageSize at most ${OTS_MAX_PAGE_SIZE}, page at most ${MAX_TXS_PER_BLOCK} (a block's most transactions; else -32602)`,
   differences: `${ONLY_WITH_ARCHIVE} The block with page \`page\` (from 0) of \`pageSize\` transactions (inputs cut to their first 4 bytes) and their receipts with the block's \`timestamp\`, as anvil; \`transactionCount\` is the block's count (Otterscan's page count; anvil counts the page). An unknown block is -32001.`,
   async handler(params, ctx) {
     archiveOf(ctx, 'ots_getBlockTransactions');
