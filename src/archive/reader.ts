@@ -15,6 +15,7 @@ import type { Queryable } from '../indexer/db.js';
 import { archiveTxCommon, createArchiveVm, ethBlockOf, type BlockContext } from './evm_context.js';
 import { historySource, type StateSource } from './history_source.js';
 import { HistoryStateManager } from './history_state.js';
+import { OtsQueries } from './ots_queries.js';
 import { ethTxOf } from './replay_tx.js';
 import type { Mismatch } from './mismatch.js';
 
@@ -30,6 +31,12 @@ export interface ArchiveAccount {
 
 export class ArchiveReader {
   constructor(private readonly db: Queryable) {}
+
+  /** Otterscan's lookups in the same database (the indexer's tables and the archive's internal transactions). */
+  get ots(): OtsQueries {
+    return (this.otsQueries ??= new OtsQueries(this.db));
+  }
+  private otsQueries: OtsQueries | undefined;
 
   /** The highest verified block (-1n when none). */
   async headBlock(): Promise<bigint> {

@@ -4,6 +4,7 @@
 // by those phrases: "nonce too low", "insufficient funds", ...). Internal failures are logged server-side
 // and answered with a fixed message: never a stack trace or an internal detail.
 import { ErrorCode } from '../core/errors.js';
+import { OtsErrorCode } from '../archive/ots_queries.js';
 import { TraceErrorCode } from '../archive/trace/types.js';
 import type { CandidError } from '../client/schema.js';
 import { toPrefixedHex } from './hex.js';
@@ -108,6 +109,8 @@ export const ERROR_MAP: Readonly<Record<string, { readonly rpc: RpcCode; readonl
   [TraceErrorCode.Timeout]: { rpc: RpcCode.Server },
   [TraceErrorCode.TooLarge]: { rpc: RpcCode.Server },
   [TraceErrorCode.Rejected]: { rpc: RpcCode.Server },
+  // Otterscan's searches (src/archive/ots_queries.ts) on an archive database the indexer does not fill.
+  [OtsErrorCode.IndexerMissing]: { rpc: RpcCode.Server, prefix: 'indexer unavailable' },
 };
 
 /** Log sink for internals (the server wires it to stderr); tests may replace it. */

@@ -42,6 +42,8 @@ import { eth_subscribe, eth_unsubscribe } from './subscribe.js';
 import { SIGNING_METHODS } from './signing.js';
 import { debug_traceBlockByHash, debug_traceBlockByNumber, debug_traceCall, debug_traceTransaction } from './debug_trace.js';
 import { ots_getApiLevel, ots_getInternalOperations, ots_getTransactionError, ots_hasCode, ots_traceTransaction } from './ots.js';
+import { ots_getBlockDetails, ots_getBlockDetailsByHash, ots_getBlockTransactions } from './ots_blocks.js';
+import { ots_getContractCreator, ots_getTransactionBySenderAndNonce, ots_searchTransactionsAfter, ots_searchTransactionsBefore } from './ots_search.js';
 import { trace_block, trace_replayBlockTransactions, trace_transaction } from './trace.js';
 import type { MethodSpec } from './types.js';
 
@@ -94,6 +96,13 @@ export const METHODS: readonly MethodSpec[] = [
   ots_getInternalOperations,
   ots_getTransactionError,
   ots_traceTransaction,
+  ots_getBlockDetails,
+  ots_getBlockDetailsByHash,
+  ots_getBlockTransactions,
+  ots_searchTransactionsBefore,
+  ots_searchTransactionsAfter,
+  ots_getTransactionBySenderAndNonce,
+  ots_getContractCreator,
   trace_transaction,
   trace_block,
   trace_replayBlockTransactions,

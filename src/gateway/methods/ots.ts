@@ -1,12 +1,12 @@
 // Otterscan's ots_* API as anvil serves it (docs/traces.md): the call tree of a transaction re-run over the
-// archive, in Otterscan's shapes. The search methods (ots_search*, ots_getBlockDetails, ...) are not served yet.
+// archive, in Otterscan's shapes. Its block methods are in ots_blocks.ts, its address searches in ots_search.ts.
 import { callTree, otsInternalOperations, otsTraceTransaction, otsTransactionError } from '../../archive/trace/index.js';
 import { positional } from '../params.js';
 import { eth_getCode } from './eth_getCode.js';
+import { ONLY_WITH_ARCHIVE } from './ots_blocks.js';
 import { archiveOf, traceLimits, tracedTx } from './trace_source.js';
 import { STATE_TAGS, type MethodContext, type MethodSpec } from './types.js';
 
-const ONLY_WITH_ARCHIVE = 'Only when the gateway has an archive (`npm start` does; RPC_GATEWAY_ARCHIVE_DATABASE_URL), else -32601.';
 const TX_LIMITS = 'Each transaction re-run within 5s (else -32000 execution timeout); a block the archive has not verified is -32000 state unavailable.';
 
 /** Otterscan's API level (the one anvil reports). */
