@@ -86,6 +86,8 @@ async function frameView(f: CallFrameJson, path: readonly number[], parentFailed
   const failed = typeof f.error === 'string';
   const input = hexBytes(f.input);
   const isCreate = type === 'CREATE' || type === 'CREATE2';
+  // A DELEGATECALL reports its caller's value, which it does not move.
+  const movesValue = type !== 'DELEGATECALL' && type !== 'STATICCALL';
   const [vFrom, vTo] = await Promise.all([from === undefined ? undefined : verified(from), to === undefined ? undefined : verified(to)]);
   const abi: Abi | undefined = vTo?.abi;
   let call: Html = html``;
@@ -111,8 +113,8 @@ async function frameView(f: CallFrameJson, path: readonly number[], parentFailed
   const cls = `frame${failed ? ' failed' : ''}${parentFailed ? ' undone' : ''}`;
   const arrow = type === 'SELFDESTRUCT' ? html` → beneficiary ` : isCreate ? html` → new contract ` : html` → `;
   return html`<li class="${cls}" data-type="${type}" data-trace="${path.join('.')}"${parentFailed ? html` title="undone: a frame above it reverted"` : ''}>
-<span class="badge kind">${type}</span> ${named(from, vFrom)}${arrow}${named(to, vTo)}${value > 0n ? html` <span class="value ok">${formatEth(value)}</span>` : ''}
-${call} <span class="muted">gas used ${quantityOf(f.gasUsed).toLocaleString('en-US')}</span>${error}${kids.length === 0 ? '' : html`<ul>${kids}</ul>`}</li>`;
+<span class="badge kind">${type}</span> ${named(from, vFrom)}${arrow}${named(to, vTo)}${value > 0n && movesValue ? html` <span class="value ok">${formatEth(value)}</span>` : ''}
+${call} <span class="muted">· gas used ${quantityOf(f.gasUsed).toLocaleString('en-US')}</span>${error}${kids.length === 0 ? '' : html`<ul>${kids}</ul>`}</li>`;
 }
 
 /** The tree as HTML, or the reason it cannot be shown. */
