@@ -542,4 +542,39 @@ describe('explorer trace views', () => {
     // A malformed cursor is the first page, not an error.
     expect((await get(`/address/${PAGER}?ibefore=12-3-x`)).status).toBe(200);
   });
+
+  it('a database without the archive\'s tables: the address page says so, the creator comes from the receipts', async () => {
+    const bare = await openDb({ memory: true });
+    try {
+      await migrate(bare, INDEXER_COMPONENT, INDEXER_MIGRATIONS);
+      await bare.query(
+        `INSERT INTO blocks (number, hash, parent_hash, timestamp, gas_used, gas_limit, base_fee, tx_count, miner, state_root, transactions_root, receipts_root, logs_bloom, size)
+         VALUES (1, $1, $1, 1700000000, 0, 3000000, '0', 1, $2, $1, $1, $1, $3, 0)`,
+        [b(h32(1)), b(addr(0)), new Uint8Array(256)],
+      );
+      await bare.query(
+        `INSERT INTO txs (eth_tx_hash, tx_id, block_number, tx_index, type, origin, from_address, to_address, value, nonce, gas_limit, input, receipt_status)
+         VALUES ($1, $2, 1, 0, 2, 'EthSigned', $3, NULL, '7', 0, 300000, '\\x', 1)`,
+        [b(h32(0x7600)), b('0x0000000000007600'), b(ALICE)],
+      );
+      await bare.query(`INSERT INTO receipts (tx_hash, block_number, status, gas_used, cumulative_gas_used, effective_gas_price, contract_address) VALUES ($1, 1, 1, 50000, 50000, '1', $2)`, [b(h32(0x7600)), b(C1)]);
+      const handler = createPagesHandler({ db: bare, chainId: 4801360n, verified: async () => undefined, rpc: async (m) => (m === 'eth_getCode' ? '0x6080' : '0x7') });
+      const srv = createServer((req, res) => void handler(req, res));
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      try {
+        const r = await fetch(`http://127.0.0.1:${(srv.address() as AddressInfo).port}/address/${C1}`);
+        const text = await r.text();
+        expect(r.status).toBe(200);
+        expect(text).toContain("this explorer's database has none");
+        expect(text).toMatch(new RegExp(`id="creator"><a class="mono" href="/address/${ALICE}">`));
+        // Its creation paid it 7 wei: the balance history still has the top-level part.
+        expect(text).toMatch(/id="balance-history"[\s\S]*\+0\.000000000000000007 ETH/);
+      } finally {
+        srv.closeAllConnections();
+        await new Promise((r) => srv.close(r));
+      }
+    } finally {
+      await bare.close();
+    }
+  });
 });
