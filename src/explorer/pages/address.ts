@@ -1,5 +1,6 @@
-// An address page: balance, nonce and code from the gateway, its transactions and token transfers, and for a
-// verified contract its source, ABI and read calls.
+// An address page: balance, nonce and code from the gateway, its transactions, internal transactions, token
+// transfers and balance history, who created it (./internal.ts), and for a verified contract its source, ABI and
+// read calls.
 import type { Abi } from 'viem';
 import { decodeRead, decodeRevert, encodeRead, parseArg, readFunctions } from './abi.js';
 import { toPrefixedHex } from '../../gateway/hex.js';

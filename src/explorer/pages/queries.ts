@@ -2,6 +2,8 @@
 // an index (primary keys, the *_newest indexes, logs_tx, receipts_contract_address) and pages with a keyset
 // cursor (block number, index within the block) instead of OFFSET, so a page costs the same on the millionth row
 // as on the first. Token holders are read from the indexer's token_balances (maintained with the transfers), not summed.
+// Internal transactions and contract creators are read from the archive's tables in the same database
+// (archive_internal_txs, archive_contract_creators), when the archive has created them.
 import type { Queryable } from '../../indexer/db.js';
 
 export interface BlockRow {

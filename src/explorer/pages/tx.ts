@@ -1,5 +1,6 @@
 // A transaction page: the indexed transaction with its receipt, decoded input and logs, a replayed revert
-// reason when it failed, or a pending one from the gateway.
+// reason when it failed, or a pending one from the gateway; its "Call tree" and "State changes" tabs
+// (./tx_calls.ts, ./tx_state.ts) are traced on demand.
 import type { Abi } from 'viem';
 import { decodeInput, decodeLog, decodeRevert, type DecodedCall } from './abi.js';
 import { toPrefixedHex } from '../../gateway/hex.js';
