@@ -1,11 +1,13 @@
-// An address page: balance, nonce and code from the gateway, its transactions and token transfers, and for a
-// verified contract its source, ABI and read calls.
+// An address page: balance, nonce and code from the gateway, its transactions, internal transactions, token
+// transfers and balance history, who created it (./internal.ts), and for a verified contract its source, ABI and
+// read calls.
 import type { Abi } from 'viem';
 import { decodeRead, decodeRevert, encodeRead, parseArg, readFunctions } from './abi.js';
 import { toPrefixedHex } from '../../gateway/hex.js';
-import { addressLink, formatEth, parseHexBytes, short, txLink } from './format.js';
+import { formatEth, parseHexBytes, short } from './format.js';
 import { html, type Html } from './html.js';
-import { type ExplorerQueries, formatCursor, parseCursor } from './queries.js';
+import { type ExplorerQueries, formatCursor, parseCursor, parseInternalCursor } from './queries.js';
+import { balanceHistorySection, creatorRow, internalTxSection } from './internal.js';
 import { PAGE_SIZE, PageError, type PagesDeps, transferTable, txTable, type VerifiedContractInfo } from './common.js';
 import { callView } from './tx.js';
 
@@ -16,7 +18,9 @@ export async function addressPage(deps: PagesDeps, q: ExplorerQueries, path: str
   const hex = toPrefixedHex(address);
   const before = parseCursor(params.get('before'));
   const tbefore = parseCursor(params.get('tbefore'));
-  const [balance, nonce, code, txs, transfers, verified, creation] = await Promise.all([
+  const ibefore = parseInternalCursor(params.get('ibefore'));
+  const hbefore = parseCursor(params.get('hbefore'));
+  const [balance, nonce, code, txs, transfers, verified, creation, creator, internalSection, historySection] = await Promise.all([
     deps.rpc('eth_getBalance', [hex, 'latest']).catch(() => undefined),
     deps.rpc('eth_getTransactionCount', [hex, 'latest']).catch(() => undefined),
     deps.rpc('eth_getCode', [hex, 'latest']).catch(() => undefined),
@@ -24,7 +28,11 @@ export async function addressPage(deps: PagesDeps, q: ExplorerQueries, path: str
     q.addressTransfers(address, tbefore, PAGE_SIZE),
     deps.verified(address),
     q.creation(address),
+    q.creator(address),
+    internalTxSection(q, address, ibefore),
+    balanceHistorySection(deps, q, address, hbefore),
   ]);
+  const creatorName = creator === undefined ? undefined : (await deps.verified(creator.creator).catch(() => undefined))?.contractName;
   const isContract = typeof code === 'string' && code !== '0x';
   const lastTx = txs.at(-1);
   const lastTransfer = transfers.at(-1);
@@ -35,15 +43,17 @@ export async function addressPage(deps: PagesDeps, q: ExplorerQueries, path: str
 <div class="card"><table class="kv">
 <tr><th>Balance</th><td id="balance">${typeof balance === 'string' ? formatEth(BigInt(balance)) : 'unavailable'}</td></tr>
 <tr><th>Nonce</th><td>${typeof nonce === 'string' ? BigInt(nonce).toString() : 'unavailable'}</td></tr>
-${creation === undefined ? '' : html`<tr><th>Created by</th><td>${addressLink(creation.from_address)} in ${txLink(creation.tx_hash)}</td></tr>`}
+${creatorRow(creator, creation, creatorName)}
 ${isContract ? html`<tr><th>Verified</th><td id="verified">${verified === undefined ? html`No. <a href="/verify?address=${hex}">Verify and publish its source</a>` : html`<span class="ok">Yes</span> (${verified.match} match), ${verified.contractName}, ${verified.compilerVersion}`}</td></tr>` : ''}
 </table></div>
 ${readSection ?? ''}
 ${verified === undefined ? '' : verifiedSection(hex, verified)}
 <div class="card"><h2>Transactions</h2>${txTable(txs, { block: true })}
 ${lastTx !== undefined && txs.length === PAGE_SIZE ? html`<div class="pager"><a href="/address/${hex}?before=${formatCursor({ block: lastTx.block_number, index: lastTx.tx_index })}">older →</a></div>` : ''}</div>
+${internalSection}
 <div class="card"><h2>Token transfers</h2>${transferTable(transfers)}
 ${lastTransfer !== undefined && transfers.length === PAGE_SIZE ? html`<div class="pager"><a href="/address/${hex}?tbefore=${formatCursor({ block: lastTransfer.block_number, index: lastTransfer.log_index })}">older →</a></div>` : ''}</div>
+${historySection}
 ${isContract ? html`<div class="card"><h2>Code</h2><pre>${code as string}</pre></div>` : ''}`,
   };
 }

@@ -19,10 +19,19 @@ export interface VerifiedContractInfo {
   readonly verifiedAt?: string;
 }
 
+export interface RpcOptions {
+  /** The answer's size at most, in bytes (the gateway client's default otherwise). */
+  readonly maxBytes?: number;
+  readonly timeoutMs?: number;
+}
+
 export interface PagesDeps {
   readonly db: Queryable;
-  /** A JSON-RPC call to the gateway; throws an Error with `code` and `data` on an error answer. */
-  readonly rpc: (method: string, params: readonly unknown[]) => Promise<unknown>;
+  /**
+   * A JSON-RPC call to the gateway; throws an Error with `code` and `data` on an error answer, and one with code
+   * `response_too_large` when the answer passes `maxBytes`.
+   */
+  readonly rpc: (method: string, params: readonly unknown[], opts?: RpcOptions) => Promise<unknown>;
   readonly chainId: bigint;
   readonly verified: (address: Uint8Array) => Promise<VerifiedContractInfo | undefined>;
 }

@@ -60,6 +60,11 @@ a{color:var(--accent)}.muted{color:var(--muted)}.ok{color:var(--ok);font-weight:
 .notice{background:#fff8e1;border:1px solid #f0d98c;border-radius:10px;padding:12px 16px;margin-bottom:16px}
 input[type=text],select,textarea{font:inherit;padding:6px 8px;border:1px solid var(--line);border-radius:6px;width:100%}
 textarea{min-height:120px;font-family:ui-monospace,monospace;font-size:12px}
+.tabs{display:flex;gap:4px;margin:0 0 -1px 0}.tabs a{padding:6px 14px;border:1px solid var(--line);border-bottom:0;border-radius:8px 8px 0 0;background:#eef0f6;text-decoration:none}
+.tabs a.active{background:var(--card);color:var(--fg);font-weight:600}
+ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:22px;border-left:1px dashed var(--line)}ul.tree{padding-left:0;border:0}
+ul.tree li{padding:3px 0}ul.tree li.undone>*:not(ul){opacity:.55}ul.tree li.failed>.kind{border-color:var(--bad);color:var(--bad)}
+.frame-error{margin-left:8px}.reverted{color:var(--bad)}
 form.stack label{display:block;margin:10px 0 4px;color:var(--muted)}form.stack button{margin-top:12px;padding:8px 16px;border:0;border-radius:6px;background:var(--accent);color:#fff}
 `;
 

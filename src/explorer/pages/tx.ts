@@ -1,5 +1,6 @@
 // A transaction page: the indexed transaction with its receipt, decoded input and logs, a replayed revert
-// reason when it failed, or a pending one from the gateway.
+// reason when it failed, or a pending one from the gateway; its "Call tree" and "State changes" tabs
+// (./tx_calls.ts, ./tx_state.ts) are traced on demand.
 import type { Abi } from 'viem';
 import { decodeInput, decodeLog, decodeRevert, type DecodedCall } from './abi.js';
 import { toPrefixedHex } from '../../gateway/hex.js';
@@ -7,6 +8,18 @@ import { addressLink, blockLink, formatEth, formatGwei, parseHexBytes, short, st
 import { html, type Html } from './html.js';
 import { type ExplorerQueries, type LogRow, type TxRow } from './queries.js';
 import { fee, notFound, PageError, type PagesDeps, transferTable, type VerifiedContractInfo } from './common.js';
+import { callTreeSection } from './tx_calls.js';
+import { stateChangesSection } from './tx_state.js';
+
+const TABS = { '': 'Overview', calls: 'Call tree', state: 'State changes' } as const;
+type Tab = keyof typeof TABS;
+
+/** The transaction page's tabs: the overview from the indexer's tables, the two traces on demand. */
+export function txTabs(hash: string, active: Tab): Html {
+  return html`<nav class="tabs" id="tx-tabs">${(Object.keys(TABS) as Tab[]).map(
+    (t) => html`<a href="/tx/${hash}${t === '' ? '' : `/${t}`}"${t === active ? html` class="active" aria-current="page"` : ''}>${TABS[t]}</a>`,
+  )}</nav>`;
+}
 
 export async function txPage(deps: PagesDeps, q: ExplorerQueries, path: string[]) {
   const id = path[0] ?? '';
@@ -17,6 +30,23 @@ export async function txPage(deps: PagesDeps, q: ExplorerQueries, path: string[]
   else if (txId !== undefined) tx = await q.txById(txId);
   else throw new PageError(400, 'Bad request', html`<h1>Not a transaction hash or tx_id</h1><p class="mono">${id}</p>`);
   if (tx === undefined) return pendingTx(deps, id, hash);
+  const tab = path[1] ?? '';
+  if (path.length > 2 || !Object.hasOwn(TABS, tab)) throw notFound('Page', html`<p>No tab ${tab} of a transaction; its tabs are ${Object.values(TABS).join(', ')}.</p>`);
+  const txHash = toPrefixedHex(tx.eth_tx_hash);
+  if (tab === 'calls' || tab === 'state') {
+    const section = tab === 'calls' ? await callTreeSection(deps, txHash) : await stateChangesSection(deps, txHash);
+    return {
+      title: `${TABS[tab]} ${short(txHash)}`,
+      status: section.status,
+      body: html`<h1>Transaction <span class="mono">${txHash}</span></h1>
+<div class="card"><table class="kv"><tr><th>Status</th><td id="tx-status">${statusBadge(tx.receipt_status)}</td></tr>
+<tr><th>Block</th><td>${blockLink(tx.block_number)} (index ${tx.tx_index})</td></tr>
+<tr><th>From</th><td>${addressLink(tx.from_address, true)}</td></tr>
+<tr><th>${tx.to_address === null ? 'Created contract' : 'To'}</th><td>${tx.to_address === null ? addressLink(tx.contract_address, true) : addressLink(tx.to_address, true)}</td></tr>
+<tr><th>Value</th><td>${formatEth(tx.value)}</td></tr></table></div>
+${txTabs(txHash, tab)}<div class="card" id="tab-${tab}">${section.body}</div>`,
+    };
+  }
 
   const [logs, transfers, verifiedTo] = await Promise.all([
     q.txLogs(tx.eth_tx_hash),
@@ -41,7 +71,7 @@ export async function txPage(deps: PagesDeps, q: ExplorerQueries, path: string[]
   );
   return {
     title: `Transaction ${short(toPrefixedHex(tx.eth_tx_hash))}`,
-    body: html`<h1>Transaction</h1><div class="card"><table class="kv">
+    body: html`<h1>Transaction</h1>${txTabs(txHash, '')}<div class="card"><table class="kv">
 <tr><th>Transaction hash</th><td class="mono">${toPrefixedHex(tx.eth_tx_hash)}</td></tr>
 <tr><th>tx_id (canister)</th><td class="mono">${toPrefixedHex(tx.tx_id)}</td></tr>
 <tr><th>Status</th><td id="tx-status">${statusBadge(tx.receipt_status)}${
