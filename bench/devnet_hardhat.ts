@@ -25,7 +25,7 @@ async function hardhat(args: string[], url: string, work: string): Promise<numbe
   });
   const seconds = (performance.now() - started) / 1000;
   const out = `${r.stdout}\n${r.stderr}`;
-  if (r.code !== 0 || /\bfailing\b/.test(out)) throw new Error(`hardhat ${args.join(' ')} against ${url} failed:\n${out}`);
+  if (r.code !== 0 || /\bfailing\b/.test(out) || (args[0] === 'test' && !/\b6 passing\b/.test(out))) throw new Error(`hardhat ${args.join(' ')} against ${url} failed:\n${out}`);
   return seconds;
 }
 

@@ -25,7 +25,8 @@ const CONSOLE_TAIL = Uint8Array.from(Buffer.from(CONSOLE_ADDRESS.slice(-22), 'he
 interface Job {
   readonly method: 'eth_call' | 'eth_estimateGas';
   readonly call: CallObjectView;
-  readonly block: bigint;
+  /** The block the call ran on; undefined when the head could not be read. */
+  readonly block: Promise<bigint | undefined>;
 }
 
 function contains(hay: Uint8Array, needle: Uint8Array): boolean {
@@ -34,8 +35,8 @@ function contains(hay: Uint8Array, needle: Uint8Array): boolean {
 
 export interface CallConsoleOptions {
   readonly reader: ArchiveReader;
-  /** The canister's head block number (a call at `latest` ran on the state after it). */
-  readonly head: () => bigint;
+  /** The canister's head block number (a call at `latest` ran on the state after it); asked when the call is queued. */
+  readonly head: () => bigint | Promise<bigint>;
   readonly log: (line: string) => void;
   readonly waitMs?: number;
 }
@@ -59,12 +60,8 @@ export class CallConsolePrinter implements CallWatcher {
       this.dropped++;
       return;
     }
-    let at: bigint;
-    try {
-      at = block ?? this.o.head();
-    } catch {
-      return;
-    }
+    // The head is asked now (not when the call is re-run, a block later perhaps), without waiting for it.
+    const at = block !== undefined ? Promise.resolve(block) : (async () => this.o.head())().catch(() => undefined);
     this.queue.push({ method, call, block: at });
     this.running ??= this.drain().finally(() => (this.running = undefined));
   }
@@ -94,17 +91,18 @@ export class CallConsolePrinter implements CallWatcher {
   }
 
   private async rerun(j: Job): Promise<void> {
-    if (!(await this.archived(j.block))) return;
+    const block = await j.block;
+    if (block === undefined || !(await this.archived(block))) return;
     if (!(await this.mayLog(j.call))) return;
     let collector: ConsoleCollector | undefined;
     try {
-      await this.o.reader.call(archiveCallObject(j.call), j.block, (vm) => (collector = attachConsoleLog(vm.evm as unknown as EvmWithEvents)));
+      await this.o.reader.call(archiveCallObject(j.call), block, (vm) => (collector = attachConsoleLog(vm.evm as unknown as EvmWithEvents)));
       const lines = collector?.take() ?? [];
       if (lines.length === 0) return;
       const to = j.call.to[0];
       const skipped = this.dropped === 0 ? '' : `; ${this.dropped} earlier calls not re-run: too many at once`;
       this.dropped = 0;
-      this.o.log(`console.log (${j.method} ${to === undefined ? 'creating a contract' : `to ${toPrefixedHex(to)}`}, block ${j.block}${skipped}):`);
+      this.o.log(`console.log (${j.method} ${to === undefined ? 'creating a contract' : `to ${toPrefixedHex(to)}`}, block ${block}${skipped}):`);
       for (const line of lines) this.o.log(`    ${line}`);
     } finally {
       collector?.detach();

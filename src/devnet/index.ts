@@ -183,7 +183,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     host.close();
     throw e;
   }
-  const calls = opts.archive === undefined ? undefined : new CallConsolePrinter({ reader: opts.archive, head: () => evm.querySync('rpc_eth_block_number', []), log });
+  const calls = opts.archive === undefined ? undefined : new CallConsolePrinter({ reader: opts.archive, head: () => evm.query('rpc_eth_block_number', []), log });
   try {
     gateway = await startGateway({
       config: opts.gateway ?? { ...DEFAULT_CONFIG, clientVersion: DEVNET_CLIENT_VERSION },
