@@ -13,6 +13,7 @@ import { benchIcHttp } from '../bench/ic_http.js';
 import { benchLifecycle } from '../bench/lifecycle.js';
 import { benchReadApi } from '../bench/read_api.js';
 import { benchRpc } from '../bench/rpc.js';
+import { benchDevnetHardhat } from '../bench/devnet_hardhat.js';
 import { benchTraces } from '../bench/traces.js';
 import { ROOT } from '../src/devnet/build.js';
 
@@ -32,6 +33,7 @@ const groups: Record<string, (r: typeof report) => Promise<void>> = {
   ic_http: benchIcHttp,
   read_api: benchReadApi,
   rpc: benchRpc,
+  devnet_hardhat: benchDevnetHardhat,
   indexer: benchIndexer,
   archive: benchArchive,
   traces: benchTraces,

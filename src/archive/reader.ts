@@ -121,11 +121,14 @@ export class ArchiveReader {
     return ok(out);
   }
 
-  /** eth_call at block n: the return data, or the head's error shapes (exec.reverted with the revert data, ...). */
-  async call(o: CallObject, n: bigint): Promise<Result<Uint8Array>> {
+  /**
+   * eth_call at block n: the return data, or the head's error shapes (exec.reverted with the revert data, ...).
+   * `observe` gets the VM before the call runs (the devnet's console.log collector listens to its EVM).
+   */
+  async call(o: CallObject, n: bigint, observe?: (vm: VM) => void): Promise<Result<Uint8Array>> {
     const p = await this.prepare(o, n);
     if (!p.ok) return p;
-    const out = await runCall(p.value.tx, p.value.ctx, this.stateAt(n));
+    const out = await runCall(p.value.tx, p.value.ctx, this.stateAt(n), observe);
     return out.status === 1 ? ok(out.returnData) : failureResult(out);
   }
 
@@ -143,6 +146,11 @@ export class ArchiveReader {
     return r.ok ? ok(r.value.gas) : r;
   }
 
+  /** Whether the code of any contract the archive has seen contains `bytes` (content-addressed code is never removed). */
+  async anyCodeContains(bytes: Uint8Array): Promise<boolean> {
+    return (await this.db.query('SELECT 1 FROM archive_code WHERE position($1::bytea in code) > 0 LIMIT 1', [bytes])).rows.length > 0;
+  }
+
   private async prepare(o: CallObject, n: bigint): Promise<Result<{ tx: ExecTx; ctx: BlockContext }>> {
     const g = await this.require(n);
     if (!g.ok) return g;
@@ -155,9 +163,10 @@ export class ArchiveReader {
 }
 
 /** Runs one call with stock EthereumJS on `sm` in block context `ctx` (base fee 0 when the call pays no fee). */
-export async function runCall(tx: ExecTx, ctx: BlockContext, sm: StateManagerInterface): Promise<IncludedOutcome> {
+export async function runCall(tx: ExecTx, ctx: BlockContext, sm: StateManagerInterface, observe?: (vm: VM) => void): Promise<IncludedOutcome> {
   const c = tx.maxFeePerGas === 0n ? { ...ctx, baseFeePerGas: 0n } : ctx;
   const vm: VM = await createArchiveVm(sm, () => c);
+  observe?.(vm);
   const common = archiveTxCommon();
   const ethTx = ethTxOf({ ...tx, chainId: BigInt(common.chainId()) }, tx.from, common);
   try {

@@ -17,6 +17,7 @@ import { IcHost, selfAuthenticatingPrincipal, type MessageStats } from '../host/
 import type { Principal as IcPrincipal } from '@icp-sdk/core/principal';
 import { DEV_ACCOUNT_BALANCE, devAccounts, devSigner, type DevAccount } from './accounts.js';
 import { DevnetControl } from './dev.js';
+import { CallConsolePrinter } from './call_console.js';
 import { PREDEPLOYS } from './predeploys.js';
 
 export const DEFAULT_BLOCK_TIME_S = 2;
@@ -76,6 +77,8 @@ export interface Devnet {
   readonly fresh: boolean;
   /** Block production and the development methods (evm_*). */
   readonly dev: DevnetControl;
+  /** Prints the console.log of eth_call / eth_estimateGas (re-run on the archive); absent without an archive. */
+  readonly calls: CallConsolePrinter | undefined;
   stop(): Promise<void>;
 }
 
@@ -180,8 +183,16 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     host.close();
     throw e;
   }
+  const calls = opts.archive === undefined ? undefined : new CallConsolePrinter({ reader: opts.archive, head: () => evm.query('rpc_eth_block_number', []), log });
   try {
-    gateway = await startGateway({ config: opts.gateway ?? { ...DEFAULT_CONFIG, clientVersion: DEVNET_CLIENT_VERSION }, client: evm, dev, signer: devSigner(accounts), ...(opts.archive === undefined ? {} : { archive: opts.archive }) });
+    gateway = await startGateway({
+      config: opts.gateway ?? { ...DEFAULT_CONFIG, clientVersion: DEVNET_CLIENT_VERSION },
+      client: evm,
+      dev,
+      signer: devSigner(accounts),
+      ...(opts.archive === undefined ? {} : { archive: opts.archive }),
+      ...(calls === undefined ? {} : { calls }),
+    });
     const cache = gateway.context.cache;
     dev.onRevert.push(() => cache.clear()); // blocks and receipts read after the snapshot are no longer final
   } catch (e) {
@@ -203,8 +214,10 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     accounts,
     fresh,
     dev,
+    calls,
     async stop() {
       await gateway.close();
+      await calls?.close();
       await ic.close();
       await explorer?.close();
       host.close();

@@ -6,6 +6,7 @@ import type { CanisterClient } from '../client/index.js';
 import type { GatewayConfig } from './config.js';
 import { RpcCode, type InternalLog } from './errors.js';
 import type { DevControl } from './methods/dev.js';
+import type { CallWatcher } from './methods/types.js';
 import type { Signer } from './signer.js';
 import type { MethodContext } from './methods/index.js';
 import { answerBody } from './rpc.js';
@@ -34,6 +35,8 @@ export interface GatewayOptions {
   readonly limits?: Partial<ServerLimits>;
   /** Historical state reads (src/archive); without it reads below the head are -32000 as before. */
   readonly archive?: ArchiveReader;
+  /** The devnet's watcher of eth_call / eth_estimateGas (console.log printing); absent in front of a real canister. */
+  readonly calls?: CallWatcher;
 }
 
 export interface ServerLimits {
@@ -160,6 +163,7 @@ export function createContext(opts: GatewayOptions): MethodContext {
     ...(opts.dev === undefined ? {} : { dev: opts.dev }),
     ...(opts.signer === undefined ? {} : { signer: opts.signer }),
     ...(opts.archive === undefined ? {} : { archive: opts.archive }),
+    ...(opts.calls === undefined ? {} : { calls: opts.calls }),
     filters: new FilterStore(opts.config.filterTimeoutMs, opts.config.maxFilters, Date.now, opts.config.maxFiltersPerClient),
     pending: new PendingFeed(),
     queries: new QueryGate(opts.config.maxConcurrentQueries, opts.config.maxQueuedQueries, opts.config.maxQueuedQueriesPerClient),

@@ -1,10 +1,12 @@
 // `npm start -- --block-time 0` in its own process, driven as Foundry and ethers scripts drive a local node:
 // cast send and ethers' tx.wait() find their receipt at once (automine, no block timer to wait for), and the
-// development methods (evm_snapshot / evm_revert, evm_mine, evm_increaseTime) work through both clients.
+// development methods (evm_snapshot / evm_revert, evm_mine, evm_increaseTime) work through both clients, and
+// console.log calls (of a transaction and of an eth_call) are printed in the devnet's log.
 import { JsonRpcProvider, Wallet } from 'ethers';
-import { concat, createPublicClient, getContractAddress, http, keccak256, parseAbi, type Hex } from 'viem';
+import { concat, createPublicClient, encodeFunctionData, getContractAddress, http, keccak256, parseAbi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devAccounts } from '../../src/devnet/accounts.js';
+import { CONSOLE_ADDRESS } from '../../src/devnet/console_log.js';
 import { CREATE2_DEPLOYER, MULTICALL3 } from '../../src/devnet/predeploys.js';
 import { removeDir, rpc, runOk, startDevnetProcess, tempDir, type DevnetProcess } from '../support/e2e.js';
 
@@ -82,5 +84,16 @@ describe('npm start -- --block-time 0', () => {
     expect(out.from.toLowerCase()).toBe(a2!.address.toLowerCase());
     expect(await client.getCode({ address: predicted })).toBe(runtime);
     expect(BigInt(await client.call({ to: predicted }).then((r) => r.data ?? '0x0'))).toBe(42n);
+  });
+
+  it('console.log("x", 1) in a transaction and in an eth_call is printed in the devnet log under each', async () => {
+    const abi = parseAbi(['function log(string, uint256)']);
+    const out = JSON.parse(await cast('send', '--unlocked', '--from', a2!.address, CONSOLE_ADDRESS, encodeFunctionData({ abi, functionName: 'log', args: ['x', 1n] }), '--json'));
+    expect(out.status).toBe('0x1');
+    expect(await rpc(devnet.url, 'eth_call', [{ to: CONSOLE_ADDRESS, data: encodeFunctionData({ abi, functionName: 'log', args: ['from eth_call', 2n] }) }, 'latest'])).toBe('0x');
+    const printed = (): string => devnet.proc.output;
+    for (let i = 0; i < 300 && !(printed().includes('    x 1') && printed().includes('    from eth_call 2')); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(printed()).toContain(`console.log (block ${BigInt(out.blockNumber)}, tx ${out.transactionHash}):\n    x 1\n`);
+    expect(printed()).toMatch(new RegExp(`console\\.log \\(eth_call to ${CONSOLE_ADDRESS}, block \\d+\\):\\n    from eth_call 2\\n`));
   });
 });

@@ -30,6 +30,7 @@ afterAll(async () => {
 });
 
 async function hardhatTest(url: string, tag: string): Promise<string> {
+  const started = performance.now();
   const r = await run('hardhat', ['test', '--network', 'localhost', 'test/Lock.test.cjs'], {
     cwd: join(ROOT, 'tests', 'e2e', 'fixtures', 'hardhat-helpers'),
     env: {
@@ -44,6 +45,8 @@ async function hardhatTest(url: string, tag: string): Promise<string> {
   expect(out, out).toMatch(/\b6 passing\b/);
   expect(out).not.toMatch(/\bfailing\b/);
   expect(r.code, out).toBe(0);
+  // The wall time, for the record (the bench measures it: bench/devnet_hardhat.ts).
+  console.log(`hardhat test against ${tag}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return out;
 }
 

@@ -224,6 +224,27 @@ describe('params and block tags', () => {
     expect(await callErr(f, 'eth_estimateGas', [{ to: hx(20) }])).toEqual({ code: -32000, message: 'execution reverted', data: '0x08c379a001' });
   });
 
+  it('tells the devnet\'s call watcher of each eth_call / eth_estimateGas it ran, answered or reverted', async () => {
+    let revert = false;
+    const f = new FakeClient({
+      rpc_eth_call_object: () => (revert ? err(ErrorCode.ExecReverted, 'x', new Uint8Array([1])) : { Ok: new Uint8Array([0xbe]) }),
+      rpc_eth_estimate_gas_object: () => ({ Ok: 21000n }),
+    });
+    const seen: [string, unknown, bigint | undefined][] = [];
+    const ctx = { ...fakeContext(f), calls: { called: (m: string, c: unknown, b: bigint | undefined) => void seen.push([m, (c as { data: unknown }).data, b]) } };
+    await call(f, 'eth_call', [{ to: hx(20), data: '0x12' }], ctx);
+    await call(f, 'eth_estimateGas', [{ to: hx(20), data: '0x34' }, 'latest'], ctx);
+    revert = true;
+    await expect(call(f, 'eth_call', [{ to: hx(20), data: '0x56' }], ctx)).rejects.toThrow('execution reverted');
+    // A request refused before it ran is not a call.
+    await expect(call(f, 'eth_call', [{ to: hx(19) }], ctx)).rejects.toThrow();
+    expect(seen).toEqual([
+      ['eth_call', [new Uint8Array([0x12])], undefined],
+      ['eth_estimateGas', [new Uint8Array([0x34])], undefined],
+      ['eth_call', [new Uint8Array([0x56])], undefined],
+    ]);
+  });
+
   it('eth_feeHistory takes blockCount as number, QUANTITY or decimal string, at most 256', async () => {
     const f = new FakeClient({
       rpc_eth_fee_history: () => ({ Ok: { oldest_block: 1n, base_fee_per_gas: [5n, 6n], gas_used_ratio: [0.5], reward: [[7n]] } }),

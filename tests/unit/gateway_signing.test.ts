@@ -30,6 +30,8 @@ function chain(): FakeClient {
     rpc_eth_max_priority_fee_per_gas: () => ({ Ok: 250n * GWEI }),
     rpc_eth_gas_price: () => ({ Ok: 500n * GWEI }),
     rpc_eth_estimate_gas_object: () => ({ Ok: 21_000n }),
+    rpc_eth_block_number: () => 7n,
+    rpc_eth_get_block_by_number: () => [{ gas_limit: 3_000_000n }],
   });
 }
 
@@ -63,11 +65,18 @@ describe('gateway: development accounts', () => {
     expect((await recoverTransactionAddress({ serializedTransaction: raw as never })).toLowerCase()).toBe(from);
     const count = f.calls.find((c) => c.method === 'rpc_eth_get_transaction_count_at')!;
     expect(count.args[1]).toEqual({ Pending: null });
-    // A gas price (no type) is a legacy transaction; given fields are kept and not asked for.
+    // A gas price (no type) is a legacy transaction; given fields are kept and not asked for (a given gas is
+    // only compared with the head block's gas limit).
     const before = f.calls.length;
     const legacy = parseTransaction((await outcome('eth_signTransaction', [{ from, to: from, gasPrice: '0x1', nonce: '0x0', gas: '0x5208' }], ctx)) as Hex);
     expect(legacy).toMatchObject({ type: 'legacy', gasPrice: 1n, nonce: 0, gas: 21_000n });
-    expect(f.calls.slice(before).map((c) => c.method)).toEqual([]);
+    expect(f.calls.slice(before).map((c) => [c.method, c.args])).toEqual([
+      ['rpc_eth_block_number', []],
+      ['rpc_eth_get_block_by_number', [7n, false]],
+    ]);
+    // A gas above the block gas limit (hardhat-ethers' 2^24 for a node answering hardhat_metadata) is lowered to it.
+    const hardhat = parseTransaction((await outcome('eth_signTransaction', [{ from, to: from, gas: '0x1000000' }], ctx)) as Hex);
+    expect(hardhat).toMatchObject({ type: 'eip1559', gas: 3_000_000n });
     // Bad combinations and unknown accounts are -32602.
     expect(((await outcome('eth_signTransaction', [{ from, type: '0x2', gasPrice: '0x1' }], ctx)) as { code: number }).code).toBe(-32602);
     expect(await outcome('eth_sign', ['0x2222222222222222222222222222222222222222', '0x00'], ctx)).toEqual({ code: -32602, message: 'No Signer available' });

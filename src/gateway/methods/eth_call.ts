@@ -17,8 +17,12 @@ export const eth_call: MethodSpec = {
     const [o, b] = positional(params, 'eth_call', 1, 2);
     const call = callObject(o);
     const n = await archiveBlock(ctx, b);
-    if (n !== undefined) return toPrefixedHex(fromArchive(ctx, await ctx.archive!.call(archiveCallObject(call), n)));
-    const tag = await stateTag(ctx, b);
-    return toPrefixedHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
+    try {
+      if (n !== undefined) return toPrefixedHex(fromArchive(ctx, await ctx.archive!.call(archiveCallObject(call), n)));
+      const tag = await stateTag(ctx, b);
+      return toPrefixedHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
+    } finally {
+      ctx.calls?.called('eth_call', call, n);
+    }
   },
 };

@@ -15,8 +15,12 @@ export const eth_estimateGas: MethodSpec = {
     const [o, b] = positional(params, 'eth_estimateGas', 1, 2);
     const call = callObject(o);
     const n = await archiveBlock(ctx, b);
-    if (n !== undefined) return qty(fromArchive(ctx, await ctx.archive!.estimateGas(archiveCallObject(call), n)));
-    const tag = await stateTag(ctx, b);
-    return qty(unwrap(ctx, await ctx.client.query('rpc_eth_estimate_gas_object', [call, tag])));
+    try {
+      if (n !== undefined) return qty(fromArchive(ctx, await ctx.archive!.estimateGas(archiveCallObject(call), n)));
+      const tag = await stateTag(ctx, b);
+      return qty(unwrap(ctx, await ctx.client.query('rpc_eth_estimate_gas_object', [call, tag])));
+    } finally {
+      ctx.calls?.called('eth_estimateGas', call, n);
+    }
   },
 };

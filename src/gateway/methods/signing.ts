@@ -8,7 +8,7 @@ import { invalidParams, RpcCode, RpcError } from '../errors.js';
 import { toPrefixedHex } from '../hex.js';
 import { address, data, positional } from '../params.js';
 import type { Signer, UnsignedTx } from '../signer.js';
-import { callObject, chainId, unwrap } from './common.js';
+import { callObject, chainId, headNumber, unwrap } from './common.js';
 import type { DevControl, ImpersonatedTx } from './dev.js';
 import { submitRaw, submittedHash } from './eth_sendRawTransaction.js';
 import type { MethodContext, MethodSpec } from './types.js';
@@ -64,6 +64,13 @@ async function fill(ctx: MethodContext, from: `0x${string}`, c: CallObjectView):
   if (gas === undefined) {
     const call: CallObjectView = { ...c, from: [fromBytes], gas: [], nonce: [], chain_id: [], tx_type: [] };
     gas = unwrap(ctx, await ctx.client.query('rpc_eth_estimate_gas_object', [call, { Latest: null }]));
+  } else {
+    // More than a block holds is lowered to the block gas limit: hardhat-ethers sends every transaction of a
+    // Hardhat project's `localhost` signers with min(2^24, the project's own Hardhat network's blockGasLimit,
+    // 30 M by default) once the node answers hardhat_metadata, far above this chain's blocks; such a
+    // transaction could only be refused, and the keys are the devnet's, so the request is filled to fit.
+    const limit = await headGasLimit(ctx);
+    if (limit !== undefined && gas > limit) gas = limit;
   }
   const list = opt(c.access_list);
   return {
@@ -79,6 +86,12 @@ async function fill(ctx: MethodContext, from: `0x${string}`, c: CallObjectView):
       ? {}
       : { accessList: list.map((i) => ({ address: toPrefixedHex(i.address) as `0x${string}`, storageKeys: i.storage_keys.map((k) => toPrefixedHex(k) as `0x${string}`) })) }),
   };
+}
+
+/** The head block's gas limit (what the next block holds unless evm_setBlockGasLimit changed it since). */
+async function headGasLimit(ctx: MethodContext): Promise<bigint | undefined> {
+  const b = (await ctx.client.query('rpc_eth_get_block_by_number', [await headNumber(ctx), false]))[0];
+  return b?.gas_limit;
 }
 
 const hexBytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
@@ -134,8 +147,8 @@ const spec = (name: string, differences: string, canister: MethodSpec['canister'
   handler: (params, ctx) => handler(params, ctx, signer(ctx, name)),
 });
 
-const FILLED = 'What the request leaves out is filled as anvil does: `from` the first account, the nonce from the pending count, gas by `eth_estimateGas`, fees from `eth_gasPrice` / `eth_maxPriorityFeePerGas` (a `gasPrice` makes a legacy transaction), the chain id.';
-const FILL_CANISTER: MethodSpec['canister'] = ['rpc_eth_get_transaction_count_at', 'rpc_eth_max_priority_fee_per_gas', 'rpc_eth_gas_price', 'rpc_eth_estimate_gas_object'];
+const FILLED = 'What the request leaves out is filled as anvil does: `from` the first account, the nonce from the pending count, gas by `eth_estimateGas`, fees from `eth_gasPrice` / `eth_maxPriorityFeePerGas` (a `gasPrice` makes a legacy transaction), the chain id. A `gas` above the head block\'s gas limit is lowered to it (hardhat-ethers sends 16,777,216 to a node that answers `hardhat_metadata`; anvil refuses such a transaction).';
+const FILL_CANISTER: MethodSpec['canister'] = ['rpc_eth_get_transaction_count_at', 'rpc_eth_max_priority_fee_per_gas', 'rpc_eth_gas_price', 'rpc_eth_estimate_gas_object', 'rpc_eth_block_number', 'rpc_eth_get_block_by_number'];
 
 function typedData(v: unknown): Record<string, unknown> {
   let o = v;

@@ -9,7 +9,7 @@ import type { FilterStore } from '../filters.js';
 import type { PendingFeed } from '../pending.js';
 import type { ResponseBudget } from '../budget.js';
 import type { QueryGate } from '../query_gate.js';
-import type { LogFilterView } from '../../client/schema.js';
+import type { CallObjectView, LogFilterView } from '../../client/schema.js';
 import type { ArchiveReader } from '../../archive/reader.js';
 
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
@@ -46,8 +46,18 @@ export interface MethodContext {
   readonly queries?: QueryGate;
   /** Historical state (src/archive): reads below the head; absent = only the head state (-32000 below it). */
   readonly archive?: ArchiveReader;
+  /** The devnet's watcher of eth_call / eth_estimateGas (it prints their console.log); absent in front of a real canister. */
+  readonly calls?: CallWatcher;
   /** The byte budget of the response being built (shared by a batch's items); absent outside a response. */
   readonly budget?: ResponseBudget;
+}
+
+/**
+ * Told of each eth_call / eth_estimateGas the gateway ran (answered or failed), at the block it ran on (undefined:
+ * the head). It must return at once: the client's answer never waits for what it does.
+ */
+export interface CallWatcher {
+  called(method: 'eth_call' | 'eth_estimateGas', call: CallObjectView, block: bigint | undefined): void;
 }
 
 export interface MethodSpec {
