@@ -38,11 +38,13 @@ export class ArchiveReader {
     return c === undefined ? -1n : BigInt(c) - 1n;
   }
 
-  /** The lowest archived block (history starts there; -1n when none). */
+  /** The lowest block served (genesis, or the retention floor; -1n when none). */
   async firstBlock(): Promise<bigint> {
-    const r = await this.db.query<{ n: bigint | null }>('SELECT min(number) AS n FROM archive_blocks');
+    const r = await this.db.query<{ n: bigint | null; floor: bigint | null }>('SELECT (SELECT min(number) FROM archive_blocks) AS n, (SELECT floor FROM archive_retention WHERE id = 1) AS floor');
     const n = r.rows[0]?.n;
-    return n === null || n === undefined ? -1n : BigInt(n);
+    if (n === null || n === undefined) return -1n;
+    const floor = BigInt(r.rows[0]?.floor ?? 0n);
+    return floor > BigInt(n) ? floor : BigInt(n);
   }
 
   /** The alarm text when the archive stopped at a mismatch. */
@@ -61,14 +63,21 @@ export class ArchiveReader {
   /** Whether the state after block n can be served (verified and archived). */
   async holds(n: bigint): Promise<boolean> {
     if (n < 0n || n > (await this.headBlock())) return false;
-    return (await this.db.query('SELECT 1 FROM archive_blocks WHERE number = $1', [n])).rows.length === 1;
+    // Block contexts are kept 256 blocks below the retention floor (for BLOCKHASH); their state is not.
+    return (await this.db.query('SELECT 1 FROM archive_blocks WHERE number = $1 AND number >= coalesce((SELECT floor FROM archive_retention WHERE id = 1), 0)', [n])).rows.length === 1;
   }
 
   private async require(n: bigint): Promise<Result<void>> {
     if (await this.holds(n)) return ok(undefined);
     const alarm = await this.alarm();
-    const why = alarm === undefined ? '' : `; it stopped at a mismatch: ${describeAlarm(alarm)}`;
-    return err(ErrorCode.ExecStateUnavailable, `the archive does not hold block ${n} (it holds ${await this.firstBlock()}..${await this.headBlock()})${why}`);
+    const r = await this.db.query<{ unservable: string | null }>('SELECT unservable FROM archive_retention WHERE id = 1');
+    const unservable = r.rows[0]?.unservable ?? undefined;
+    const [first, head] = [await this.firstBlock(), await this.headBlock()];
+    let why = alarm === undefined ? '' : `; it stopped at a mismatch: ${describeAlarm(alarm)}`;
+    if (first > 0n && n < first) why += `; history below block ${first} is not kept (retention)`;
+    if (unservable !== undefined) why += `; ${unservable}`;
+    const holds = first < 0n || head < first ? 'it holds no block' : `it holds ${first}..${head}`;
+    return err(ErrorCode.ExecStateUnavailable, `the archive does not hold block ${n} (${holds})${why}`);
   }
 
   /** The state after block n, for stock EthereumJS (reads from the history tables, writes kept in memory). */
