@@ -80,6 +80,16 @@ export class ArchiveReader {
     return err(ErrorCode.ExecStateUnavailable, `the archive does not hold block ${n} (${holds})${why}`);
   }
 
+  /**
+   * An answer read at block n, unless the retention floor passed n meanwhile: the floor is committed before any
+   * history below it is pruned, so if it is still at or below n now, every row read was the one n sees.
+   */
+  private async stillHeld<T>(n: bigint, r: Result<T>): Promise<Result<T>> {
+    if (await this.holds(n)) return r;
+    const refused = await this.require(n);
+    return refused.ok ? r : refused;
+  }
+
   /** The state after block n, for stock EthereumJS (reads from the history tables, writes kept in memory). */
   stateAt(n: bigint): StateManagerInterface {
     return new HistoryStateManager(historySource(this.db, n));
@@ -107,8 +117,8 @@ export class ArchiveReader {
     if (!g.ok) return g;
     const src = this.source(n);
     const rec = await src.account(address);
-    if (rec === undefined) return ok({ balance: 0n, nonce: 0n, code: new Uint8Array(0) });
-    return ok({ balance: rec.balance, nonce: rec.nonce, code: rec.codeHash === undefined ? new Uint8Array(0) : await src.code(rec.codeHash) });
+    if (rec === undefined) return this.stillHeld(n, ok({ balance: 0n, nonce: 0n, code: new Uint8Array(0) }));
+    return this.stillHeld(n, ok({ balance: rec.balance, nonce: rec.nonce, code: rec.codeHash === undefined ? new Uint8Array(0) : await src.code(rec.codeHash) }));
   }
 
   async storageAt(address: Uint8Array, slot: Uint8Array, n: bigint): Promise<Result<Uint8Array>> {
@@ -116,11 +126,11 @@ export class ArchiveReader {
     if (!g.ok) return g;
     const rec = await this.source(n).account(address);
     const out = new Uint8Array(32);
-    if (rec === undefined || !rec.hasStorage) return ok(out);
+    if (rec === undefined || !rec.hasStorage) return this.stillHeld(n, ok(out));
     const r = await this.db.query<{ value: Uint8Array | null }>('SELECT value FROM archive_storage WHERE skey = $1 AND block <= $2 ORDER BY block DESC LIMIT 1', [storageKey(address, rec.gen, slot), n]);
     const v = r.rows[0]?.value;
     if (v !== undefined && v !== null) out.set(v, 32 - v.length);
-    return ok(out);
+    return this.stillHeld(n, ok(out));
   }
 
   /** eth_call at block n: the return data, or the head's error shapes (exec.reverted with the revert data, ...). */
@@ -128,7 +138,7 @@ export class ArchiveReader {
     const p = await this.prepare(o, n);
     if (!p.ok) return p;
     const out = await runCall(p.value.tx, p.value.ctx, this.stateAt(n));
-    return out.status === 1 ? ok(out.returnData) : failureResult(out);
+    return this.stillHeld(n, out.status === 1 ? ok(out.returnData) : failureResult(out));
   }
 
   /** eth_estimateGas at block n: the head's search (src/core/query/estimate.ts), each run on a fresh state. */
@@ -142,7 +152,7 @@ export class ArchiveReader {
       deadline: 1n,
       cap: tx.gasLimit,
     });
-    return r.ok ? ok(r.value.gas) : r;
+    return this.stillHeld(n, r.ok ? ok(r.value.gas) : r);
   }
 
   private async prepare(o: CallObject, n: bigint): Promise<Result<{ tx: ExecTx; ctx: BlockContext }>> {

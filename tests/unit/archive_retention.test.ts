@@ -11,7 +11,7 @@ import { ArchiveFollower } from '../../src/archive/follower.js';
 import { ArchiveReader } from '../../src/archive/reader.js';
 import { Retention } from '../../src/archive/retention.js';
 import { ErrorCode } from '../../src/core/errors.js';
-import { openDb, type Db } from '../../src/indexer/db.js';
+import { openDb, type Db, type Queryable } from '../../src/indexer/db.js';
 import { A, ArchiveTestChain, B, GENESIS_CODE_AT } from '../support/archive_chain.js';
 import { addr, okValue } from '../support/chain_testkit.js';
 import { postgresTestDb } from '../support/postgres.js';
@@ -140,6 +140,24 @@ describe.each(backends)('archive retention on %s', (name, open) => {
     }
     expect(chunks).toBeGreaterThan(10);
     expect(await dump(third)).toEqual(await dump(kept));
+
+    // A read racing the pruning (the floor passes its block between the check and the lookup) is refused, not wrong.
+    const raceAt = head - 10n;
+    let raced = false;
+    const racing: Queryable = {
+      async query<R>(sql: string, params?: readonly unknown[]) {
+        if (!raced && sql.includes('FROM archive_accounts WHERE address')) {
+          raced = true;
+          const r = new Retention(third, 5);
+          await r.follow(head);
+          while (!(await r.pruneChunk()).done);
+        }
+        return third.query<R>(sql, params);
+      },
+    };
+    const race = await new ArchiveReader(racing).account(A.address, raceAt);
+    expect(raced).toBe(true);
+    expect(race.ok ? race.value.balance : race.error.message).toBe(`the archive does not hold block ${raceAt} (it holds ${head - 5n}..${head}); history below block ${head - 5n} is not kept (retention)`);
 
     // Restarted on the pruned tables, it replays on (the head state rebuilt from them verifies) and prunes again.
     await mineMore(chain, 12);
