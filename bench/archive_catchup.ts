@@ -65,6 +65,24 @@ export async function benchArchiveCatchUp(report: Report): Promise<void> {
     times.sort((x, y) => x - y);
     report('archive.call.back_10000.median_ms', Number(times[Math.floor(CALLS / 2)]!.toFixed(2)), `ms (eth_call balanceOf at block ${at}, ${BACK} blocks below the head of a ${chain.head + 1n}-block history, PostgreSQL)`);
     report('archive.call.back_10000.p99_ms', Number(times[Math.floor(CALLS * 0.99)]!.toFixed(2)), 'ms (same, 99th percentile)');
+
+    // The same backlog with ARCHIVE_KEEP_BLOCKS=10000: the floor follows the head and history below it is pruned
+    // in chunks between pulls, then until none is left once caught up.
+    const kept = await postgresTestDb('archive_bench_catchup_keep');
+    if (typeof kept === 'string') throw new Error(kept);
+    try {
+      const k = new ArchiveFollower({ client: chain.client(), db: kept.db, chainId: 4801360n, keepBlocks: Number(BACK), log: () => {} });
+      await k.prepare();
+      const k0 = performance.now();
+      await k.run({ untilCaughtUp: true });
+      const kSeconds = (performance.now() - k0) / 1000;
+      if (k.status().verifiedHead !== chain.head || k.status().floor !== at) throw new Error(`archive catch-up bench: kept archive at ${k.status().verifiedHead}, floor ${k.status().floor}`);
+      const rows = async (db: typeof pg.db): Promise<number> => Number((await db.query<{ n: string }>('SELECT ((SELECT count(*) FROM archive_accounts) + (SELECT count(*) FROM archive_storage))::text AS n')).rows[0]!.n);
+      report('archive.catchup.keep_10000.blocks_per_s', Math.round(Number(chain.head + 1n) / kSeconds), `blocks/s (the same backlog keeping 10,000 blocks, pruned to the floor before it reports caught up; ${kSeconds.toFixed(1)} s; history rows ${await rows(kept.db)} against ${await rows(pg.db)} kept from genesis)`);
+    } finally {
+      await kept.db.close();
+      await kept.drop();
+    }
   } finally {
     await pg.db.close();
     await pg.drop();
