@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { benchEvm } from '../bench/evm.js';
 import { benchIndexer } from '../bench/indexer.js';
 import { benchArchive } from '../bench/archive.js';
+import { benchArchiveCatchUp } from '../bench/archive_catchup.js';
 import { benchExplorerPages } from '../bench/explorer_pages.js';
 import { benchHarden } from '../bench/harden.js';
 import { benchIcHttp } from '../bench/ic_http.js';
@@ -36,6 +37,7 @@ const groups: Record<string, (r: typeof report) => Promise<void>> = {
   devnet_hardhat: benchDevnetHardhat,
   indexer: benchIndexer,
   archive: benchArchive,
+  archive_catchup: benchArchiveCatchUp,
   traces: benchTraces,
   explorer_pages: benchExplorerPages,
 };

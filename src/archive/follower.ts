@@ -16,6 +16,7 @@ import { Replayer, type GenesisEntry, type ReplayedBlock, type TxObserver } from
 import { ArchiveStateError, ensureArchiveSchema } from './schema.js';
 import { commitReplayed, loadHeadState, readMeta, recordAlarm, rewindArchive } from './store.js';
 import { Pause } from '../indexer/pause.js';
+import { readRetention, recordUnservable, Retention } from './retention.js';
 
 export interface ArchiveFollowerOptions {
   readonly client: CanisterClient;
@@ -36,6 +37,8 @@ export interface ArchiveFollowerOptions {
   readonly onCommit?: (cursorBlock: bigint) => void;
   /** Watches each replayed transaction's execution (the devnet prints console.log calls with it). */
   readonly observer?: TxObserver;
+  /** Keep only this many blocks of history below the verified head (./retention.ts); undefined: from genesis. */
+  readonly keepBlocks?: number;
 }
 
 export interface ArchiveStatus {
@@ -44,6 +47,10 @@ export interface ArchiveStatus {
   /** The canister's head as last seen. */
   readonly chainHead: bigint;
   readonly alarm: Mismatch | undefined;
+  /** The first block served (0, or the retention floor). */
+  readonly floor: bigint;
+  /** Why the archive cannot replay further: the canister pruned blocks it had not replayed yet. */
+  readonly unservable: string | undefined;
 }
 
 export class ArchiveFatalError extends Error {
@@ -58,6 +65,10 @@ export class ArchiveFollower {
   private lastHash: Uint8Array | undefined;
   private chainHead = -1n;
   private alarm: Mismatch | undefined;
+  private unservable: string | undefined;
+  private floor = 0n;
+  private readonly retention: Retention | undefined;
+  private pruned = { rows: 0, loggedAt: 0 };
   private stopped = false;
   private readonly pause = new Pause();
   private assembler: ExportAssembler | undefined;
@@ -68,10 +79,11 @@ export class ArchiveFollower {
 
   constructor(private readonly o: ArchiveFollowerOptions) {
     this.log = o.log ?? ((l) => console.log(l));
+    this.retention = o.keepBlocks === undefined ? undefined : new Retention(o.db, o.keepBlocks);
   }
 
   status(): ArchiveStatus {
-    return { verifiedHead: this.cursor - 1n, chainHead: this.chainHead, alarm: this.alarm };
+    return { verifiedHead: this.cursor - 1n, chainHead: this.chainHead, alarm: this.alarm, floor: this.floor, unservable: this.unservable };
   }
 
   stop(): void {
@@ -101,6 +113,7 @@ export class ArchiveFollower {
     const meta = await readMeta(this.o.db);
     this.cursor = meta.cursorBlock;
     this.alarm = meta.alarm;
+    this.floor = (await readRetention(this.o.db)).floor;
     this.assembler = undefined;
     const state = new HeadState();
     const h = await loadHeadState(this.o.db, this.cursor);
@@ -130,13 +143,15 @@ export class ArchiveFollower {
           prepared = true;
         }
         if (this.rewindTo !== undefined) await this.applyRewind();
-        if (this.alarm !== undefined) {
-          // Stopped at the mismatch: only a rewind below it (devnet) can let it go on.
+        if (this.alarm !== undefined || this.unservable !== undefined) {
+          // Stopped at the mismatch: only a rewind below it (devnet) can let it go on. Stopped at blocks the
+          // canister pruned: nothing can (a restart asks the canister again).
           if (opts.untilCaughtUp === true) break;
           await this.pause.sleep(this.o.idlePollMs ?? 1000);
           continue;
         }
         caughtUp = await this.step(progress);
+        await this.retain(caughtUp);
         backoff = initial;
       } catch (e) {
         progress.end();
@@ -165,6 +180,15 @@ export class ArchiveFollower {
   private async applyRewind(): Promise<void> {
     const head = this.rewindTo!;
     const waiters = this.rewindWaiters.splice(0);
+    if (head < this.floor) {
+      // The state at that block was pruned: replaying from there would start from a state the archive no longer has.
+      this.rewindTo = undefined;
+      this.unservable = `the chain went back to block ${head}, below this archive's retention floor ${this.floor}: the history needed to replay from there was pruned; start a new archive database`;
+      await recordUnservable(this.o.db, this.unservable);
+      this.log(`archive: ${this.unservable}`);
+      for (const w of waiters) w();
+      return;
+    }
     const before = this.cursor;
     await rewindArchive(this.o.db, head);
     // An alarm above the new head belongs to blocks that no longer exist.
@@ -173,6 +197,39 @@ export class ArchiveFollower {
     await this.load();
     if (before > this.cursor) this.log(`archive: the chain went back to block ${head}; ${before - this.cursor} later block(s) forgotten, replaying again from block ${this.cursor}`);
     for (const w of waiters) w();
+  }
+
+  /**
+   * The canister pruned blocks this archive has not replayed: it cannot re-execute them, so it cannot verify or
+   * serve any block from its cursor on. Says so (log, status, the reader's answers) and stays idle; what it
+   * verified before stays served.
+   */
+  private async stopAtPruned(firstAvailable: bigint): Promise<void> {
+    const held = this.cursor === 0n ? 'it holds no block' : `it keeps serving blocks ${this.floor}..${this.cursor - 1n}, verified before`;
+    this.unservable =
+      `the canister pruned blocks ${this.cursor}..${firstAvailable - 1n} before this archive replayed them (export_blocks: Pruned, first available block ${firstAvailable}); ` +
+      `the archive re-executes every block from genesis, so it can verify and serve no block from ${this.cursor} on (${held}). ` +
+      `Run the archive before the canister prunes, or start it on a copy of an archive database that reached block ${firstAvailable - 1n}`;
+    await recordUnservable(this.o.db, this.unservable);
+    this.log(`archive: ${this.unservable}`);
+  }
+
+  /** With keepBlocks: the floor follows the head; one chunk of history pruned per pull, the rest once caught up. */
+  private async retain(caughtUp: boolean): Promise<void> {
+    const r = this.retention;
+    if (r === undefined || this.cursor === 0n || this.alarm !== undefined || this.rewindTo !== undefined) return;
+    await r.follow(this.cursor - 1n);
+    for (;;) {
+      const c = await r.pruneChunk();
+      this.pruned.rows += c.deleted;
+      if (c.done || !caughtUp || this.stopped || this.rewindTo !== undefined) break;
+    }
+    this.floor = (await readRetention(this.o.db)).floor;
+    const now = Date.now();
+    if (caughtUp && this.pruned.rows > 0 && now - this.pruned.loggedAt >= 60_000) {
+      this.log(`archive: history below block ${this.floor} pruned (${this.pruned.rows} rows; keeping ${r.keepBlocks} blocks), serving blocks ${this.floor}..${this.cursor - 1n}`);
+      this.pruned = { rows: 0, loggedAt: now };
+    }
   }
 
   /** One export_blocks call and the commit of the blocks it completed; true when caught up. */
@@ -193,7 +250,8 @@ export class ArchiveFollower {
         }
       }
       if ('Pruned' in err) {
-        throw new ArchiveFatalError(`export_blocks: blocks from ${this.cursor} were pruned (first available ${err.Pruned.first_available_block}); this archive cannot serve or verify anything from there without them: start it before the canister prunes, or from a canister that keeps its history`);
+        await this.stopAtPruned(err.Pruned.first_available_block);
+        return false;
       }
       throw new Error(`export_blocks at block ${cur.blockNumber}: ${JSON.stringify(err, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
     }
@@ -228,6 +286,10 @@ export class ArchiveFollower {
       verified.push(out.block);
     }
     await commitReplayed(db, verified);
+    if (verified.length > 0 && this.unservable !== undefined) {
+      this.unservable = undefined;
+      await recordUnservable(db, undefined);
+    }
     if (verified.length > 0) {
       this.cursor = verified.at(-1)!.context.number + 1n;
       this.lastHash = verified.at(-1)!.context.hash;

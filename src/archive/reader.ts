@@ -45,11 +45,13 @@ export class ArchiveReader {
     return c === undefined ? -1n : BigInt(c) - 1n;
   }
 
-  /** The lowest archived block (history starts there; -1n when none). */
+  /** The lowest block served (genesis, or the retention floor; -1n when none). */
   async firstBlock(): Promise<bigint> {
-    const r = await this.db.query<{ n: bigint | null }>('SELECT min(number) AS n FROM archive_blocks');
+    const r = await this.db.query<{ n: bigint | null; floor: bigint | null }>('SELECT (SELECT min(number) FROM archive_blocks) AS n, (SELECT floor FROM archive_retention WHERE id = 1) AS floor');
     const n = r.rows[0]?.n;
-    return n === null || n === undefined ? -1n : BigInt(n);
+    if (n === null || n === undefined) return -1n;
+    const floor = BigInt(r.rows[0]?.floor ?? 0n);
+    return floor > BigInt(n) ? floor : BigInt(n);
   }
 
   /** The alarm text when the archive stopped at a mismatch. */
@@ -68,14 +70,31 @@ export class ArchiveReader {
   /** Whether the state after block n can be served (verified and archived). */
   async holds(n: bigint): Promise<boolean> {
     if (n < 0n || n > (await this.headBlock())) return false;
-    return (await this.db.query('SELECT 1 FROM archive_blocks WHERE number = $1', [n])).rows.length === 1;
+    // Block contexts are kept 256 blocks below the retention floor (for BLOCKHASH); their state is not.
+    return (await this.db.query('SELECT 1 FROM archive_blocks WHERE number = $1 AND number >= coalesce((SELECT floor FROM archive_retention WHERE id = 1), 0)', [n])).rows.length === 1;
   }
 
   private async require(n: bigint): Promise<Result<void>> {
     if (await this.holds(n)) return ok(undefined);
     const alarm = await this.alarm();
-    const why = alarm === undefined ? '' : `; it stopped at a mismatch: ${describeAlarm(alarm)}`;
-    return err(ErrorCode.ExecStateUnavailable, `the archive does not hold block ${n} (it holds ${await this.firstBlock()}..${await this.headBlock()})${why}`);
+    const r = await this.db.query<{ unservable: string | null }>('SELECT unservable FROM archive_retention WHERE id = 1');
+    const unservable = r.rows[0]?.unservable ?? undefined;
+    const [first, head] = [await this.firstBlock(), await this.headBlock()];
+    let why = alarm === undefined ? '' : `; it stopped at a mismatch: ${describeAlarm(alarm)}`;
+    if (first > 0n && n < first) why += `; history below block ${first} is not kept (retention)`;
+    if (unservable !== undefined) why += `; ${unservable}`;
+    const holds = first < 0n || head < first ? 'it holds no block' : `it holds ${first}..${head}`;
+    return err(ErrorCode.ExecStateUnavailable, `the archive does not hold block ${n} (${holds})${why}`);
+  }
+
+  /**
+   * An answer read at block n, unless the retention floor passed n meanwhile: the floor is committed before any
+   * history below it is pruned, so if it is still at or below n now, every row read was the one n sees.
+   */
+  private async stillHeld<T>(n: bigint, r: Result<T>): Promise<Result<T>> {
+    if (await this.holds(n)) return r;
+    const refused = await this.require(n);
+    return refused.ok ? r : refused;
   }
 
   /** The state after block n, for stock EthereumJS (reads from the history tables, writes kept in memory). */
@@ -105,8 +124,8 @@ export class ArchiveReader {
     if (!g.ok) return g;
     const src = this.source(n);
     const rec = await src.account(address);
-    if (rec === undefined) return ok({ balance: 0n, nonce: 0n, code: new Uint8Array(0) });
-    return ok({ balance: rec.balance, nonce: rec.nonce, code: rec.codeHash === undefined ? new Uint8Array(0) : await src.code(rec.codeHash) });
+    if (rec === undefined) return this.stillHeld(n, ok({ balance: 0n, nonce: 0n, code: new Uint8Array(0) }));
+    return this.stillHeld(n, ok({ balance: rec.balance, nonce: rec.nonce, code: rec.codeHash === undefined ? new Uint8Array(0) : await src.code(rec.codeHash) }));
   }
 
   async storageAt(address: Uint8Array, slot: Uint8Array, n: bigint): Promise<Result<Uint8Array>> {
@@ -114,11 +133,11 @@ export class ArchiveReader {
     if (!g.ok) return g;
     const rec = await this.source(n).account(address);
     const out = new Uint8Array(32);
-    if (rec === undefined || !rec.hasStorage) return ok(out);
+    if (rec === undefined || !rec.hasStorage) return this.stillHeld(n, ok(out));
     const r = await this.db.query<{ value: Uint8Array | null }>('SELECT value FROM archive_storage WHERE skey = $1 AND block <= $2 ORDER BY block DESC LIMIT 1', [storageKey(address, rec.gen, slot), n]);
     const v = r.rows[0]?.value;
     if (v !== undefined && v !== null) out.set(v, 32 - v.length);
-    return ok(out);
+    return this.stillHeld(n, ok(out));
   }
 
   /**
@@ -129,7 +148,7 @@ export class ArchiveReader {
     const p = await this.prepare(o, n);
     if (!p.ok) return p;
     const out = await runCall(p.value.tx, p.value.ctx, this.stateAt(n), observe);
-    return out.status === 1 ? ok(out.returnData) : failureResult(out);
+    return this.stillHeld(n, out.status === 1 ? ok(out.returnData) : failureResult(out));
   }
 
   /** eth_estimateGas at block n: the head's search (src/core/query/estimate.ts), each run on a fresh state. */
@@ -143,7 +162,7 @@ export class ArchiveReader {
       deadline: 1n,
       cap: tx.gasLimit,
     });
-    return r.ok ? ok(r.value.gas) : r;
+    return this.stillHeld(n, r.ok ? ok(r.value.gas) : r);
   }
 
   /** Whether the code of any contract the archive has seen contains `bytes` (content-addressed code is never removed). */

@@ -9,7 +9,9 @@
 //   archive_meta      one row: chain id, the next block to replay, the state root after it, the alarm if any
 //   archive_internal_txs      every frame below a transaction's top call (./internal_rows.ts), by trace address
 //   archive_contract_creators every contract a block created (top-level or by a contract) and who created it
+//   archive_retention         one row: the first block served, how far history below it is pruned (./retention.ts)
 import type { Db } from '../indexer/db.js';
+import { RETENTION_DDL } from './retention.js';
 
 export const ARCHIVE_SCHEMA_VERSION = 1;
 
@@ -88,6 +90,7 @@ export class ArchiveStateError extends Error {
 /** Creates the tables if needed; refuses a database of a newer schema or another chain. */
 export async function ensureArchiveSchema(db: Db, chainId: bigint): Promise<void> {
   await db.exec(DDL);
+  await db.exec(RETENTION_DDL);
   const r = await db.query<{ schema_version: number; chain_id: bigint }>('SELECT schema_version, chain_id FROM archive_meta WHERE id = 1');
   const row = r.rows[0];
   if (row === undefined) {

@@ -7,6 +7,7 @@ export class Progress {
   private started = Date.now();
   private lastPrint = 0;
   private blocks = 0;
+  private counting = false;
   private barShown = false;
 
   constructor(
@@ -18,9 +19,15 @@ export class Progress {
   ) {}
 
   update(current: bigint, head: bigint, newBlocks: number): void {
-    if (this.blocks === 0) this.started = Date.now();
-    this.blocks += newBlocks;
     const now = Date.now();
+    if (!this.counting) {
+      // The first commit only starts the clock: its blocks took time before it (a rate over ~0 s is nonsense).
+      this.counting = true;
+      this.started = now;
+      this.lastPrint = now;
+      return;
+    }
+    this.blocks += newBlocks;
     if (now - this.lastPrint < (this.tty ? BAR_EVERY_MS : LINE_EVERY_MS)) return;
     this.lastPrint = now;
     const secs = Math.max((now - this.started) / 1000, 0.001);
@@ -44,7 +51,7 @@ export class Progress {
     if (this.barShown) this.write('\n');
     this.barShown = false;
     this.blocks = 0;
-    this.lastPrint = 0;
+    this.counting = false;
   }
 }
 

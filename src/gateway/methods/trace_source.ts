@@ -67,6 +67,8 @@ export interface TracedBlock {
 /** Block n ready to trace: the state after n - 1, n's context, state changes and transactions. */
 export async function tracedBlock(ctx: MethodContext, archive: ArchiveReader, n: bigint): Promise<TracedBlock> {
   if (!(await archive.holds(n))) fromArchive(ctx, await archive.account(new Uint8Array(20), n)); // its state-unavailable error, naming what it holds
+  // Tracing starts from the state after n - 1, which a retention floor at n no longer has.
+  if (n > 0n && !(await archive.holds(n - 1n))) fromArchive(ctx, await archive.account(new Uint8Array(20), n - 1n));
   const context = (await archive.blockContext(n)) as BlockContext;
   const eb = await exportedBlock(ctx, n);
   // After an evm_revert the archive may still hold the undone block n for a moment: never trace a mix of both.

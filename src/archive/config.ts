@@ -1,0 +1,73 @@
+// The standalone archive's configuration (`npm run archive`, docs/archive.md "Running it"), parsed once from the
+// environment at the edge with the indexer's conventions (src/indexer/config.ts): ARCHIVE_* names beside the
+// shared EVM_CANISTER_ID, a PostgreSQL URL or PGlite in a folder, and a bad value stops the start with a
+// ConfigError naming the variable.
+import { resolve } from 'node:path';
+import { ConfigError } from '../client/errors.js';
+import { envReaders, type Env } from '../client/env.js';
+import { CHAIN_ID } from '../core/constants.js';
+import { EXPORT_MAX_BYTES } from '../core/export/format.js';
+import { DEFAULT_INDEXER_IC_HOST } from '../indexer/config.js';
+
+export interface ArchiveConfig {
+  readonly canisterId: string;
+  /** A PostgreSQL server (what a gateway's RPC_GATEWAY_ARCHIVE_DATABASE_URL reads); undefined: PGlite in pgliteDir. */
+  readonly databaseUrl: string | undefined;
+  readonly pgliteDir: string;
+  readonly icHost: string;
+  readonly fetchRootKey: boolean;
+  readonly identityPemPath: string | undefined;
+  readonly dbPoolMax: number;
+  /** Blocks of history kept below the verified head; undefined: from genesis. */
+  readonly keepBlocks: number | undefined;
+  readonly maxBytes: number;
+  readonly backoffInitialMs: number;
+  readonly backoffMaxMs: number;
+  readonly idlePollMs: number;
+  readonly chainId: bigint;
+}
+
+const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message));
+
+const PRINCIPAL_TEXT = /^[a-z2-7]{5}(-[a-z2-7]{5})*(-[a-z2-7]{1,5})?$/;
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const v = present(env, name);
+  if (v === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, 'not a URL');
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `must be a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got ${u.protocol.slice(0, -1)}:`);
+  return v;
+}
+
+export function loadArchiveConfig(env: Env = process.env): ArchiveConfig {
+  const canisterId = present(env, 'EVM_CANISTER_ID');
+  if (canisterId === undefined) throw new ConfigError('EVM_CANISTER_ID', 'required: the id of the evm canister to follow');
+  if (!PRINCIPAL_TEXT.test(canisterId)) throw new ConfigError('EVM_CANISTER_ID', `not a canister id (principal text), got ${JSON.stringify(canisterId)}`);
+  const backoffInitialMs = int(env, 'ARCHIVE_BACKOFF_INITIAL_MS', 200, 1, 3_600_000);
+  const backoffMaxMs = int(env, 'ARCHIVE_BACKOFF_MAX_MS', 5000, 1, 3_600_000);
+  if (backoffMaxMs < backoffInitialMs) throw new ConfigError('ARCHIVE_BACKOFF_MAX_MS', `must be at least ARCHIVE_BACKOFF_INITIAL_MS (${backoffInitialMs}), got ${backoffMaxMs}`);
+  const chainIdText = present(env, 'ARCHIVE_CHAIN_ID');
+  if (chainIdText !== undefined && !/^[0-9]{1,19}$/.test(chainIdText)) throw new ConfigError('ARCHIVE_CHAIN_ID', `expected a chain id (decimal), got ${JSON.stringify(chainIdText)}`);
+  const keep = present(env, 'ARCHIVE_KEEP_BLOCKS');
+  return {
+    canisterId,
+    databaseUrl: url(env, 'ARCHIVE_DATABASE_URL', ['postgres:', 'postgresql:']),
+    pgliteDir: resolve(present(env, 'ARCHIVE_PGLITE_DIR') ?? './archive-db'),
+    icHost: url(env, 'ARCHIVE_IC_HOST', ['http:', 'https:']) ?? DEFAULT_INDEXER_IC_HOST,
+    fetchRootKey: bool(env, 'ARCHIVE_FETCH_ROOT_KEY', false),
+    identityPemPath: present(env, 'ARCHIVE_IDENTITY_PEM_PATH'),
+    dbPoolMax: int(env, 'ARCHIVE_DB_POOL_MAX', 10, 1, 1000),
+    // At least 1: the state after the head and the block before it (a fork before the head's transaction).
+    keepBlocks: keep === undefined ? undefined : int(env, 'ARCHIVE_KEEP_BLOCKS', 0, 1, 1_000_000_000),
+    maxBytes: int(env, 'ARCHIVE_MAX_BYTES', 1_200_000, 1024, Math.max(EXPORT_MAX_BYTES, 0xffff_ffff)),
+    backoffInitialMs,
+    backoffMaxMs,
+    idlePollMs: int(env, 'ARCHIVE_IDLE_POLL_MS', 1000, 1, 3_600_000),
+    chainId: chainIdText === undefined ? BigInt(CHAIN_ID) : BigInt(chainIdText),
+  };
+}
