@@ -28,6 +28,10 @@ import { archiveTxCommon, createArchiveVm, ethBlockOf, type BlockContext } from 
 import { HeadState, type StateWrites } from './head_state.js';
 import { hex, type Mismatch } from './mismatch.js';
 import { replayTxOf } from './replay_tx.js';
+import { CallCapture } from './call_capture.js';
+import { internalTransactions } from './trace/internal_txs.js';
+import type { Frame } from './trace/frames.js';
+import type { ContractCreatorRow, InternalTxRow } from './internal_rows.js';
 
 /** Halts decided by the canister's instruction counter or warm-up state: replayed on the canister's word. */
 const UNREPRODUCIBLE_HALTS = new Set<string>([ErrorCode.ExecInstructionBudget, ErrorCode.ExecHaltPrecompileNotReady]);
@@ -37,6 +41,10 @@ export interface ReplayedBlock {
   readonly writes: StateWrites;
   readonly stateRoot: Uint8Array;
   readonly txCount: number;
+  /** Every frame below each transaction's top call (./internal_rows.ts), in transaction and depth-first order. */
+  readonly internalTxs: readonly InternalTxRow[];
+  /** Every creation of the block that lasted: the transactions' own and those made by contracts. */
+  readonly creators: readonly ContractCreatorRow[];
 }
 
 export type ReplayResult = { readonly ok: true; readonly block: ReplayedBlock } | { readonly ok: false; readonly mismatch: Mismatch };
@@ -65,6 +73,7 @@ export class Replayer {
   observer: TxObserver | undefined;
   private readonly sm: FlatStateManager;
   private vm: VM | undefined;
+  private readonly capture = new CallCapture();
   private current: BlockContext | undefined;
   /** Hashes of the last 256 blocks replayed (BLOCKHASH). */
   private readonly hashes = new Map<bigint, Uint8Array>();
@@ -116,6 +125,7 @@ export class Replayer {
   async replay(eb: ExportedBlock): Promise<ReplayResult> {
     if (this.vm === undefined) {
       this.vm = await createArchiveVm(this.sm as never, () => this.current);
+      this.capture.attach(this.vm.evm);
       this.observer?.attach(this.vm.evm);
     }
     const vm = this.vm;
@@ -137,6 +147,8 @@ export class Replayer {
     const ethBlock = ethBlockOf(ctx);
     const common = archiveTxCommon();
     const outcomes: Outcome[] = [];
+    const internalTxs: InternalTxRow[] = [];
+    const creators: ContractCreatorRow[] = [];
     let cumulative = 0n;
     for (let i = 0; i < eb.txs.length; i++) {
       const et = eb.txs[i]!;
@@ -158,12 +170,16 @@ export class Replayer {
         out = this.settleHalted(rt.from, f.gasLimit, price, ctx, creation);
       } else {
         let res: RunTxResult;
+        let root;
+        this.capture.begin();
         try {
           res = await runTx(vm, { tx: rt.tx, block: ethBlock, skipHardForkValidation: true, blockGasUsed: cumulative });
           this.observer?.afterTx(b.number, et.ethHash);
         } catch (e) {
           this.sm.rollbackTo(mark);
           return bad('execution', `included (status ${rc.status})`, `rejected: ${(e as Error).message.split('\n')[0]}`, i);
+        } finally {
+          root = this.capture.end();
         }
         const logs: ExecLog[] = (res.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
         if (logs.length > MAX_LOGS_PER_TX || logBytes(logs) > MAX_LOG_BYTES_PER_TX) {
@@ -171,6 +187,7 @@ export class Replayer {
           out = this.settleHalted(rt.from, f.gasLimit, price, ctx, creation);
         } else {
           out = { status: res.execResult.exceptionError === undefined ? 1 : 0, gasUsed: res.totalGasSpent, logs, contractAddress: creation };
+          if (root !== undefined) rowsOf(root, b.number, i, et.ethHash, rt.from, out.status === 1 ? creation : undefined, internalTxs, creators);
         }
       }
       cumulative += out.gasUsed;
@@ -187,7 +204,7 @@ export class Replayer {
     const writes = this.state.takeWrites();
     if (!bytesEqual(stateRoot, b.stateRoot)) return bad('block.stateRoot', hex(b.stateRoot), hex(stateRoot));
     this.rememberHash(b.number, b.hash);
-    return { ok: true, block: { context: ctx, writes, stateRoot, txCount: eb.txs.length } };
+    return { ok: true, block: { context: ctx, writes, stateRoot, txCount: eb.txs.length, internalTxs, creators } };
   }
 
   /** The canister's halt: effects undone (by the caller), nonce bumped, the whole gas limit charged, the tip paid. */
@@ -207,6 +224,22 @@ export class Replayer {
 }
 
 const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/**
+ * A transaction's rows: one per frame below its top call, and a creator row for each creation that lasted (its
+ * own, with an empty trace address and the sender as creator, and each CREATE/CREATE2 not undone, created by
+ * the contract that ran it). A halted transaction (every effect undone by the canister's rule) has none.
+ */
+function rowsOf(root: Frame, block: bigint, txIndex: number, txHash: Uint8Array, sender: Uint8Array, created: Uint8Array | undefined, internal: InternalTxRow[], creators: ContractCreatorRow[]): void {
+  if (created !== undefined) creators.push({ address: created, block, txIndex, txHash, traceAddress: [], creator: sender });
+  if (root.calls.length === 0) return;
+  for (const t of internalTransactions(root)) {
+    internal.push({ block, txIndex, txHash, ...t });
+    if ((t.type === 'CREATE' || t.type === 'CREATE2') && !t.reverted && t.to !== undefined) {
+      creators.push({ address: t.to, block, txIndex, txHash, traceAddress: t.traceAddress, creator: t.from });
+    }
+  }
+}
 
 function logBytes(logs: readonly ExecLog[]): number {
   let n = 0;
