@@ -11,6 +11,8 @@
 // every effect undone, nonce bumped, all gas charged) on the canister's word; the stateRoot still checks the
 // result. The log limits (exec.halt.too_many_logs / too_many_log_bytes) are re-derived.
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm';
+// The same keccak as core's, about nine times faster in Node (core's is written for the canister's QuickJS).
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { KECCAK256_NULL, bigIntToBytes, generateAddress } from '@ethereumjs/util';
 import type { ExportedBlock } from '../core/export/decode.js';
 import { FlatStateManager, STATE_ROOT_KEY, chainStateChanges, readHeadAccount } from '../core/evm/state.js';
@@ -153,7 +155,7 @@ export class Replayer {
     for (let i = 0; i < eb.txs.length; i++) {
       const et = eb.txs[i]!;
       const rc = eb.receipts[i]!;
-      if (et.origin === TxOrigin.EthSigned && !bytesEqual(keccak256(et.raw), et.ethHash)) return bad('tx.ethHash', hex(et.ethHash), hex(keccak256(et.raw)), i);
+      if (et.origin === TxOrigin.EthSigned && !bytesEqual(keccak_256(et.raw), et.ethHash)) return bad('tx.ethHash', hex(et.ethHash), hex(keccak_256(et.raw)), i);
       let rt;
       try {
         rt = replayTxOf(et, common);
