@@ -24,7 +24,7 @@ interface RunState {
   readonly opCode: number;
   readonly gasLeft: bigint;
   readonly messageGasLimit?: bigint;
-  readonly stack: { peek(n: number): bigint[] };
+  readonly stack: { readonly length: number; peek(n: number): bigint[] };
   readonly memory: { read(offset: number, size: number): Uint8Array };
   readonly env: { readonly address: { readonly bytes: Uint8Array }; readonly depth: number };
   readonly stateManager: { getAccount(a: unknown): Promise<{ balance: bigint } | undefined> };
@@ -158,7 +158,8 @@ export class CallCapture {
 
   private async onSelfdestruct(rs: RunState): Promise<void> {
     const f = this.stack[this.stack.length - 1];
-    if (!this.active || f === undefined) return;
+    // An empty stack: the opcode fails with a stack underflow before it does anything (no frame, as for geth).
+    if (!this.active || f === undefined || rs.stack.length < 1) return;
     const [beneficiary] = rs.stack.peek(1);
     const address = rs.env.address;
     const balance = (await rs.stateManager.getAccount(address))?.balance ?? 0n;

@@ -10,6 +10,9 @@
 // (exec.halt.precompile_not_ready). For those the replay applies the documented outcome (docs/execution.md:
 // every effect undone, nonce bumped, all gas charged) on the canister's word; the stateRoot still checks the
 // result. The log limits (exec.halt.too_many_logs / too_many_log_bytes) are re-derived.
+//
+// Each transaction's call tree is captured as it runs (./call_capture.ts, message-level hooks only) and turned
+// into its internal transactions and contract creators, stored with the block (./store.ts, ./internal_rows.ts).
 import { type RunTxResult, type VM, runTx } from '@ethereumjs/vm';
 // The same keccak as core's, about nine times faster in Node (core's is written for the canister's QuickJS).
 import { keccak_256 } from '@noble/hashes/sha3.js';

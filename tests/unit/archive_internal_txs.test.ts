@@ -1,7 +1,8 @@
 // Internal transactions and contract creators written by the archive's replay (src/archive/call_capture.ts,
 // replay.ts, store.ts) for every transaction, in the same commit as the block: nested calls and delegatecalls,
 // a contract creating two contracts (CREATE and CREATE2) and sending them ether, a self-destruct, caught and
-// uncaught reverts, a call refused for want of balance. The rows equal the tracers' (trace/internal_txs.ts over
+// uncaught reverts, a call refused for want of balance, and what only the opcode tells (CALLCODE, a CALL inside
+// a static frame, the reentrancy sentry, an invalid opcode). The rows equal the tracers' (trace/internal_txs.ts over
 // the full step-level recorder, re-run on the archived state) and hand-checked expectations; a rewind removes
 // them and the replay writes them again; an archive database of schema 1 is upgraded and says from which block
 // it holds them.
@@ -19,6 +20,7 @@ import { openDb, type Db } from '../../src/indexer/db.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { A, ArchiveTestChain, B } from '../support/archive_chain.js';
 import { addr } from '../support/chain_testkit.js';
+import { asm, deployCode } from '../support/asm.js';
 
 const CHAIN_ID = 4801360n;
 const hex = (b: Uint8Array | null | undefined): string | null => (b == null ? null : `0x${Buffer.from(b).toString('hex')}`);
@@ -125,6 +127,26 @@ describe('internal transactions and contract creators written by the replay', ()
     await chain.mine();
     // A plain transfer: no rows.
     chain.send(B, { to: A.address, value: 1n, gasLimit: 21_000n });
+    // Hand-written contracts for what only the opcode tells: the kind of a call inside a static frame, CALLCODE,
+    // and the failures geth names from the failing opcode (the reentrancy sentry, an invalid opcode).
+    const writer = chain.send(B, { to: null, data: deployCode(asm(1, 0, 'SSTORE', 'STOP')), gasLimit: 100_000n });
+    const invalid = chain.send(B, { to: null, data: deployCode(asm('INVALID')), gasLimit: 100_000n });
+    const n = (a: Uint8Array) => BigInt(hex(a)!);
+    const inner = chain.send(B, { to: null, data: deployCode(asm(0, 0, 0, 0, 0, n(writer), 30_000, 'CALL', 'POP', 'STOP')), gasLimit: 100_000n });
+    const driver = chain.send(B, {
+      to: null,
+      data: deployCode(asm(
+        0, 0, 0, 0, 0, n(writer), 2_000, 'CALL', 'POP', // SSTORE with 2,000 gas: the sentry
+        0, 0, 0, 0, 0, n(writer), 5_000, 'CALL', 'POP', // SSTORE past the sentry, short of its cost: out of gas
+        0, 0, 0, 0, 0, n(invalid), 30_000, 'CALL', 'POP',
+        0, 0, 0, 0, 0, n(writer), 30_000, 'CALLCODE', 'POP', // the writer's code on the driver's storage
+        0, 0, 0, 0, n(inner), 60_000, 'STATICCALL', 'POP', // its CALL to the writer is a CALL, refused to write
+        'STOP',
+      )),
+      gasLimit: 200_000n,
+    });
+    await chain.mine();
+    chain.send(B, { to: driver, gasLimit: 300_000n });
     await chain.mine();
 
     const db = await openDb({ memory: true });
@@ -155,6 +177,17 @@ describe('internal transactions and contract creators written by the replay', ()
       const over = stored.internal.filter((r) => r.block === '2' && r.txIndex === 2);
       expect(over).toEqual([expect.objectContaining({ traceAddress: '0', type: 'CALL', from: tr, to: hex(sink), gasUsed: '0', error: 'insufficient balance for transfer', reverted: true, value: '95' })]);
       expect(stored.internal.some((r) => r.block === '3')).toBe(false);
+      const edge = stored.internal.filter((r) => r.block === '4');
+      expect(edge.map((r) => `${r.traceAddress}:${r.type}:${r.error}:${r.reverted}`)).toEqual([
+        '0:CALL:out of gas: not enough gas for reentrancy sentry:true',
+        '1:CALL:out of gas:true',
+        '2:CALL:invalid opcode: INVALID:true',
+        '3:CALLCODE:null:false',
+        '4:STATICCALL:null:false',
+        '4.0:CALL:write protection:true',
+      ]);
+      expect(edge[3]).toMatchObject({ from: hex(driver), to: hex(writer) });
+      expect(edge[5]).toMatchObject({ from: hex(inner), to: hex(writer) });
 
       expect(stored.creators).toEqual([
         `1/0/ ${hex(lib)} by ${hex(A.address)}`,
@@ -162,6 +195,7 @@ describe('internal transactions and contract creators written by the replay', ()
         `1/2/ ${tr} by ${hex(A.address)}`,
         `2/0/4 ${c1} by ${tr}`,
         `2/0/5 ${c2} by ${tr}`,
+        ...[writer, invalid, inner, driver].map((a, i) => `3/${i + 1}/ ${hex(a)} by ${hex(B.address)}`),
       ]);
       expect(await internalRowsFromBlock(db)).toBe(0n);
 
