@@ -64,13 +64,14 @@ export function archiveCommon(): Common {
  * EthereumJS makes of the Common (Object.assign) keep it.
  */
 function withEipSet(c: Common): void {
-  let list: readonly number[] | undefined;
-  let set = new Set<number>();
+  // By array: copies share theirs until one of them changes hardfork.
+  const sets = new WeakMap<readonly number[], Set<number>>();
   (c as { isActivatedEIP: (eip: number) => boolean }).isActivatedEIP = function (this: Common, eip: number): boolean {
-    const current = (this as unknown as { _activatedEIPsCache: readonly number[] })._activatedEIPsCache;
-    if (current !== list) {
-      list = current;
-      set = new Set(current);
+    const list = (this as unknown as { _activatedEIPsCache: readonly number[] })._activatedEIPsCache;
+    let set = sets.get(list);
+    if (set === undefined) {
+      set = new Set(list);
+      sets.set(list, set);
     }
     return set.has(eip);
   };
