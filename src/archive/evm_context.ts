@@ -47,11 +47,34 @@ export function archiveTxCommon(): Common {
 
 /** Prague with this chain's id. The point-evaluation precompile needs a KZG; the chain's minimal one is used. */
 export function archiveCommon(): Common {
-  sharedCommon ??= createCustomCommon({ chainId: Number(CHAIN_ID), name: 'icp-evm-archive' }, Mainnet, {
-    hardfork: Hardfork.Prague,
-    customCrypto: { kzg: kzgAdapter },
-  });
+  if (sharedCommon === undefined) {
+    sharedCommon = createCustomCommon({ chainId: Number(CHAIN_ID), name: 'icp-evm-archive' }, Mainnet, {
+      hardfork: Hardfork.Prague,
+      customCrypto: { kzg: kzgAdapter },
+    });
+    withEipSet(sharedCommon);
+  }
   return sharedCommon;
+}
+
+/**
+ * EthereumJS asks isActivatedEIP several times per opcode, and answers it with a search of the active EIPs' array
+ * (about a tenth of a contract call's replay). The same answer from a Set built from that array, rebuilt when
+ * Common replaces the array (it does on a hardfork or EIP change). An own enumerable property, so the copies
+ * EthereumJS makes of the Common (Object.assign) keep it.
+ */
+function withEipSet(c: Common): void {
+  // By array: copies share theirs until one of them changes hardfork.
+  const sets = new WeakMap<readonly number[], Set<number>>();
+  (c as { isActivatedEIP: (eip: number) => boolean }).isActivatedEIP = function (this: Common, eip: number): boolean {
+    const list = (this as unknown as { _activatedEIPsCache: readonly number[] })._activatedEIPsCache;
+    let set = sets.get(list);
+    if (set === undefined) {
+      set = new Set(list);
+      sets.set(list, set);
+    }
+    return set.has(eip);
+  };
 }
 
 const ZERO32 = new Uint8Array(32);

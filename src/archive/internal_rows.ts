@@ -67,3 +67,12 @@ export async function deleteInternalRowsAbove(tx: Queryable, head: bigint): Prom
   await tx.query('DELETE FROM archive_internal_txs WHERE block > $1', [head]);
   await tx.query('DELETE FROM archive_contract_creators WHERE block > $1', [head]);
 }
+
+/**
+ * The first block whose rows are stored: blocks below it were archived before the archive wrote them (a
+ * database of an older schema, upgraded in place), so a reader can say where its list starts.
+ */
+export async function internalRowsFromBlock(db: Queryable): Promise<bigint> {
+  const r = await db.query<{ internal_from_block: bigint }>('SELECT internal_from_block FROM archive_meta WHERE id = 1');
+  return BigInt(r.rows[0]?.internal_from_block ?? 0n);
+}

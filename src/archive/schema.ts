@@ -6,14 +6,19 @@
 //   archive_storage   address[20] || gen[4] || slot[32], block -> value without leading zeros, NULL = cleared
 //   archive_code      code hash -> code (content-addressed, never removed)
 //   archive_blocks    the verified blocks' context (number, hash, timestamp, base fee, gas limit, coinbase, roots)
-//   archive_meta      one row: chain id, the next block to replay, the state root after it, the alarm if any
+//   archive_meta      one row: chain id, the next block to replay, the state root after it, the alarm if any,
+//                     and the first block whose internal transactions and creators are stored
 //   archive_internal_txs      every frame below a transaction's top call (./internal_rows.ts), by trace address
 //   archive_contract_creators every contract a block created (top-level or by a contract) and who created it
 //   archive_retention         one row: the first block served, how far history below it is pruned (./retention.ts)
 import type { Db } from '../indexer/db.js';
 import { RETENTION_DDL } from './retention.js';
 
-export const ARCHIVE_SCHEMA_VERSION = 1;
+/**
+ * 2: internal transactions and contract creators are written for every replayed block; a version-1 database
+ * (history without them) is upgraded in place and records from which block it has them (internal_from_block).
+ */
+export const ARCHIVE_SCHEMA_VERSION = 2;
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS archive_meta (
@@ -22,7 +27,8 @@ CREATE TABLE IF NOT EXISTS archive_meta (
   chain_id bigint NOT NULL,
   cursor_block bigint NOT NULL,
   state_root bytea NOT NULL,
-  alarm text
+  alarm text,
+  internal_from_block bigint NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS archive_blocks (
   number bigint PRIMARY KEY,
@@ -99,4 +105,17 @@ export async function ensureArchiveSchema(db: Db, chainId: bigint): Promise<void
   }
   if (row.schema_version > ARCHIVE_SCHEMA_VERSION) throw new ArchiveStateError(`the archive database has schema version ${row.schema_version}; this archive reads ${ARCHIVE_SCHEMA_VERSION}: upgrade it`);
   if (BigInt(row.chain_id) !== chainId) throw new ArchiveStateError(`the archive database holds chain ${row.chain_id}, not ${chainId}: use another database`);
+  if (row.schema_version < 2) await upgradeToInternalRows(db);
+}
+
+/**
+ * Version 1 kept no internal transactions: the blocks it holds are not replayed again (their history is
+ * verified, and the canister may no longer export them); rows are written from its cursor on, and
+ * internal_from_block says so to the readers. A new archive database replays from genesis with them instead.
+ */
+async function upgradeToInternalRows(db: Db): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('ALTER TABLE archive_meta ADD COLUMN IF NOT EXISTS internal_from_block bigint NOT NULL DEFAULT 0');
+    await tx.query('UPDATE archive_meta SET internal_from_block = cursor_block, schema_version = 2 WHERE id = 1 AND schema_version < 2');
+  });
 }

@@ -3,19 +3,24 @@
 import type { Db, Queryable } from '../indexer/db.js';
 import type { ReplayedBlock } from './replay.js';
 import type { Mismatch } from './mismatch.js';
-import { deleteInternalRowsAbove } from './internal_rows.js';
+import { deleteInternalRowsAbove, writeInternalRows, type ContractCreatorRow, type InternalTxRow } from './internal_rows.js';
 
 export interface ArchiveMeta {
   /** The next block to replay; every block below it is verified and stored. */
   readonly cursorBlock: bigint;
   readonly stateRoot: Uint8Array;
   readonly alarm: Mismatch | undefined;
+  /**
+   * The first block whose internal transactions and contract creators are stored (0 for an archive replayed
+   * with them from genesis; an archive created before they were written has them from where it stood then).
+   */
+  readonly internalFromBlock: bigint;
 }
 
 export async function readMeta(db: Queryable): Promise<ArchiveMeta> {
-  const r = await db.query<{ cursor_block: bigint; state_root: Uint8Array; alarm: string | null }>('SELECT cursor_block, state_root, alarm FROM archive_meta WHERE id = 1');
+  const r = await db.query<{ cursor_block: bigint; state_root: Uint8Array; alarm: string | null; internal_from_block: bigint }>('SELECT cursor_block, state_root, alarm, internal_from_block FROM archive_meta WHERE id = 1');
   const row = r.rows[0]!;
-  return { cursorBlock: BigInt(row.cursor_block), stateRoot: row.state_root, alarm: row.alarm === null ? undefined : parseAlarm(row.alarm) };
+  return { cursorBlock: BigInt(row.cursor_block), stateRoot: row.state_root, alarm: row.alarm === null ? undefined : parseAlarm(row.alarm), internalFromBlock: BigInt(row.internal_from_block) };
 }
 
 function parseAlarm(text: string): Mismatch {
@@ -43,7 +48,11 @@ export async function commitReplayed(db: Db, blocks: readonly ReplayedBlock[]): 
     const storage: unknown[][] = [];
     const code: unknown[][] = [];
     const rows: unknown[][] = [];
+    const internal: InternalTxRow[] = [];
+    const creators: ContractCreatorRow[] = [];
     for (const b of blocks) {
+      internal.push(...b.internalTxs);
+      creators.push(...b.creators);
       const c = b.context;
       rows.push([c.number, c.hash, c.parentHash, c.timestamp, c.baseFeePerGas.toString(), c.gasLimit, c.coinbase, b.stateRoot, b.txCount]);
       for (const [k, v] of b.writes.accounts) accounts.push([k, c.number, v ?? null]);
@@ -54,6 +63,7 @@ export async function commitReplayed(db: Db, blocks: readonly ReplayedBlock[]): 
     if (accounts.length > 0) await insertRows(tx, 'archive_accounts', 'address, block, record', accounts, '');
     if (storage.length > 0) await insertRows(tx, 'archive_storage', 'skey, block, value', storage, '');
     if (code.length > 0) await insertRows(tx, 'archive_code', 'hash, code', code, 'ON CONFLICT (hash) DO NOTHING');
+    await writeInternalRows(tx, internal, creators);
     const last = blocks.at(-1)!;
     await tx.query('UPDATE archive_meta SET cursor_block = $1, state_root = $2 WHERE id = 1', [last.context.number + 1n, last.stateRoot]);
   });
@@ -74,7 +84,8 @@ export async function rewindArchive(db: Db, head: bigint): Promise<bigint> {
     await deleteInternalRowsAbove(tx, head);
     const root = (await tx.query<{ state_root: Uint8Array }>('SELECT state_root FROM archive_blocks WHERE number = $1', [head])).rows[0]?.state_root ?? new Uint8Array(32);
     const cursor = head + 1n;
-    await tx.query('UPDATE archive_meta SET cursor_block = $1, state_root = $2 WHERE id = 1', [head < 0n ? 0n : cursor, root]);
+    // Blocks replayed again from here get their internal rows, even below where an older archive began them.
+    await tx.query('UPDATE archive_meta SET cursor_block = $1, state_root = $2, internal_from_block = LEAST(internal_from_block, $1) WHERE id = 1', [head < 0n ? 0n : cursor, root]);
     return head < 0n ? 0n : cursor;
   });
 }

@@ -1,6 +1,7 @@
 // Process-level crash safety of the archive: a follower child process is killed with SIGKILL at random points
 // of a replay (after a random number of commits, plus a random delay into the next one) and restarted each
-// time; it resumes and its history tables end equal to a clean run's. On PostgreSQL and on PGlite.
+// time; it resumes and its history tables (internal transactions and contract creators included) end equal to
+// a clean run's. On PostgreSQL and on PGlite.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +44,7 @@ function runChild(env: Record<string, string>, kill?: { afterCommits: number; de
   });
 }
 
-async function dump(db: Db): Promise<unknown> {
+async function dump(db: Db): Promise<Record<string, string[]>> {
   const q = async (sql: string) => (await db.query(sql)).rows.map((r) => JSON.stringify(r, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : typeof v === 'bigint' ? v.toString() : v)));
   return {
     meta: await q('SELECT cursor_block, state_root, alarm FROM archive_meta'),
@@ -51,6 +52,8 @@ async function dump(db: Db): Promise<unknown> {
     accounts: await q('SELECT * FROM archive_accounts ORDER BY address, block'),
     storage: await q('SELECT * FROM archive_storage ORDER BY skey, block'),
     code: await q('SELECT * FROM archive_code ORDER BY hash'),
+    internal: await q('SELECT * FROM archive_internal_txs ORDER BY block, tx_index, trace_address'),
+    creators: await q('SELECT * FROM archive_contract_creators ORDER BY block, tx_index, trace_address'),
   };
 }
 
@@ -89,6 +92,9 @@ describe.each(targets)('archive killed with SIGKILL during a replay (%s)', (name
       await new ArchiveFollower({ client: chain.client(), db: cleanDb, chainId: 4801360n, log: () => {} }).run({ untilCaughtUp: true });
       const want = await dump(cleanDb);
       await cleanDb.close();
+      // The scenario's self-destructs are internal transactions, its creations have creators.
+      expect(want.internal!.length).toBeGreaterThan(0);
+      expect(want.creators!.length).toBeGreaterThan(0);
 
       const seed = Number(process.env.ARCHIVE_CRASH_SEED ?? Date.now() % 1_000_000);
       const bytes = randomBytes(8, seed);

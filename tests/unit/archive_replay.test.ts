@@ -8,6 +8,8 @@ import { encodeStateChanges } from '../../src/core/export/state_changes.js';
 import type { ExportedBlock } from '../../src/core/export/decode.js';
 import { ArchiveTestChain, GENESIS } from '../support/archive_chain.js';
 import { ETH } from '../support/chain_testkit.js';
+import { Common } from '@ethereumjs/common';
+import { archiveCommon, archiveTxCommon } from '../../src/archive/evm_context.js';
 
 async function replayAll(blocks: readonly ExportedBlock[], fallbackGenesis: GenesisEntry[] = []) {
   const r = new Replayer();
@@ -20,6 +22,18 @@ async function replayAll(blocks: readonly ExportedBlock[], fallbackGenesis: Gene
 }
 
 describe('archive replay', () => {
+  it("answers isActivatedEIP as EthereumJS's own lookup does, for every EIP number", () => {
+    for (const c of [archiveCommon(), archiveTxCommon()]) {
+      const active: number[] = [];
+      for (let eip = 0; eip < 10_000; eip++) {
+        const own = Common.prototype.isActivatedEIP.call(c, eip);
+        expect(c.isActivatedEIP(eip)).toBe(own);
+        if (own) active.push(eip);
+      }
+      expect(active).toContain(7702); // Prague
+    }
+  });
+
   let chain: ArchiveTestChain;
   let blocks: ExportedBlock[];
 
