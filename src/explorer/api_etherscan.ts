@@ -172,8 +172,8 @@ async function dispatch(deps: ApiDeps, f: Fields, client: string): Promise<HttpA
       const out = [];
       for (const a of addresses) {
         const address = parseAddress(a, 'contractaddresses');
-        const tx = await deps.store.creationTx(address);
-        if (tx !== undefined) out.push({ contractAddress: address, contractCreator: tx.from, txHash: tx.txHash, blockNumber: tx.blockNumber.toString() });
+        const c = await deps.store.contractCreation(address);
+        if (c !== undefined) out.push({ contractAddress: address, contractCreator: c.contractCreator, txHash: c.txHash, blockNumber: c.blockNumber.toString(), ...(c.contractFactory === undefined ? {} : { contractFactory: c.contractFactory }) });
       }
       return out.length === 0 ? notOk(null, 'No data found') : ok(out);
     }

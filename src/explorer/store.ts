@@ -99,6 +99,14 @@ export interface VerifiedContract {
   readonly verifiedAt: Date;
 }
 
+/** Etherscan's getcontractcreation record; `contractFactory` only when a contract created it. */
+export interface ContractCreation {
+  readonly contractCreator: string;
+  readonly txHash: string;
+  readonly blockNumber: bigint;
+  readonly contractFactory?: string;
+}
+
 export interface CreationTx {
   readonly txHash: string;
   readonly from: string;
@@ -274,5 +282,25 @@ export class ExplorerStore {
     const row = r.rows[0];
     if (row === undefined) return undefined;
     return { txHash: `0x${toHex(row.eth_tx_hash)}`, from: `0x${toHex(row.from_address)}`, blockNumber: BigInt(row.block_number), input: toHex(row.input) };
+  }
+
+  /**
+   * Who created a contract: the indexer's receipts for a transaction's own creation, else the archive's
+   * archive_contract_creators (when the archive shares this database) for one a contract created; then the
+   * creator is the transaction's sender, as Etherscan answers, and the creating contract is `contractFactory`.
+   */
+  async contractCreation(address: string): Promise<ContractCreation | undefined> {
+    const direct = await this.creationTx(address);
+    if (direct !== undefined) return { contractCreator: direct.from, txHash: direct.txHash, blockNumber: direct.blockNumber };
+    const present = await this.db.query<{ ok: boolean }>("SELECT to_regclass('archive_contract_creators') IS NOT NULL AS ok");
+    if (present.rows[0]?.ok !== true) return undefined;
+    const r = await this.db.query<{ tx_hash: Uint8Array; block: bigint; creator: Uint8Array; from_address: Uint8Array }>(
+      `SELECT c.tx_hash, c.block, c.creator, t.from_address FROM archive_contract_creators c JOIN txs t ON t.eth_tx_hash = c.tx_hash
+       WHERE c.address = $1 ORDER BY c.block DESC, c.tx_index DESC LIMIT 1`,
+      [fromHex(address)],
+    );
+    const row = r.rows[0];
+    if (row === undefined) return undefined;
+    return { contractCreator: `0x${toHex(row.from_address)}`, txHash: `0x${toHex(row.tx_hash)}`, blockNumber: BigInt(row.block), contractFactory: `0x${toHex(row.creator)}` };
   }
 }

@@ -1,6 +1,7 @@
 // The explorer's job table on PGlite: after a crash, running jobs are queued again until they run out of
 // attempts; finished jobs are deleted after their retention (at start and periodically) while open ones stay;
-// claiming takes the oldest; a failed job keeps no sources; one client cannot fill the queue.
+// claiming takes the oldest; a failed job keeps no sources; one client cannot fill the queue. Contract creations
+// are found for a transaction's own creation and, through the archive's table, for one a contract made.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CompilerPool } from '../../src/explorer/compilers.js';
 import { DEFAULT_LIMITS } from '../../src/explorer/config.js';
@@ -10,6 +11,9 @@ import type { VerifyRequest } from '../../src/explorer/request.js';
 import { EXPLORER_COMPONENT, EXPLORER_MIGRATIONS, ExplorerStore, MAX_ATTEMPTS } from '../../src/explorer/store.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { migrate } from '../../src/indexer/migrate.js';
+import { INDEXER_COMPONENT, INDEXER_MIGRATIONS } from '../../src/indexer/schema.js';
+import { ensureArchiveSchema } from '../../src/archive/schema.js';
+import { writeInternalRows } from '../../src/archive/internal_rows.js';
 
 let db: Db;
 let store: ExplorerStore;
@@ -101,4 +105,43 @@ describe('verification queue bounds', () => {
     expect(await store.getJob('g-old-failed')).toBeUndefined();
     await v.close(0);
   });
+});
+
+describe('contract creation lookups (Etherscan getcontractcreation)', () => {
+  it("answers a transaction's own creation from the receipts, and a contract's creation from the archive's creators table with the factory", async () => {
+    const d = await openDb({ memory: true });
+    try {
+      await migrate(d, INDEXER_COMPONENT, INDEXER_MIGRATIONS);
+      const s = new ExplorerStore(d);
+      const eoa = new Uint8Array(20).fill(0xaa);
+      const factory = new Uint8Array(20).fill(0xfa);
+      const child = new Uint8Array(20).fill(0xc1);
+      const h = (b: number) => new Uint8Array(32).fill(b);
+      await d.query(
+        `INSERT INTO blocks (number, hash, parent_hash, timestamp, gas_used, gas_limit, base_fee, tx_count, miner, state_root, transactions_root, receipts_root, logs_bloom, size)
+         VALUES (1, $1, $2, 0, 0, 3000000, 0, 2, $3, $2, $2, $2, $4, 0)`,
+        [h(1), h(0), new Uint8Array(20), new Uint8Array(256)],
+      );
+      const tx = (hash: Uint8Array, index: number, to: Uint8Array | null) =>
+        d.query(
+          `INSERT INTO txs (eth_tx_hash, tx_id, block_number, tx_index, type, origin, from_address, to_address, value, nonce, gas_limit, input, receipt_status)
+           VALUES ($1, $1, 1, $2, 2, 'EthSigned', $3, $4, 0, $2, 100000, $5, 1)`,
+          [hash, index, eoa, to, new Uint8Array([0x60, 0x00])],
+        );
+      await tx(h(0x10), 0, null);
+      await d.query('INSERT INTO receipts (tx_hash, block_number, status, gas_used, cumulative_gas_used, effective_gas_price, contract_address) VALUES ($1, 1, 1, 1, 1, 0, $2)', [h(0x10), factory]);
+      await tx(h(0x11), 1, factory);
+      await d.query('INSERT INTO receipts (tx_hash, block_number, status, gas_used, cumulative_gas_used, effective_gas_price) VALUES ($1, 1, 1, 1, 2, 0)', [h(0x11)]);
+      const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
+      // Without the archive's tables only the direct creation is known.
+      expect(await s.contractCreation(hex(factory))).toEqual({ contractCreator: hex(eoa), txHash: hex(h(0x10)), blockNumber: 1n });
+      expect(await s.contractCreation(hex(child))).toBeUndefined();
+      await ensureArchiveSchema(d, 4801360n);
+      await writeInternalRows(d, [], [{ address: child, block: 1n, txIndex: 1, txHash: h(0x11), traceAddress: [0], creator: factory }]);
+      expect(await s.contractCreation(hex(child))).toEqual({ contractCreator: hex(eoa), txHash: hex(h(0x11)), blockNumber: 1n, contractFactory: hex(factory) });
+      expect(await s.contractCreation(hex(new Uint8Array(20).fill(0x99)))).toBeUndefined();
+    } finally {
+      await d.close();
+    }
+  }, 120_000);
 });
