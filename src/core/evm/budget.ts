@@ -41,8 +41,8 @@ export const CODE_BYTES_PER_BUDGET_STEP = 4;
 /**
  * Code whose longest straight run (bytes between two JUMP/JUMPI or halting opcodes) is longer runs in
  * EthereumJS's loop, which counts every step. Compiled Solidity stays far below (the bench's pair: 167
- * bytes). An inline step costs at most about 35 K instructions a byte (`DUP1 MLOAD`, a 32-byte word read),
- * so what runs between two counts is at most about 36 M instructions past `interval`'s worth.
+ * bytes). An inline step costs at most about three interp.step.instructions a byte (`DUP1 MLOAD`, a 32-byte
+ * word read), so what runs between two counts is at most that times this many bytes past `interval`'s worth.
  */
 export const MAX_UNCOUNTED_RUN_BYTES = 1024;
 
