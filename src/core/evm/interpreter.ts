@@ -1154,7 +1154,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
 /**
  * `n` as QuickJS's int32 tag when it fits. `Number(bigint)` always yields a float64-tagged value, and QuickJS's
  * fast paths (typed-array and array indexing, `<`, `+`, `++`) take int32 operands only: a float index is
- * turned into a string property key (dtoa, atom lookup, about 850 instructions a read), a float compare or
+ * turned into a string property key (dtoa, atom lookup: each read a sizeable part of interp.step.instructions), a float compare or
  * increment goes through the slow generic path. So the loop's pc, gas, fees and offsets are kept int32.
  */
 function small(n: number): number {
