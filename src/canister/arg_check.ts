@@ -137,8 +137,8 @@ class Reader {
 
 /**
  * A method's own header (magic, type table, argument types: what the usual encoders send for its types), read
- * once at start-up. Reading a type table costs about 1.2 M instructions for eth_call's record of twelve opt
- * fields (a LEB128 field hash each), more than the rest of the check; an argument that starts with these exact
+ * once at start-up. Reading a type table of eth_call's record of twelve opt fields (a LEB128 field hash
+ * each) costs more than the rest of the check; an argument that starts with these exact
  * bytes gets this table without reading it again, with the same outcome as reading it.
  */
 export interface KnownHeader {

@@ -2,8 +2,8 @@
 // @dfinity/candid as the fallback and the referee.
 //
 // Why: inside the canister @dfinity/candid's IDL.decode of an eth_call argument (a record of twelve opt fields
-// and a block tag) costs about 12 M instructions and IDL.encode of a Result<blob> about 5 M: it rebuilds type
-// objects from the wire's type table, checks subtyping, and concatenates many small arrays. Those were half of
+// and a block tag) and IDL.encode of a Result<blob> rebuild type objects from the wire's type table, check
+// subtyping, and concatenate many small arrays (query.eth_call.erc20_balance_of.instructions). Those were half of
 // an eth_call. Here each method's types are compiled once (at start-up) into readers and writers:
 // - decode: when the argument's type table and argument types are byte for byte those the method declares
 //   (what @dfinity/candid and @icp-sdk/core encoders send for these types), the values are read directly;

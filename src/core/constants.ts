@@ -51,7 +51,7 @@ export const IC_INSPECT_INSTRUCTION_LIMIT = 200_000_000n;
 /**
  * Raw transactions up to this size are screened in full (hash-free checks, sender recovery, affordability)
  * by canister_inspect_message, where a refusal costs the canister nothing; larger ones only by the update.
- * Screening at this size costs inspect.submit_raw.max_size.instructions (npm run bench), well inside the 200 M
+ * Screening at this size costs inspect.submit_raw.screened_unfunded.instructions (npm run bench), well inside the 200 M
  * limit with margin; the keccak pass over the payload grows with the size (keccak.block.instructions a 136 bytes).
  */
 export const INSPECT_SCREEN_MAX_TX_BYTES = 2048;
@@ -61,9 +61,9 @@ export const REPLACEMENT_FEE_BUMP_PERCENT = 10n;
 
 // Instructions one transaction may spend, measured from the counter at its start (DESIGN rule 5).
 // 20 B: a block message needs at most the soft limit (4 B) + one whole transaction (20 B) + the
-// overshoot of the last check and the receipt/commit work (about 2 B) = 26 B, well under the 40 B
-// update limit; and it leaves room for the expensive precompiles real contracts use (a 4-pair BN254
-// pairing for a Groth16 verifier is about 5 B inside the canister, a KZG point evaluation 3.4 B).
+// overshoot of the last check and the receipt/commit work (the finalisation reserve, ops/limits.ts), well
+// under the 40 B update limit; and it leaves room for the expensive precompiles real contracts use (a 4-pair
+// BN254 pairing for a Groth16 verifier, a KZG point evaluation: a few B each, evm/budget.ts's bounds).
 export const TX_INSTRUCTION_BUDGET = 20_000_000_000n;
 // eth_call / eth_estimateGas executed inside an IC query (5 B limit) can only apply a smaller budget;
 // a call that exhausts it there may still fit TX_INSTRUCTION_BUDGET in a block (run it as an update to know).
@@ -81,7 +81,7 @@ export const MAX_LOG_PAGE_BYTES = 1_500_000;
  * A page stops (and returns a cursor) before the instructions spent so far plus the projected cost of encoding
  * its logs into the reply would pass this; the IC stops queries at 5 B. The projection over-estimates (a log's
  * view is already in the counter), and between checks at most one block's scan of non-matching logs is added
- * (about 31 K instructions a log, 250 M for a block full of logs): at most about 4.3 B in all.
+ * (a few percent of this limit for a block full of logs), which stays under the IC's 5 B.
  */
 export const LOG_PAGE_INSTRUCTION_SOFT_LIMIT = 4_000_000_000n;
 /** Instructions a returned log costs (its view and its Candid encoding): query.get_logs.1000_logs.instructions a thousandth, with margin. */
@@ -103,7 +103,7 @@ export const MAX_LOG_FILTER_TOPIC_ALTERNATIVES = 1000;
 export const MAX_LOG_BLOOM_ALTERNATIVES = 32;
 // eth_getBlockReceipts / rpc_eth_get_block_receipts_paged: a page stops before passing any of these (at least
 // one receipt a page). Encoding a log costs at most LOG_REPLY_INSTRUCTIONS_PER_LOG, a receipt
-// with no logs a few M; these keep a full page near 2.5 B of the query's 5 B. A block at the default gas limit
+// with no logs far less; these keep a full page near half of the query's 5 B. A block at the default gas limit
 // (at most 142 transactions of 21,000 gas) fits one page unless it holds more than 700 logs.
 export const BLOCK_RECEIPTS_PAGE_MAX_RECEIPTS = 150;
 export const BLOCK_RECEIPTS_PAGE_MAX_LOGS = 700;

@@ -1,28 +1,28 @@
 // secp256k1 public-key recovery (ECDSA, as Ethereum uses it), written for the canister's cost model.
 //
 // Why not @noble/curves: inside the canister (QuickJS interpreted in wasm, every instruction costs
-// cycles) noble's recovery measured 184-210 M instructions, most of a transaction's submit cost; this
-// module measures about 47 M (square root 5.7 M, the rest 41.6 M: main loop for ~127 doublings and ~62
-// additions, two inversions 1.9 M each, R's tables and scalar recoding; before the folds and the deferred
-// Z below 6.5 M and 44.5 M; docs/performance.md, "Signature recovery in a submit").
-// Measured in the canister (scratch micro-benchmarks, instructions per operation):
-//   BigInt * of 256-bit operands ~4.2 K, + / - ~4 K, shift ~2.2 K, 512-bit % p ~21 K, 768-bit % p ~26 K;
-//   a Number multiply-add on locals ~0.6 K, so a 10-26-bit-limb field multiply (100+ multiply-adds)
-//   costs more than a BigInt multiply plus %; pseudo-Mersenne folding with BigInt shifts and masks
-//   (7 BigInt operations) costs more than one %.
+// cycles) noble's recovery cost about four times this module's, and was most of a transaction's submit
+// (bench: submit_raw.transfer.without_key.instructions, a submit that recovers; the square root, main loop
+// of ~127 doublings and ~62 additions, two inversions, R's tables and scalar recoding are its bulk; the
+// dated measurements are docs/performance.md's, "Signature recovery in a submit").
+// Measured in the canister (scratch micro-benchmarks, relative costs):
+//   a BigInt + or - costs about what a BigInt * of 256-bit operands does (a shift half), a 512-bit % p
+//   five of them; a Number multiply-add on locals about a seventh of one, so a 10-26-bit-limb field multiply (100+
+//   multiply-adds) costs more than a BigInt multiply plus %; pseudo-Mersenne folding with BigInt shifts and
+//   masks (7 BigInt operations) costs more than one %.
 // BigInt operations cost about the same whatever their size up to ~1000 bits, so the design counts
 // BigInt operations and above all `%` reductions:
 //   - field elements are BigInts in (-p, p): every reduction is a plain `%` (JS keeps the sign of the
 //     dividend, which is harmless because only products and sums are taken until the final output);
 //   - a square that only feeds products reduced next (X^2, Y^2 in dbl; Z^2, H^2 in madd; every other
 //     squaring of the square root) is folded once by 2^256 = 2^32 + 977 (mod p) instead: mask, shift,
-//     small multiply, add, ~11 K against ~19 K for a 512-bit `%`, leaving < 2^290; the dividends after it
-//     grow by ~34 bits (a `%` costs ~10 K plus ~7.5 K per 256 dividend bits). Folding a value that feeds
+//     small multiply, add, a little over half a 512-bit `%`, leaving < 2^290; the dividends after it grow
+//     by ~34 bits (a `%` costs a fixed part plus a part per dividend bit). Folding a value that feeds
 //     itself (Z in dbl) would grow it by ~33 bits a step, so those stay `%`;
 //   - lazy reduction: a product is reduced only when it feeds another product, and sums/differences of
 //     products are reduced once (e.g. Y3 = (R*(V - X3) - Y1*HHH) % p);
 //   - Jacobian coordinates; one field inversion at the end; inversions (that one and r^-1 mod n) by
-//     Lehmer's extended Euclid on Number leading digits (~2 M; BigInt Euclid ~3.4 M, Fermat ~6.8 M+);
+//     Lehmer's extended Euclid on Number leading digits (cheaper than BigInt Euclid, under a third of Fermat);
 //   - Q = u1*G + u2*R by one shared doubling chain of ~128 doublings: u2*R is split with the GLV
 //     endomorphism (lambda*(x, y) = (beta*x, y)) into two ~128-bit halves, and u1*G into its low and high
 //     128 bits with precomputed affine tables of odd multiples of G and of 2^128*G (built once per heap,
@@ -57,8 +57,8 @@ const HALF_N = N >> 1n;
 const W_R = 5;
 /**
  * wNAF window for the G term (tables of 2^(W_G-2) odd multiples of G and 2^128*G, built once). Measured
- * in the canister: 12 saves ~1.3 M instructions a recovery over 10 (fewer G additions); building the
- * tables costs ~1.14 B instructions once per heap instead of ~0.31 B.
+ * in the canister: 12 saves a few percent of a recovery over 10 (fewer G additions); building the
+ * tables costs about four times as much, once per heap (the warm-up's 'secp256k1' step).
  */
 const W_G = 12;
 
@@ -80,7 +80,7 @@ const SMALL = 1n << 50n;
 
 /**
  * Inverse of a modulo the prime m (a not divisible by m): extended Euclid with Lehmer's method. Plain
- * BigInt Euclid costs ~150 steps of 5 BigInt operations (~3.4 M instructions); here the quotients are
+ * BigInt Euclid costs ~150 steps of 5 BigInt operations; here the quotients are
  * found on the leading ~50 bits of the remainders as Numbers (exact below 2^53), and only the
  * accumulated 2x2 matrix of each run of quotients is applied to the BigInts (Knuth, TAOCP 4.5.2, L).
  */
@@ -172,7 +172,7 @@ export function invert(a: bigint, m: bigint): bigint {
 
 /**
  * s^(2^k) mod p. Squarings go in pairs: the first is folded by 2^256 = FOLD (mod p) instead of reduced
- * (see dbl), the second reduced by `%` (a 580-bit dividend): ~43 K instructions a pair against ~46 K.
+ * (see dbl), the second reduced by `%` (a 580-bit dividend): a few percent cheaper than two `%`.
  * (Pairing squarings under one 1024-bit % measured no cheaper.) The result is a `%` output, in (-p, p).
  */
 function sqrN(s: bigint, k: number): bigint {
@@ -239,9 +239,9 @@ function flushZ(): void {
 
 /**
  * A <- 2A (a = 0 curve): 3 reductions and 2 folds. X^2 and Y^2 are folded once by 2^256 = FOLD (mod p)
- * (mask, shift, small multiply, add: ~11 K instructions measured, against ~19 K for a `% p`) instead of
+ * (mask, shift, small multiply, add: a little over half a `% p`, measured) instead of
  * reduced: the result, below 2^290 in absolute value, only feeds products that are reduced by `%` next,
- * which grow by ~34 bits (~+1.5 K each). Z is still reduced: it feeds itself every doubling.
+ * which grow by ~34 bits (a small part of a `%` each). Z is still reduced: it feeds itself every doubling.
  */
 function dbl(): void {
   const x = AX;
@@ -249,7 +249,7 @@ function dbl(): void {
   const y2 = y * y;
   const yy = (y2 & MASK256) + (y2 >> 256n) * FOLD;
   // S / 4 with S = 4 X Y^2, not reduced: it is only used in sums and in one product below, where a
-  // 512-bit factor costs ~1.6 K more than a 256-bit one and the (768-bit) % ~5 K more, against ~21 K for a %.
+  // 512-bit factor and the (768-bit) % cost together about a third of the % they save.
   const s = x * yy;
   const x2 = x * x;
   const m = ((x2 & MASK256) + (x2 >> 256n) * FOLD) * 3n; // M = 3 X^2
@@ -509,8 +509,8 @@ function baseTables(): { lo: OddTable; hi: OddTable } {
 }
 
 /**
- * Builds the fixed-base tables now (the canister's 'secp256k1' warm-up step, 1.73 B instructions: the wNAF
- * tables of recovery ~1.14 B, G's comb for verification ~0.59 B), not in the first submit. Idempotent.
+ * Builds the fixed-base tables now (the canister's 'secp256k1' warm-up step: the wNAF tables of recovery,
+ * about two thirds of it, and G's comb for verification), not in the first submit. Idempotent.
  */
 export function warmUp(): void {
   baseTables();
@@ -675,7 +675,7 @@ export function publicKeyBytes(q: { x: bigint; y: bigint }): Uint8Array {
 
 /** Columns of every comb, so doublings of a verification: 5 teeth of 26 bits cover a GLV half (< 2^130). */
 const COMB_SPACING = 26;
-/** Teeth of a key's comb over a GLV half: 31 points a key, built for about 31 M instructions. */
+/** Teeth of a key's comb over a GLV half: 31 points a key (bench: submit_raw.transfer.second_with_key.instructions builds them). */
 const KEY_TEETH = 5;
 /** Teeth of G's comb over a whole scalar (10 * 26 = 260 bits): 1,023 points, built once per heap. */
 const G_TEETH = 10;
@@ -733,7 +733,7 @@ export interface KeyTables {
 
 /**
  * The tables of the 64-byte public key x || y, or undefined if it is not a point of the curve (such a hint
- * is ignored: verification against a point off the curve proves nothing). About 31 M instructions.
+ * is ignored: verification against a point off the curve proves nothing). Built at a key's second hinted submit.
  */
 export function keyTables(publicKey: Uint8Array): KeyTables | undefined {
   if (publicKey.length !== 64) return undefined;

@@ -1,5 +1,5 @@
 // The sender's public key of a raw transaction, recovered here (about 1-2 ms of the gateway's CPU with
-// @noble/curves, against about 47 M instructions in the canister) and passed to the canister as a hint
+// @noble/curves, against submit_raw.transfer.without_key.instructions' recovery in the canister) and passed as a hint
 // (rpc_eth_send_raw_transaction_with_key): the canister then verifies the signature against a key it has seen
 // instead of recovering it, about half the instructions (docs/execution.md "Sender key hints"). The key is
 // the signer's by construction, so the canister's answer is the plain method's.

@@ -36,3 +36,73 @@ export function smallArraysBody(where: 'content' | 'delegation' | 'paths', size:
   }
   return out;
 }
+
+/** One body's answer as the flooding process saw it: HTTP status (0: the connection failed) and round trip. */
+export interface FloodAnswer {
+  readonly status: number;
+  readonly ms: number;
+  readonly text: string;
+}
+
+/**
+ * A stream of bodies from another Node process, as an attacker would send them: `connections` loops each POST
+ * `body` to `url` again as soon as the last answer came, until `stop()`, which resolves with every answer.
+ * The body is written to `file` first, so the child needs nothing but Node; `start` resolves once it runs
+ * (spawning holds this event loop, so it is not done while latencies are measured).
+ */
+export async function startBodyFlood(url: string, body: Uint8Array, file: string, connections = 2): Promise<{ stop(): Promise<FloodAnswer[]> }> {
+  const { writeFileSync } = await import('node:fs');
+  const { spawn } = await import('node:child_process');
+  writeFileSync(file, body);
+  const script = `
+    const body = require('node:fs').readFileSync(process.argv[2]);
+    const out = [];
+    let stop = false;
+    const loop = async () => {
+      while (!stop) {
+        const t = performance.now();
+        try {
+          const r = await fetch(process.argv[1], { method: 'POST', headers: { 'content-type': 'application/cbor' }, body });
+          const text = await r.text();
+          out.push({ status: r.status, ms: performance.now() - t, text: text.slice(0, 200) });
+        } catch (e) {
+          out.push({ status: 0, ms: performance.now() - t, text: String(e && e.cause ? e.cause : e).slice(0, 200) });
+        }
+      }
+    };
+    process.stdout.write('ready\\n');
+    process.stdin.once('data', () => {
+      const loops = Array.from({ length: ${connections} }, loop);
+      process.stdin.once('data', async () => {
+        stop = true;
+        await Promise.all(loops);
+        process.stdout.write(JSON.stringify(out) + '\\n');
+        process.exit(0);
+      });
+    });`;
+  const child = spawn(process.execPath, ['-e', script, url, file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let text = '';
+  const waiters: (() => void)[] = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    text += d;
+    for (const w of waiters.splice(0)) w();
+  });
+  const lines = (n: number): Promise<string[]> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const l = text.split('\n');
+        if (l.length > n) resolve(l.slice(0, n));
+        else waiters.push(check);
+      };
+      child.once('exit', (code) => text.split('\n').length <= n && reject(new Error(`flooding process exited with ${code}`)));
+      check();
+    });
+  await lines(1);
+  child.stdin.write('go\n');
+  return {
+    stop: async () => {
+      child.stdin.write('stop\n');
+      return JSON.parse((await lines(2))[1]!) as FloodAnswer[];
+    },
+  };
+}

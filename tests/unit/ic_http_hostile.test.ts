@@ -2,14 +2,16 @@
 // body at the 4 MiB limit made of small arrays in an unknown content field, in a delegation map or in the
 // paths; array headers announcing 2^32 items; deep nesting; `__proto__` and duplicate keys; an expired
 // envelope whose signature would be costly. Each is refused with 400, within the time budget, before the
-// request id is hashed.
+// request id is hashed; the refusal the server gives from a body's first bytes is the whole body's.
 import { Cbor } from '@icp-sdk/core/agent';
 import { Ed25519KeyIdentity } from '@icp-sdk/core/identity';
 import { Principal } from '@icp-sdk/core/principal';
 import { describe, expect, it } from 'vitest';
-import { decodeCbor } from '../../src/host/ic_http/cbor.js';
-import { decodeEnvelope, MAX_ENVELOPE_ITEMS } from '../../src/host/ic_http/envelope.js';
+import { decodeCbor, prefixRefusal } from '../../src/host/ic_http/cbor.js';
+import { decodeEnvelope, envelopePrefixRefusal, MAX_ENVELOPE_DEPTH, MAX_ENVELOPE_ITEMS } from '../../src/host/ic_http/envelope.js';
 import { MAX_BODY_BYTES } from '../../src/host/ic_http/server.js';
+import { Rng } from '../support/fuzz.js';
+import { icHttpInput, icHttpSeeds } from '../support/fuzz_ic_http.js';
 import { smallArraysBody } from '../support/ic_http_attack.js';
 
 const now = BigInt(Date.now()) * 1_000_000n;
@@ -36,6 +38,42 @@ describe('IC HTTP envelope under hostile bodies', () => {
       }
       expect(ms, where).toBeLessThan(100);
     }
+  });
+
+  it('refuses a 4 MiB body of small arrays from its first 64 KiB with the whole body\'s answer', () => {
+    for (const where of ['content', 'delegation', 'paths'] as const) {
+      const body = smallArraysBody(where, MAX_BODY_BYTES);
+      const whole = decodeEnvelope(body, where === 'paths' ? 'read_state' : 'call', now);
+      const { value: early, ms } = timed(() => envelopePrefixRefusal(body.subarray(0, 64 * 1024), body.length));
+      expect(early, where).toEqual(whole.ok ? undefined : whole.error);
+      expect(ms, where).toBeLessThan(100);
+      // Without Content-Length the outer array's count could still be longer than the body: the whole body's
+      // answer, so no early one.
+      expect(envelopePrefixRefusal(body.subarray(0, 64 * 1024), undefined), where).toBeUndefined();
+    }
+  });
+
+  it('a prefix refuses only what the whole body is refused for, with the same message (fuzz inputs, every cut)', async () => {
+    const nowMs = Date.now();
+    const seeds = await icHttpSeeds(nowMs);
+    const r = new Rng(2611);
+    const limits = { maxItems: MAX_ENVELOPE_ITEMS, maxDepth: MAX_ENVELOPE_DEPTH };
+    let decided = 0;
+    for (let i = 0; i < 400; i++) {
+      const { body } = icHttpInput(r, seeds, nowMs);
+      const whole = decodeCbor(body, limits);
+      const cuts = new Set([0, 1, 2, 3, 5, 8, 13, 64, 200, 1024, 4096, 65_536, body.length].map((c) => Math.min(c, body.length)));
+      for (let k = 0; k < 8; k++) cuts.add(r.int(body.length + 1));
+      for (const cut of cuts) {
+        for (const total of [body.length, undefined]) {
+          const early = prefixRefusal(body.subarray(0, cut), total, limits);
+          if (early === undefined) continue;
+          decided++;
+          expect(whole.ok ? 'decoded' : whole.message, `input ${i}, cut ${cut} of ${body.length}, total ${total}`).toBe(early);
+        }
+      }
+    }
+    expect(decided).toBeGreaterThan(100);
   });
 
   it('refuses a header announcing 2^32 items, deep nesting, a run of tags and trailing bytes without allocating', () => {

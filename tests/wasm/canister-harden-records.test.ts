@@ -1,7 +1,7 @@
 // Broken stored records (docs/hardening.md) against the real wasm. Stored records are broken from another wasm (the corruptor
-// fixture edits the stable maps by memory id, as a storage fault would). Attack 5: the next block still comes;
+// fixture edits the stable maps by memory id, as a storage fault would). A broken transaction: the next block still comes;
 // each broken transaction is dropped with pool.dropped.faulty, the others are mined, nothing is retried
-// forever. Attack 7: in CriticalCorrupt every head-state read, eth_call, eth_estimateGas and
+// forever. A broken invariant: in CriticalCorrupt every head-state read, eth_call, eth_estimateGas and
 // expected_nonce_by_address included, answers exec.state.unavailable.
 import { IDL } from '@dfinity/candid';
 import { dirname, join } from 'node:path';

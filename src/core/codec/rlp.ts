@@ -98,7 +98,7 @@ export function rlpStringLength(n: number, first?: number): number {
 
 /**
  * RLP of a list of byte strings (every block header field is one): one output array sized up front. In the
- * canister @ethereumjs/rlp's generic encoder took 1.5 M instructions for a header.
+ * canister @ethereumjs/rlp's generic encoder cost far more for a header (part of block.fixed.instructions).
  */
 export function rlpEncodeBytesList(items: readonly Uint8Array[]): Uint8Array {
   let payload = 0;

@@ -41,35 +41,35 @@ export const CODE_BYTES_PER_BUDGET_STEP = 4;
 /**
  * Code whose longest straight run (bytes between two JUMP/JUMPI or halting opcodes) is longer runs in
  * EthereumJS's loop, which counts every step. Compiled Solidity stays far below (the bench's pair: 167
- * bytes). An inline step costs at most about 35 K instructions a byte (`DUP1 MLOAD`, a 32-byte word read),
- * so what runs between two counts is at most about 36 M instructions past `interval`'s worth.
+ * bytes). An inline step costs at most about three interp.step.instructions a byte (`DUP1 MLOAD`, a 32-byte
+ * word read), so what runs between two counts is at most that times this many bytes past `interval`'s worth.
  */
 export const MAX_UNCOUNTED_RUN_BYTES = 1024;
 
 /**
  * Upper bounds on instructions per unit of gas charged, per precompile, inside the canister: the cost
- * measured in the canister under the Node IC host (ic-wasm counter, tables already warm; comments give
- * the measurement), times about 1.5. MSM bounds are per unit of undiscounted gas (see precompileWorkInstructions).
+ * measured in the canister under the Node IC host (ic-wasm counter, tables already warm; the measurements
+ * are docs/execution.md's, "Precompile bounds"), times about 1.5. MSM bounds are per unit of undiscounted gas (see precompileWorkInstructions).
  * Fixed per-call overhead: PRECOMPILE_BASE_INSTRUCTIONS.
  */
 export const PRECOMPILE_INSTRUCTIONS_PER_GAS: Readonly<Record<number, bigint>> = {
-  0x01: 100_000n, // ECRECOVER: 67 K/gas (DESIGN.md)
-  0x02: 100_000n, // SHA256: 61-65 K/gas (1 KB and 64 KB inputs)
-  0x03: 20_000n, // RIPEMD160: 12 K/gas (64 KB)
-  0x04: 20_000n, // IDENTITY: 11 K/gas (1 KB and 64 KB)
-  0x05: 160_000n, // MODEXP: 6 K/gas (64-byte operands) to 102 K/gas (DESIGN.md, 16 KB exponent)
-  0x06: 35_000n, // BN254_ADD: 21 K/gas
-  0x07: 80_000n, // BN254_MUL: 50 K/gas
-  0x08: 45_000n, // BN254_PAIRING: 24-28 K/gas (DESIGN.md)
-  0x09: 700_000n, // BLAKE2F: 470 K/gas
-  0x0a: 100_000n, // KZG_POINT_EVALUATION: 68 K/gas (3.40 B per call)
-  0x0b: 950_000n, // BLS12_G1ADD: 615 K/gas
-  0x0c: 75_000n, // BLS12_G1MSM: 30 K per undiscounted gas (1 and 8 pairs); applied per undiscounted pair, see precompileWorkInstructions
-  0x0d: 1_300_000n, // BLS12_G2ADD: 871 K/gas
-  0x0e: 130_000n, // BLS12_G2MSM: 61 K per undiscounted gas (1 and 4 pairs); applied per undiscounted pair, see precompileWorkInstructions
-  0x0f: 50_000n, // BLS12_PAIRING_CHECK: 23-32 K/gas (DESIGN.md)
-  0x10: 85_000n, // BLS12_MAP_FP_TO_G1: 56 K/gas
-  0x11: 100_000n, // BLS12_MAP_FP2_TO_G2: 67 K/gas
+  0x01: 100_000n, // ECRECOVER
+  0x02: 100_000n, // SHA256
+  0x03: 20_000n, // RIPEMD160
+  0x04: 20_000n, // IDENTITY
+  0x05: 160_000n, // MODEXP
+  0x06: 35_000n, // BN254_ADD
+  0x07: 80_000n, // BN254_MUL
+  0x08: 45_000n, // BN254_PAIRING
+  0x09: 700_000n, // BLAKE2F
+  0x0a: 100_000n, // KZG_POINT_EVALUATION
+  0x0b: 950_000n, // BLS12_G1ADD
+  0x0c: 75_000n, // BLS12_G1MSM (per undiscounted gas, applied per undiscounted pair, see precompileWorkInstructions)
+  0x0d: 1_300_000n, // BLS12_G2ADD
+  0x0e: 130_000n, // BLS12_G2MSM (per undiscounted gas, applied per undiscounted pair, see precompileWorkInstructions)
+  0x0f: 50_000n, // BLS12_PAIRING_CHECK
+  0x10: 85_000n, // BLS12_MAP_FP_TO_G1
+  0x11: 100_000n, // BLS12_MAP_FP2_TO_G2
 };
 export const PRECOMPILE_BASE_INSTRUCTIONS = 20_000_000n;
 
@@ -283,9 +283,9 @@ export function precompileGas(id: number, data: Uint8Array, common: ParamSource)
 
 /**
  * MODEXP work model (instructions): reading an operand byte; one square-and-multiply round's fixed part; and
- * per (64-bit word of the modulus)^2 of a round's products and reductions. Fitted on the two measurements in
- * PRECOMPILE_INSTRUCTIONS_PER_GAS's comment (64-byte operands: about 130 K a round; a 16 KB exponent over a
- * small modulus: about 34 K a round) with a margin of 1.5x or more.
+ * per (64-bit word of the modulus)^2 of a round's products and reductions. Fitted on the two MODEXP
+ * measurements of docs/execution.md's "Precompile bounds" (64-byte operands; a 16 KB exponent over a
+ * small modulus) with a margin of 1.5x or more.
  */
 const MODEXP_COPY_INSTRUCTIONS_PER_BYTE = 2_000n;
 const MODEXP_ROUND_INSTRUCTIONS = 50_000n;

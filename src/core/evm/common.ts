@@ -35,7 +35,7 @@ const MINIMAL_SETUP = {
 };
 
 let kzgInstance: KZG | undefined;
-/** Built on first use (about 17 M instructions); curve tables are built by the first verification (see warmup.ts). */
+/** Built on first use (the warm-up's 'kzg' step pays it); curve tables are built by the first verification (see warmup.ts). */
 export function pointEvaluationKzg(): KZG {
   kzgInstance ??= new KZG(MINIMAL_SETUP);
   return kzgInstance;

@@ -150,7 +150,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
   };
   const counter = (): bigint => opts.host.instructionCounter();
   // One code cache for both executors; code a block stores is analysed for the interpreter at commit (about
-  // 2 K instructions a byte, once per contract instead of in every eth_call of it).
+  // instructions grow with the code's bytes, once per contract instead of in every eth_call of it).
   const codeCache = new Map<string, Uint8Array>();
   const makeExecutor = async (): Promise<Executor> => {
     const budget = new InstructionBudget(counter, opts.checkInterval);
@@ -566,8 +566,8 @@ function sharedTxCommon(common: Common): Common {
 
 /**
  * Fills the calldata gas cache EthereumJS's getDataGas reads on a transaction (its own cache, kept there for
- * frozen transactions): getDataGas otherwise adds a bigint per calldata byte on its first call, about 3.5 K
- * instructions a byte in the canister; countZeroBytes counts by 32-bit words. Same formula: zero and non-zero
+ * frozen transactions): getDataGas otherwise adds a bigint per calldata byte on its first call, a bigint
+ * operation a byte in the canister; countZeroBytes counts by 32-bit words. Same formula: zero and non-zero
  * byte prices, plus EIP-3860 initcode words for a creation (the access list part is added by the caller).
  */
 export function primeDataGas(ethTx: TypedTransaction, data: Uint8Array, create: boolean): void {

@@ -14,8 +14,8 @@
 //   MLOAD/MSTORE, CALLDATALOAD) and computes the pure dynamic gas (memory expansion, copies, EXP, LOG,
 //   KECCAK256) synchronously; every other opcode runs EthereumJS's own handler;
 // - runs SLOAD and SSTORE synchronously over FlatStateManager (Berlin and later): EthereumJS's versions
-//   await four times per SSTORE and rebuild the slot's bytes and hex keys at each step, which cost about
-//   1 M (SLOAD) and 2.8 M (SSTORE) instructions; the gas and refund rules are EthereumJS's and the warm
+//   await four times per SSTORE and rebuild the slot's bytes and hex keys at each step, which cost about a
+//   hundred interpreter steps (interp.step.instructions) each; the gas and refund rules are EthereumJS's and the warm
 //   slots stay in its journal, so reverts and calls see them as before;
 // - caches the JUMPDEST bitmap and PUSH values per code array (code arrays are never mutated);
 // - keeps EthereumJS's order inside a step: stack peeks of the gas handler, gas (static + dynamic),
@@ -131,7 +131,7 @@ function isEvmError(e: unknown): e is EVMError {
 function analyse(code: Uint8Array): CodeInfo {
   var info = codeInfos.get(code);
   if (info !== undefined) return info;
-  // about 2 K instructions a byte in the canister (4 M for a 2 KB token): see analyseCode
+  // instructions grow with the code's bytes (one pass over it): see analyseCode
   var n = code.length;
   var jumps = new Uint8Array(n);
   var runStart = 0;
@@ -1154,7 +1154,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
 /**
  * `n` as QuickJS's int32 tag when it fits. `Number(bigint)` always yields a float64-tagged value, and QuickJS's
  * fast paths (typed-array and array indexing, `<`, `+`, `++`) take int32 operands only: a float index is
- * turned into a string property key (dtoa, atom lookup, about 850 instructions a read), a float compare or
+ * turned into a string property key (dtoa, atom lookup: each read a sizeable part of interp.step.instructions), a float compare or
  * increment goes through the slow generic path. So the loop's pc, gas, fees and offsets are kept int32.
  */
 function small(n: number): number {

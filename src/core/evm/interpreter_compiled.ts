@@ -2,8 +2,8 @@
 //
 // QuickJS compiles generated source (`new Function`) inside the canister. One interpreted step costs about
 // `interp.step.instructions`, mostly bytecode dispatch; the same operations as straight-line code on locals
-// cost a fraction of that (docs/performance.md, "Compiled code"). Compiling costs about 1.8 K instructions a
-// character of source (tens of K per EVM operation), so it is done once per code array, outside every
+// cost a fraction of that (docs/performance.md, "Compiled code"). Compiling costs instructions in proportion
+// to the source's characters (docs/performance.md), so it is done once per code array, outside every
 // transaction: the engine calls `compileQueued` after a block is finalised (`afterBlock`), with a bound on the operations compiled
 // per call; queries and transactions only use what is already compiled and interpret everything else.
 //
@@ -380,8 +380,8 @@ export function compileNow(c: Compilable): void {
 }
 
 /**
- * Operations compiled per `compileQueued` call, at about 45 K instructions each (measured, docs/performance.md):
- * about 0.1 B instructions, inside the block message's finalisation reserve.
+ * Operations compiled per `compileQueued` call (their cost measured in docs/performance.md, "Compiled code"):
+ * inside the block message's finalisation reserve.
  */
 export const COMPILE_OPS_PER_CALL = 2_000;
 

@@ -2,7 +2,7 @@
 // engine's transactions (types 0-2), in the same order, over EthereumJS's own journal and EVM.runCall.
 //
 // What runTx does around the top-level frame that this engine does not need: a transaction object (the
-// constructor turns every field into bytes and back and validates it: about 1.1 M instructions in the
+// constructor turns every field into bytes and back and validates it: about a tenth of block.transfer.instructions_per_tx in the
 // canister), the EIP-7623 floor counted with a bigint addition per calldata byte, the receipt, the bloom
 // for calls, and two events nobody listens to. What it leaves out must not be observable, so it runs only
 // where runTx could not throw or do more: the fields within the constructor's bounds, the gas limit at least

@@ -1,5 +1,5 @@
-// Warm-up: the first use of some precompiles builds curve tables in the heap (DESIGN: KZG 32.9 B,
-// BLS12 pairing 7.5 B, BN254 pairing 6.0 B instructions), and the heap is rebuilt after every upgrade.
+// Warm-up: the first use of some precompiles builds curve tables in the heap (billions of instructions each,
+// measured in docs/execution.md "Warm-up"), and the heap is rebuilt after every upgrade.
 // Block production must never pay that inside a transaction's budget, so the canister runs these
 // steps after install/upgrade, each in its own message (one step can be close to the 40 B limit).
 // Each step runs the engine's own precompile on a fixed valid input and checks the answer.

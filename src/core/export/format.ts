@@ -40,7 +40,7 @@ export const SEGMENT_RECEIPTS = 2;
 export const EXPORT_MAX_BYTES = 2 * 1024 * 1024;
 /**
  * A response stops starting new segments once the query has spent this many instructions (the IC's query
- * limit is 5 B; one segment of a full block costs well under 1 B), so any max_bytes is safe.
+ * limit is 5 B; one segment of a full block costs far less, export.1mib.instructions), so any max_bytes is safe.
  */
 export const EXPORT_INSTRUCTION_SOFT_LIMIT = 3_000_000_000n;
 

@@ -1,4 +1,4 @@
-// The integrity check: a handful of point reads and map lengths (well under 1 M instructions), run in
+// The integrity check: a handful of point reads and map lengths (a negligible cost), run in
 // post_upgrade and by the ops timer. A failure names the broken invariant; the facade raises
 // CriticalCorrupt with it (ops/state.ts).
 //

@@ -5,7 +5,7 @@ import { IC_UPDATE_INSTRUCTION_LIMIT, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, TX_
 /**
  * Instructions reserved in a block message besides the soft limit and one whole transaction: what the block does
  * after its last transaction that is not reserved inside the soft limit. That is the last transaction's own
- * finalisation (at most lastTxFinalizeBound(), 1.08 B), the state commit of the block's writes (at most
+ * finalisation (at most lastTxFinalizeBound(), block.finalize.max_log_tx.reserved), the state commit of the block's writes (at most
  * stateCommitBound(), 2.3 B at MAX_BLOCK_GAS_LIMIT), the fixed part (header, block and fee records; FINALIZE_INSTRUCTIONS_FIXED)
  * and the overshoot of the last counter check. tests/unit/chain_finalize_budget.test.ts checks that the bounds fit.
  */
@@ -53,7 +53,7 @@ export const MIN_GAS_PER_STATE_WRITE = 4_000n;
 /**
  * Highest block gas limit (set_block_gas_limit). The state commit is not reserved per transaction: it is bounded
  * by the block's gas, at most MAX_BLOCK_GAS_LIMIT / MIN_GAS_PER_STATE_WRITE = 1,000 writes, 2.3 B, which with the
- * last transaction's logs (1.08 B, bounded by MAX_LOGS_PER_TX and MAX_LOG_BYTES_PER_TX, since gas alone would let
+ * last transaction's logs (block.finalize.max_log_tx.reserved, bounded by MAX_LOGS_PER_TX and MAX_LOG_BYTES_PER_TX, since gas alone would let
  * one transaction log 500 KB) and the fixed part must fit BLOCK_FINALIZATION_RESERVE. It also bounds what gas lets
  * a block hold in the heap: EVM memory of at most about 1.4 MB a call frame (3 gas a word plus words^2 / 512),
  * at most 500 KB of log data (8 gas a byte). The default is 3,000,000.

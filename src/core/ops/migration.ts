@@ -28,7 +28,7 @@ import { bytesEqual, u64be } from '../codec/bytes.js';
 import { LAYOUT_UNVERSIONED, LAYOUT_VERSION, type LayoutMigration, type LayoutStore } from '../store/layout.js';
 import type { Meter } from './meter.js';
 
-/** Records visited per timer message: about 0.1 B instructions measured (tests/wasm/canister-upgrade-golden-v1.test.ts), far under the 40 B limit. */
+/** Records visited per timer message: measured by tests/wasm/canister-upgrade-golden-v1.test.ts, far under the 40 B limit. */
 export const MIGRATION_STEP_VISITS = 256;
 
 export interface MigrationDeps {

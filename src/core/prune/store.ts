@@ -30,8 +30,8 @@ const K_STATE = metaKey(MetaKey.PruneState);
 export const PRUNE_MIN_KEEP_BLOCKS = 256n;
 /**
  * Most deletions one tick or one prune_blocks call may do. Measured (`npm run bench`, prune.tick.instructions
- * and prune.op.instructions): 876 M instructions for the default 5000 deletions, about 175 K a deletion in the
- * canister (a read to meter the bytes, then the removal), so 50 000 deletions stay near 9 B, well under the
+ * and prune.op.instructions, the latter for the default 5000 deletions; each is a read to meter the bytes,
+ * then the removal), so 50 000 deletions, ten times prune.op.instructions, stay well under the
  * 40 B a timer or update message may spend.
  */
 export const MAX_PRUNE_OPS_PER_TICK = 50_000;

@@ -23,7 +23,7 @@ for (let v = 0; v < 256; v++) {
 
 /**
  * The zero bytes of d. Runs before the first hash of a submit, over up to 128 KiB: in the canister a plain
- * byte loop cost about 2,700 instructions a byte (0.35 B for 128 KiB); this one reads aligned 32-bit words
+ * byte loop cost about eight times this one (docs/hardening.md, "Submits"); this one reads aligned 32-bit words
  * and counts each word's zero bytes from a 64 K-entry table (`var`: QuickJS checks every `let` read).
  */
 export function countZeroBytes(d: Uint8Array): number {

@@ -5,6 +5,9 @@
 // against the bytes left. Only what an envelope can hold is accepted: unsigned integers, byte and text
 // strings, arrays, maps with text keys (no duplicates, no `__proto__`), and the self-describe tag 55799.
 // Everything else (negative integers, floats, simple values, other tags, chunked strings) is refused.
+// `prefixRefusal` runs the same decoder over the part of a body received so far: the decoder reads in order
+// and its checks depend only on the bytes before them and the body's length, so a refusal it reaches inside
+// the prefix is the refusal of the whole body, given before the rest is read.
 
 export interface CborLimits {
   /** Data items in all (map keys count). */
@@ -26,9 +29,40 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 class Refusal {
   constructor(readonly message: string) {}
 }
+/** A prefix ended before the decoder could tell (prefixRefusal only). */
+const INCOMPLETE = Symbol('incomplete');
 
 /** Decodes one CBOR data item that fills `bytes` exactly, within `limits`; never throws. */
 export function decodeCbor(bytes: Uint8Array, limits: CborLimits): CborResult {
+  try {
+    return { ok: true, value: decode(bytes, limits, bytes.length) };
+  } catch (e) {
+    if (e instanceof Refusal) return { ok: false, message: e.message };
+    // Nothing here allocates beyond the body or recurses beyond maxDepth; a stray error is still a refusal.
+    return { ok: false, message: e instanceof Error ? e.message : 'malformed' };
+  }
+}
+
+/**
+ * What `decodeCbor` is sure to answer for a body of `total` bytes (undefined: not announced) that begins
+ * with `prefix`, if the prefix already decides it; undefined while it does not (or if the body may decode).
+ * Costs at most what decoding the prefix costs.
+ */
+export function prefixRefusal(prefix: Uint8Array, total: number | undefined, limits: CborLimits): string | undefined {
+  try {
+    decode(prefix, limits, total);
+    return undefined;
+  } catch (e) {
+    if (e instanceof Refusal) return e.message;
+    return undefined;
+  }
+}
+
+/**
+ * The decoder over `bytes`, the first bytes of a body of `total` bytes (`bytes.length` for a whole body;
+ * undefined: unknown). Throws a Refusal, or INCOMPLETE where the answer depends on bytes not yet there.
+ */
+function decode(bytes: Uint8Array, limits: CborLimits, total: number | undefined): CborValue {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let at = 0;
   let items = 0;
@@ -37,7 +71,9 @@ export function decodeCbor(bytes: Uint8Array, limits: CborLimits): CborResult {
     throw new Refusal(message);
   };
   const need = (n: number): void => {
-    if (n > bytes.length - at) fail(`truncated at byte ${at}`);
+    if (n <= bytes.length - at) return;
+    if (total !== undefined && n > total - at) fail(`truncated at byte ${at}`);
+    throw INCOMPLETE;
   };
   /** The argument of a head: a count, a length or a value. `undefined` for the indefinite length (31). */
   const argument = (info: number): number | bigint | undefined => {
@@ -70,10 +106,14 @@ export function decodeCbor(bytes: Uint8Array, limits: CborLimits): CborResult {
   const count = (info: number, per: number, what: string): number | undefined => {
     const n = argument(info);
     if (n === undefined) return undefined;
-    if (typeof n === 'bigint' || n * per > bytes.length - at) fail(`${what} of ${n} at byte ${at} is longer than the body`);
-    return n as number;
+    if (typeof n === 'bigint') return fail(`${what} of ${n} at byte ${at} is longer than the body`);
+    if (total !== undefined && n * per > total - at) fail(`${what} of ${n} at byte ${at} is longer than the body`);
+    // Of a body whose length is not known yet, only what has arrived tells: the answer may depend on the rest.
+    if (total === undefined && n * per > bytes.length - at) throw INCOMPLETE;
+    return n;
   };
   const take = (n: number): Uint8Array => {
+    need(n);
     at += n;
     return bytes.subarray(at - n, at);
   };
@@ -149,13 +189,8 @@ export function decodeCbor(bytes: Uint8Array, limits: CborLimits): CborResult {
     }
   };
 
-  try {
-    const value = item(0, false) as CborValue;
-    if (at !== bytes.length) return { ok: false, message: `${bytes.length - at} bytes after the envelope` };
-    return { ok: true, value };
-  } catch (e) {
-    if (e instanceof Refusal) return { ok: false, message: e.message };
-    // Nothing above allocates beyond the body or recurses beyond maxDepth; a stray error is still a refusal.
-    return { ok: false, message: e instanceof Error ? e.message : 'malformed' };
-  }
+  const value = item(0, false) as CborValue;
+  if (total === undefined) throw INCOMPLETE;
+  if (at !== total) fail(`${total - at} bytes after the envelope`);
+  return value;
 }

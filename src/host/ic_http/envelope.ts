@@ -9,7 +9,7 @@ import { Ed25519PublicKey, IC_REQUEST_AUTH_DELEGATION_DOMAIN_SEPARATOR, IC_REQUE
 import { Principal } from '@icp-sdk/core/principal';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { toHex } from '../../core/codec/bytes.js';
-import { decodeCbor, type CborMap } from './cbor.js';
+import { decodeCbor, prefixRefusal, type CborMap } from './cbor.js';
 import { hashOfMap } from './hash.js';
 
 /** An HTTP-level refusal: the status and plain-text body the IC sends (no reject code: the call never ran). */
@@ -104,9 +104,24 @@ export function decodeEnvelope(body: Uint8Array, kind: 'call' | 'query' | 'read_
   }
 }
 
+const ENVELOPE_LIMITS = { maxItems: MAX_ENVELOPE_ITEMS, maxDepth: MAX_ENVELOPE_DEPTH };
+const cborRefusal = (message: string): Result<never> => bad(`Failed to deserialize cbor request: ${message}`);
+
+/**
+ * The answer `decodeEnvelope` is sure to give a body of `total` bytes (undefined: not announced) that begins
+ * with `prefix`, when the prefix's CBOR already refuses it (the decoder runs first, whatever the kind and
+ * time); undefined otherwise. The server asks while the body streams in and stops reading at a refusal.
+ */
+export function envelopePrefixRefusal(prefix: Uint8Array, total: number | undefined): IcHttpError | undefined {
+  const message = prefixRefusal(prefix, total, ENVELOPE_LIMITS);
+  if (message === undefined) return undefined;
+  const r = cborRefusal(message);
+  return r.ok ? undefined : r.error;
+}
+
 function decodeChecked(body: Uint8Array, kind: 'call' | 'query' | 'read_state', nowNs: bigint, minExpiryNs: bigint): Result<Envelope> {
-  const decoded = decodeCbor(body, { maxItems: MAX_ENVELOPE_ITEMS, maxDepth: MAX_ENVELOPE_DEPTH });
-  if (!decoded.ok) return bad(`Failed to deserialize cbor request: ${decoded.message}`);
+  const decoded = decodeCbor(body, ENVELOPE_LIMITS);
+  if (!decoded.ok) return cborRefusal(decoded.message);
   const raw = decoded.value;
   if (!isMap(raw) || !isMap(raw.content)) return bad(`Could not parse body as ${kind} message: expected a CBOR map with a content map`);
   const extra = unknownKey(raw, ENVELOPE_KEYS);

@@ -85,10 +85,42 @@ const CORS = {
   'access-control-allow-headers': 'Authorization, Accept, Content-Type',
 };
 
+/** First allocation of a body's buffer; it grows to the announced length (or doubles) as bytes arrive. */
+const FIRST_BODY_BUFFER = 64 * 1024;
+
+/**
+ * A request body copied once, chunk by chunk, into one buffer (no list of chunks joined at the end): the part
+ * received so far is always one contiguous view, for the early refusal.
+ */
+class BodyBuffer {
+  private buf: Buffer;
+  size = 0;
+  constructor(private readonly announced: number | undefined) {
+    this.buf = Buffer.allocUnsafe(Math.min(announced ?? FIRST_BODY_BUFFER, FIRST_BODY_BUFFER));
+  }
+  push(chunk: Buffer): void {
+    const end = this.size + chunk.length;
+    if (end > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(end, this.announced ?? 2 * this.buf.length));
+      this.buf.copy(next, 0, 0, this.size);
+      this.buf = next;
+    }
+    chunk.copy(this.buf, this.size);
+    this.size = end;
+  }
+  view(): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.size);
+  }
+}
+
 /**
  * Reads the body within MAX_BODY_BYTES and the server's in-flight budget (`budget.inflight`, bytes being
  * read over all connections). The route is decided first: a request refused by its path or headers is
- * answered without reading its body, an oversized Content-Length before any byte of it.
+ * answered without reading its body, an oversized Content-Length before any byte of it. While the body
+ * arrives, the part received so far is given to the handler's prefix check (after the first chunk, then
+ * each time the body has doubled: at most twice the body's decoding in all); a body its beginning already
+ * refuses (4,096 CBOR items in the first kilobytes) is answered at once, and the rest is dropped as it
+ * arrives instead of being copied, kept and decoded.
  */
 async function serve(handler: IcHttpHandler, req: IncomingMessage, res: ServerResponse, log: (l: string) => void, budget: { inflight: number; readonly max: number }): Promise<void> {
   const send = (r: Reply, close = false): void => {
@@ -97,10 +129,14 @@ async function serve(handler: IcHttpHandler, req: IncomingMessage, res: ServerRe
     res.writeHead(r.status, { ...CORS, 'content-type': r.contentType ?? 'text/plain; charset=utf-8', 'content-length': body.length, ...(close ? { connection: 'close' } : {}) });
     res.end(body);
   };
-  /** Answers without reading the body; the connection closes after the answer (an oversized body is cut off). */
-  const refuseUnread = (r: Reply, cut = false): void => {
-    send(r, true);
-    if (cut) res.once('finish', () => req.destroy());
+  /**
+   * Answers without keeping (the rest of) the body, which is read and dropped as it arrives (the request
+   * stream flows with no listener). `then`: `close` the connection after the answer, `cut` it at once when
+   * the answer is out, or `keep` it for the sender's next request.
+   */
+  const refuseUnread = (r: Reply, then: 'close' | 'cut' | 'keep' = 'close'): void => {
+    send(r, then !== 'keep');
+    if (then === 'cut') res.once('finish', () => req.destroy());
     else req.resume();
   };
   let reserved = 0;
@@ -113,39 +149,54 @@ async function serve(handler: IcHttpHandler, req: IncomingMessage, res: ServerRe
     const path = (req.url ?? '/').split('?')[0]!;
     const route = handler.route(req.method ?? 'GET', path, req.headers['content-type']);
     if (isReply(route)) return refuseUnread(route);
-    const declared = Number(req.headers['content-length'] ?? '0');
-    if (!(declared <= MAX_BODY_BYTES)) return refuseUnread({ status: 413, body: `Request body of ${req.headers['content-length']} bytes exceeds the limit of ${MAX_BODY_BYTES} bytes.` }, true);
+    const announced = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+    const declared = announced ?? 0;
+    if (!(declared <= MAX_BODY_BYTES)) return refuseUnread({ status: 413, body: `Request body of ${req.headers['content-length']} bytes exceeds the limit of ${MAX_BODY_BYTES} bytes.` }, 'cut');
     const full = (): Reply => ({ status: 503, body: 'The devnet is reading too many request bodies at once; retry shortly.' });
     if (budget.inflight + declared > budget.max) return refuseUnread(full());
     reserved = declared;
     budget.inflight += reserved;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) {
-        send({ status: 413, body: `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes.` }, true);
-        req.destroy();
-        return;
-      }
-      if (size > reserved) {
-        // A chunked body (no Content-Length) reserves as it arrives.
-        if (budget.inflight + (size - reserved) > budget.max) {
-          send(full(), true);
-          req.destroy();
-          return;
+    const body = new BodyBuffer(announced);
+    let nextCheck = 0;
+    const refused = await new Promise<Reply | undefined>((resolve, reject) => {
+      const stop = (r: Reply | undefined): void => {
+        req.off('data', onData);
+        resolve(r);
+      };
+      const onData = (chunk: Buffer): void => {
+        const size = body.size + chunk.length;
+        if (size > MAX_BODY_BYTES) return stop({ status: 413, body: `Request body exceeds the limit of ${MAX_BODY_BYTES} bytes.` });
+        if (size > reserved) {
+          // A chunked body (no Content-Length) reserves as it arrives.
+          if (budget.inflight + (size - reserved) > budget.max) return stop(full());
+          budget.inflight += size - reserved;
+          reserved = size;
         }
-        budget.inflight += size - reserved;
-        reserved = size;
-      }
-      chunks.push(chunk as Buffer);
+        body.push(chunk);
+        if (size >= nextCheck && size !== announced) {
+          nextCheck = 2 * size;
+          const early = handler.prefixRefusal(route, body.view(), announced);
+          if (early !== undefined) stop(early);
+        }
+      };
+      req.on('data', onData);
+      req.once('end', () => stop(undefined));
+      req.once('error', reject);
+      req.once('close', () => {
+        if (!req.complete) reject(new Error('the client closed the connection before its body ended'));
+      });
+    });
+    if (refused !== undefined) {
+      budget.inflight -= reserved;
+      reserved = 0;
+      // A body of announced length (at most MAX_BODY_BYTES) is dropped as the rest arrives: the sender reads
+      // its answer whole (closing under a sender still writing would reset the connection and lose the
+      // answer) and may reuse the connection. A body past a limit, or of no announced length, is cut off.
+      return refuseUnread(refused, announced !== undefined && refused.status === 400 ? 'keep' : 'cut');
     }
-    // One copy: the concatenation is viewed, not copied again into another array.
-    const joined = Buffer.concat(chunks, size);
-    const body = new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
     budget.inflight -= reserved;
     reserved = 0;
-    send(await handler.run(route, body));
+    send(await handler.run(route, body.view()));
   } catch (e) {
     log(`ic http: ${req.method} ${req.url}: ${e instanceof Error ? e.message : String(e)}`);
     send({ status: 500, body: 'Internal error in the devnet (logged).' });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Cbor, hashOfMap, IC_RESPONSE_DOMAIN_SEPARATOR } from '@icp-sdk/core/agent';
 import { Principal } from '@icp-sdk/core/principal';
 import type { CallResult, IcHost } from '../index.js';
-import { decodeEnvelope, PERMITTED_DRIFT_NS, type CallContent, type Envelope, type IcHttpError, type ReadStateContent } from './envelope.js';
+import { decodeEnvelope, envelopePrefixRefusal, PERMITTED_DRIFT_NS, type CallContent, type Envelope, type IcHttpError, type ReadStateContent } from './envelope.js';
 import type { SubnetKeys } from './keys.js';
 import { CERT_CACHE_ENTRIES, CERT_CACHE_NS, DEFAULT_LIMITS, RateLimiter, type IcHttpLimits } from './limits.js';
 import { REQUESTS_FILE, SeenRequestLog } from './replay.js';
@@ -203,6 +203,17 @@ export class IcHttpHandler {
       return text({ status: 400, message: `Canister ${target.toText()} does not belong to this subnet (the devnet hosts canister ids in its certified range only)` });
     }
     return { kind: 'canister', endpoint: endpoint as 'query' | 'call' | 'read_state', target, mode: version === 'v2' ? 'async' : 'sync' };
+  }
+
+  /**
+   * The answer `run(r, body)` is sure to give a body that begins with `prefix` (of `total` bytes, undefined
+   * when not announced), if the prefix decides it: every endpoint with a body decodes its envelope first, so
+   * a refusal of the prefix's CBOR is the request's answer. The server asks while the body arrives.
+   */
+  prefixRefusal(r: Route, prefix: Uint8Array, total: number | undefined): Reply | undefined {
+    if (r.kind === 'status') return undefined;
+    const e = envelopePrefixRefusal(prefix, total);
+    return e === undefined ? undefined : text(e);
   }
 
   async run(r: Route, body: Uint8Array): Promise<Reply> {
