@@ -125,8 +125,8 @@ describe('contract creation lookups (Etherscan getcontractcreation)', () => {
       const tx = (hash: Uint8Array, index: number, to: Uint8Array | null) =>
         d.query(
           `INSERT INTO txs (eth_tx_hash, tx_id, block_number, tx_index, type, origin, from_address, to_address, value, nonce, gas_limit, input, receipt_status)
-           VALUES ($1, $1, 1, $2, 2, 'EthSigned', $3, $4, 0, $2, 100000, $5, 1)`,
-          [hash, index, eoa, to, new Uint8Array([0x60, 0x00])],
+           VALUES ($1, $1, 1, $2, 2, 'EthSigned', $3, $4, 0, $6, 100000, $5, 1)`,
+          [hash, index, eoa, to, new Uint8Array([0x60, 0x00]), BigInt(index)],
         );
       await tx(h(0x10), 0, null);
       await d.query('INSERT INTO receipts (tx_hash, block_number, status, gas_used, cumulative_gas_used, effective_gas_price, contract_address) VALUES ($1, 1, 1, 1, 1, 0, $2)', [h(0x10), factory]);
