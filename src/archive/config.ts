@@ -27,27 +27,12 @@ export interface ArchiveConfig {
   readonly chainId: bigint;
 }
 
-const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message));
+const { present, int, bool, url, canisterId: canisterIdOf } = envReaders((variable, message) => new ConfigError(variable, message));
 
-const PRINCIPAL_TEXT = /^[a-z2-7]{5}(-[a-z2-7]{5})*(-[a-z2-7]{1,5})?$/;
-
-function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
-  const v = present(env, name);
-  if (v === undefined) return undefined;
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new ConfigError(name, 'not a URL');
-  }
-  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `must be a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got ${u.protocol.slice(0, -1)}:`);
-  return v;
-}
 
 export function loadArchiveConfig(env: Env = process.env): ArchiveConfig {
-  const canisterId = present(env, 'EVM_CANISTER_ID');
+  const canisterId = canisterIdOf(env, 'EVM_CANISTER_ID');
   if (canisterId === undefined) throw new ConfigError('EVM_CANISTER_ID', 'required: the id of the evm canister to follow');
-  if (!PRINCIPAL_TEXT.test(canisterId)) throw new ConfigError('EVM_CANISTER_ID', `not a canister id (principal text), got ${JSON.stringify(canisterId)}`);
   const backoffInitialMs = int(env, 'ARCHIVE_BACKOFF_INITIAL_MS', 200, 1, 3_600_000);
   const backoffMaxMs = int(env, 'ARCHIVE_BACKOFF_MAX_MS', 5000, 1, 3_600_000);
   if (backoffMaxMs < backoffInitialMs) throw new ConfigError('ARCHIVE_BACKOFF_MAX_MS', `must be at least ARCHIVE_BACKOFF_INITIAL_MS (${backoffInitialMs}), got ${backoffMaxMs}`);

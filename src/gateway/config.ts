@@ -82,46 +82,17 @@ export const DEFAULT_CONFIG: GatewayConfig = {
   archiveDatabaseUrl: undefined,
 };
 
-const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message));
+const { present, int, bool, url, canisterId: canisterIdOf } = envReaders((variable, message) => new ConfigError(variable, message));
 
-function url(env: Env, name: string, def: string): string {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new ConfigError(name, `not a URL: ${JSON.stringify(v)}`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(name, `must be an http(s) URL, got ${JSON.stringify(v)}`);
-  return v;
-}
 
-function postgresUrl(env: Env, name: string): string | undefined {
-  const v = present(env, name);
-  if (v === undefined) return undefined;
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new ConfigError(name, 'not a URL');
-  }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new ConfigError(name, `must be a postgres URL, got ${u.protocol.slice(0, -1)}:`);
-  return v;
-}
 
-/** Canister ids are principals in text form: groups of 5 base32 characters separated by dashes, with a checksum. */
-const PRINCIPAL_TEXT = /^[a-z2-7]{5}(-[a-z2-7]{5})*(-[a-z2-7]{1,5})?$/;
 
 /**
  * Parses the environment. `requireCanisterId` is true for the IC agent mode (EVM_CANISTER_ID is required there,
  * SPEC: "required, no default"); the devnet serves its in-process canister and ignores it.
  */
 export function loadConfig(env: Env = process.env, opts: { requireCanisterId?: boolean } = {}): GatewayConfig {
-  const canisterId = present(env, 'EVM_CANISTER_ID');
-  if (canisterId !== undefined && !PRINCIPAL_TEXT.test(canisterId)) {
-    throw new ConfigError('EVM_CANISTER_ID', `not a canister id (principal text), got ${JSON.stringify(canisterId)}`);
-  }
+  const canisterId = canisterIdOf(env, 'EVM_CANISTER_ID');
   if (opts.requireCanisterId === true && canisterId === undefined) {
     throw new ConfigError('EVM_CANISTER_ID', 'required: the id of the evm canister the gateway talks to');
   }
@@ -137,7 +108,7 @@ export function loadConfig(env: Env = process.env, opts: { requireCanisterId?: b
     maxJsonDepth: int(env, 'RPC_GATEWAY_MAX_JSON_DEPTH', DEFAULT_CONFIG.maxJsonDepth, 2, 1000),
     host,
     port: int(env, 'RPC_GATEWAY_PORT', DEFAULT_CONFIG.port, 0, 65535),
-    icHost: url(env, 'RPC_GATEWAY_IC_HOST', DEFAULT_CONFIG.icHost),
+    icHost: url(env, 'RPC_GATEWAY_IC_HOST', ['http:', 'https:']) ?? DEFAULT_CONFIG.icHost,
     fetchRootKey: bool(env, 'RPC_GATEWAY_FETCH_ROOT_KEY', DEFAULT_CONFIG.fetchRootKey),
     identityPemPath: present(env, 'RPC_GATEWAY_IDENTITY_PEM_PATH'),
     clientVersion,
@@ -156,6 +127,6 @@ export function loadConfig(env: Env = process.env, opts: { requireCanisterId?: b
     maxConcurrentQueries: int(env, 'RPC_GATEWAY_MAX_CONCURRENT_QUERIES', DEFAULT_CONFIG.maxConcurrentQueries, 1, 10_000),
     maxQueuedQueries: int(env, 'RPC_GATEWAY_MAX_QUEUED_QUERIES', DEFAULT_CONFIG.maxQueuedQueries, 0, 1_000_000),
     maxQueuedQueriesPerClient: int(env, 'RPC_GATEWAY_MAX_QUEUED_QUERIES_PER_CLIENT', DEFAULT_CONFIG.maxQueuedQueriesPerClient, 0, 1_000_000),
-    archiveDatabaseUrl: postgresUrl(env, 'RPC_GATEWAY_ARCHIVE_DATABASE_URL'),
+    archiveDatabaseUrl: url(env, 'RPC_GATEWAY_ARCHIVE_DATABASE_URL', ['postgres:', 'postgresql:']),
   };
 }

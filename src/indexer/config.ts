@@ -60,22 +60,9 @@ export const DEFAULT_INDEXER_CONFIG: IndexerConfig = {
   maxSegment: 2,
 };
 
-const { present, int, bool } = envReaders((variable, message) => new ConfigError(variable, message), { signedInts: true });
+const { present, int, bool, url, canisterId: canisterIdOf } = envReaders((variable, message) => new ConfigError(variable, message), { signedInts: true });
 
-function url(env: Env, name: string, def: string | undefined, protocols: readonly string[]): string | undefined {
-  const v = present(env, name);
-  if (v === undefined) return def;
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new ConfigError(name, 'not a URL');
-  }
-  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `must be a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL, got ${u.protocol.slice(0, -1)}:`);
-  return v;
-}
 
-const PRINCIPAL_TEXT = /^[a-z2-7]{5}(-[a-z2-7]{5})*(-[a-z2-7]{1,5})?$/;
 
 /**
  * Parses the environment. `requireCanisterId`: the standalone indexer talks to a canister through the agent
@@ -83,8 +70,7 @@ const PRINCIPAL_TEXT = /^[a-z2-7]{5}(-[a-z2-7]{5})*(-[a-z2-7]{1,5})?$/;
  */
 export function loadIndexerConfig(env: Env = process.env, opts: { requireCanisterId?: boolean; defaults?: Partial<IndexerConfig> } = {}): IndexerConfig {
   const d: IndexerConfig = { ...DEFAULT_INDEXER_CONFIG, ...opts.defaults };
-  const canisterId = present(env, 'EVM_CANISTER_ID') ?? d.canisterId;
-  if (canisterId !== undefined && !PRINCIPAL_TEXT.test(canisterId)) throw new ConfigError('EVM_CANISTER_ID', `not a canister id (principal text), got ${JSON.stringify(canisterId)}`);
+  const canisterId = canisterIdOf(env, 'EVM_CANISTER_ID') ?? d.canisterId;
   if (opts.requireCanisterId === true && canisterId === undefined) throw new ConfigError('EVM_CANISTER_ID', 'required: the id of the evm canister to index');
   const backoffInitialMs = int(env, 'INDEXER_BACKOFF_INITIAL_MS', d.backoffInitialMs, 1, 3_600_000);
   const backoffMaxMs = int(env, 'INDEXER_BACKOFF_MAX_MS', d.backoffMaxMs, 1, 3_600_000);
@@ -102,9 +88,9 @@ export function loadIndexerConfig(env: Env = process.env, opts: { requireCaniste
   const identityPemPath = present(env, 'INDEXER_IDENTITY_PEM_PATH') ?? d.identityPemPath;
   return {
     canisterId,
-    databaseUrl: url(env, 'INDEXER_DATABASE_URL', d.databaseUrl, ['postgres:', 'postgresql:']),
+    databaseUrl: url(env, 'INDEXER_DATABASE_URL', ['postgres:', 'postgresql:']) ?? d.databaseUrl,
     pgliteDir: resolve(present(env, 'INDEXER_PGLITE_DIR') ?? d.pgliteDir),
-    icHost: url(env, 'INDEXER_IC_HOST', d.icHost, ['http:', 'https:'])!,
+    icHost: url(env, 'INDEXER_IC_HOST', ['http:', 'https:']) ?? d.icHost,
     fetchRootKey: bool(env, 'INDEXER_FETCH_ROOT_KEY', d.fetchRootKey),
     identityPemPath,
     dbPoolMax: int(env, 'INDEXER_DB_POOL_MAX', d.dbPoolMax, 1, 1000),
