@@ -4,20 +4,10 @@
 // that lasted (the top-level one with an empty trace address and the sender as creator). The explorer tests
 // write them with writeInternalRows to set up a database the way the replay leaves it.
 import type { ContractCreatorRow, InternalTxRow } from '../../src/archive/internal_rows.js';
+import type { CallFrameJson } from '../../src/explorer/pages/tx_calls.js';
 
-export interface CallJson {
-  type: string;
-  from: string;
-  to?: string;
-  value?: string;
-  gas: string;
-  gasUsed: string;
-  input: string;
-  output?: string;
-  error?: string;
-  revertReason?: string;
-  calls?: CallJson[];
-}
+/** geth's callTracer frame, as the explorer reads it. */
+export type CallJson = CallFrameJson;
 
 const bytes = (hex: string): Uint8Array => new Uint8Array(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
 

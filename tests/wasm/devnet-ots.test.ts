@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeInternalRows, type ContractCreatorRow, type InternalTxRow } from '../../src/archive/internal_rows.js';
 import type { ArchiveReader } from '../../src/archive/reader.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { startDevnetArchive, devnetArchiveReader, type DevnetArchive } from '../../src/devnet/archive.js';
@@ -25,6 +24,7 @@ import { projectTempDir } from '../../src/host/paths.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { asm, deployCode, label, push32, ref } from '../support/asm.js';
 import { sleep, startAnvil, type Anvil } from '../support/e2e.js';
+import type { CallJson } from '../support/explorer_traces.js';
 import { testIndexerConfig } from '../support/indexer.js';
 
 /** Sends its call value on to the address in word 0; then reverts with 0xab when word 1 is not zero. */
@@ -95,43 +95,6 @@ async function both(...raws: Hex[]): Promise<string[]> {
   return out[0]!;
 }
 
-interface Frame {
-  type: string;
-  from: string;
-  to?: string;
-  value?: string;
-  gas: string;
-  gasUsed: string;
-  input: string;
-  error?: string;
-  calls?: Frame[];
-}
-
-/**
- * The archive's internal transactions and contract creators of one transaction, from its call tree (what the
- * archive's replay writes for every transaction; written here again, ON CONFLICT DO NOTHING, so the test does
- * not depend on which of the two ran first).
- */
-async function writeRowsOf(hash: string): Promise<void> {
-  const receipt = await rpc<{ blockNumber: string; transactionIndex: string; contractAddress: string | null; status: string; from: string }>(ours, 'eth_getTransactionReceipt', [hash]);
-  const root = await rpc<Frame>(ours, 'debug_traceTransaction', [hash, { tracer: 'callTracer' }]);
-  const block = BigInt(receipt.blockNumber);
-  const txIndex = Number(receipt.transactionIndex);
-  const internal: InternalTxRow[] = [];
-  const creators: ContractCreatorRow[] = [];
-  if (receipt.contractAddress !== null && receipt.status === '0x1') creators.push({ address: bytes(receipt.contractAddress), block, txIndex, txHash: bytes(hash), traceAddress: [], creator: bytes(receipt.from) });
-  const walk = (f: Frame, path: number[], reverted: boolean): void => {
-    (f.calls ?? []).forEach((c, i) => {
-      const at = [...path, i];
-      const failed = reverted || c.error !== undefined;
-      internal.push({ block, txIndex, txHash: bytes(hash), traceAddress: at, type: c.type, from: bytes(c.from), to: c.to === undefined ? undefined : bytes(c.to), value: BigInt(c.value ?? '0x0'), gas: BigInt(c.gas), gasUsed: BigInt(c.gasUsed), error: c.error, selector: c.input.length >= 10 ? bytes(c.input.slice(0, 10)) : undefined, reverted: failed });
-      if ((c.type === 'CREATE' || c.type === 'CREATE2') && !failed && c.to !== undefined) creators.push({ address: bytes(c.to), block, txIndex, txHash: bytes(hash), traceAddress: at, creator: bytes(c.from) });
-      walk(c, at, failed);
-    });
-  };
-  walk(root, [], root.error !== undefined);
-  await db.transaction((tx) => writeInternalRows(tx, internal, creators));
-}
 
 beforeAll(async () => {
   db = await openDb({ memory: true });
@@ -153,9 +116,9 @@ beforeAll(async () => {
   for (let i = 0; i < 600 && !((await reader.holds(head)) && (indexer.indexer.cursor ?? 0n) > head); i++) await sleep(100);
   expect(await reader.holds(head)).toBe(true);
   expect(indexer.indexer.cursor).toBe(head + 1n);
-  for (const h of hashes) await writeRowsOf(h);
-  G = (await rpc<Frame>(ours, 'debug_traceTransaction', [makeG, { tracer: 'callTracer' }])).calls![0]!.to!;
-  G2 = (await rpc<Frame>(ours, 'debug_traceTransaction', [hashes[6], { tracer: 'callTracer' }])).calls![0]!.to!;
+  // The internal transactions and creators the searches read are the archive's replay's own rows.
+  G = (await rpc<CallJson>(ours, 'debug_traceTransaction', [makeG, { tracer: 'callTracer' }])).calls![0]!.to!;
+  G2 = (await rpc<CallJson>(ours, 'debug_traceTransaction', [hashes[6], { tracer: 'callTracer' }])).calls![0]!.to!;
 }, 180_000);
 
 afterAll(async () => {
