@@ -43,3 +43,39 @@ export async function postgresTestDb(
     },
   };
 }
+
+/** A test database on one backend, or why it cannot run (see postgresTestDb). */
+export type OpenedDb = { db: Db; drop: () => Promise<void> } | string;
+
+/** PGlite in memory and a fresh PostgreSQL database (named from `prefix`), as `describe.each` rows. */
+export function dbBackends(prefix: string): [string, () => Promise<OpenedDb>][] {
+  return [
+    ['pglite', async () => ({ db: await openDb({ memory: true }), drop: async () => {} })],
+    ['postgres', () => postgresTestDb(prefix)],
+  ];
+}
+
+/**
+ * Inside a `describe.each(dbBackends(...))` block: opens a database per test, skipping the test with a warning
+ * where PostgreSQL is absent outside CI (in CI postgresTestDb throws instead), and closes and drops them all after.
+ */
+export function backendDbs(name: string, open: () => Promise<OpenedDb>, afterAll: (fn: () => Promise<void>, timeout?: number) => void): (t: { skip: () => void }) => Promise<Db | undefined> {
+  const opened: OpenedDb[] = [];
+  afterAll(async () => {
+    for (const o of opened) {
+      if (typeof o === 'string') continue;
+      await o.db.close();
+      await o.drop();
+    }
+  }, 120_000);
+  return async (t) => {
+    const o = await open();
+    opened.push(o);
+    if (typeof o === 'string') {
+      console.warn(`skipped on ${name}: ${o}`);
+      t.skip();
+      return undefined;
+    }
+    return o.db;
+  };
+}

@@ -9,13 +9,9 @@ import { openDb, type Db } from '../../src/indexer/db.js';
 import { asm } from '../support/asm.js';
 import { A, ArchiveTestChain, B, GENESIS, GENESIS_CODE_AT } from '../support/archive_chain.js';
 import { addr } from '../support/chain_testkit.js';
-import { postgresTestDb } from '../support/postgres.js';
+import { backendDbs, dbBackends } from '../support/postgres.js';
 
-type Opened = { db: Db; drop: () => Promise<void> } | string;
-const backends: [string, () => Promise<Opened>][] = [
-  ['pglite', async () => ({ db: await openDb({ memory: true }), drop: async () => {} })],
-  ['postgres', () => postgresTestDb('archive')],
-];
+const backends = dbBackends('archive');
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const word = (n: bigint): Uint8Array => Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
@@ -53,24 +49,7 @@ async function runChain(): Promise<{ chain: ArchiveTestChain; snaps: Map<bigint,
 }
 
 describe.each(backends)('archive on %s', (name, open) => {
-  const opened: Opened[] = [];
-  const openOrSkip = async (t: { skip: () => void }): Promise<Db | undefined> => {
-    const o = await open();
-    opened.push(o);
-    if (typeof o === 'string') {
-      console.warn(`skipped on ${name}: ${o}`);
-      t.skip();
-      return undefined;
-    }
-    return o.db;
-  };
-  afterAll(async () => {
-    for (const o of opened) {
-      if (typeof o === 'string') continue;
-      await o.db.close();
-      await o.drop();
-    }
-  }, 120_000);
+  const openOrSkip = backendDbs(name, open, afterAll);
 
   it('follows, verifies and stores every block; reads at every block equal the canister head reads then', async (t) => {
     const db = await openOrSkip(t);

@@ -16,7 +16,7 @@ import { rebuildFromArchive } from '../../src/indexer/rebuild.js';
 import { classifyTransfer, TRANSFER_TOPIC } from '../../src/indexer/rows.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { dumpTables, testIndexerConfig } from '../support/indexer.js';
-import { postgresTestDb } from '../support/postgres.js';
+import { backendDbs, dbBackends } from '../support/postgres.js';
 import { NFT, SyntheticChain, TOKEN } from '../support/synthetic_chain.js';
 
 const dir = projectTempDir('indexer-test-');
@@ -24,11 +24,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const freshDir = (): string => join(dir, `run${n++}`);
 
-type Opened = { db: Db; drop: () => Promise<void> } | string;
-const backends: [string, () => Promise<Opened>][] = [
-  ['pglite', async () => ({ db: await openDb({ memory: true }), drop: async () => {} })],
-  ['postgres', () => postgresTestDb('indexer')],
-];
+const backends = dbBackends('indexer');
 
 async function chainWithEverything(): Promise<SyntheticChain> {
   const c = new SyntheticChain();
@@ -46,24 +42,7 @@ const logs: string[] = [];
 const log = (l: string): void => void logs.push(l);
 
 describe.each(backends)('indexer on %s', (name, open) => {
-  const opened: Opened[] = [];
-  const openOrSkip = async (t: { skip: () => void }): Promise<Db | undefined> => {
-    const o = await open();
-    opened.push(o);
-    if (typeof o === 'string') {
-      console.warn(`skipped on ${name}: ${o}`);
-      t.skip();
-      return undefined;
-    }
-    return o.db;
-  };
-  afterAll(async () => {
-    for (const o of opened) {
-      if (typeof o === 'string') continue;
-      await o.db.close();
-      await o.drop();
-    }
-  }, 120_000);
+  const openOrSkip = backendDbs(name, open, afterAll);
 
   it('indexes blocks, txs, receipts, logs and token transfers; skips a malformed Transfer; resumes without duplicates; rebuilds from the archive', async (t) => {
     const db = await openOrSkip(t);
