@@ -223,6 +223,9 @@ async function body(
     reportedRefund = 0n;
     totalGasSpent = floor;
   }
+  // A call's state is discarded after it (EvmEngine.call): the refund, the tip and the clean-up below change
+  // only that state, never the outcome, so a call stops here.
+  if (isCall) return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
   const from = (await sm.getAccount(caller)) ?? new Account();
   from.balance += txCost - totalGasSpent * gasPrice;
   await journal.putAccount(caller, from);
