@@ -227,7 +227,7 @@ export class EvmEngine implements ExecutionEngine {
     this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
     this.txCommon = sharedTxCommon(common);
     this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
-    this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common);
+    this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common, blockExec.vm.evm.precompiles);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
