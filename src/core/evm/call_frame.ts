@@ -11,13 +11,14 @@
 // CALL, STATICCALL and DELEGATECALL opcodes with `Interpreter._baseCall` (installCallOps: depth and balance
 // checks, return data, logs, selfdestruct and created-address sets) are also done here, synchronously where
 // EthereumJS awaits. What it leaves to EthereumJS: CALLCODE's handler, precompiles (through
-// EVM.runPrecompile, so the budget wrappers apply), creates, and the top-level frame.
+// EVM.runPrecompile, so the budget wrappers apply), creates, and a top-level call with options other than
+// runTx's (the transaction's own top-level call takes the same frame: `topLevel`).
 //
 // Messages fall back to the stock path when anything observes the steps skipped here: `beforeMessage` /
 // `afterMessage` listeners, DEBUG, the profiler, an access witness, or a state manager that is not ours.
 // Only installed next to the fast interpreter, whose install refuses the EIPs whose per-frame hooks are
 // left out here (EIP-7928 block access lists, EIP-8037 state gas, EIP-7708 transfer logs, EIP-6800/7864
-// witnesses, EOF); EIP-2780's frame charges apply at depth 0 only, which stays stock.
+// witnesses, EOF); EIP-2780's frame charges apply at depth 0 only, which stays stock while it is active.
 
 import { EVMError, Message } from '@ethereumjs/evm';
 import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
