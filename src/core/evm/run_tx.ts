@@ -171,7 +171,7 @@ async function body(
     const warm = (journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal;
     for (let i = 0; i < keys.length; i++) if (!warm.has(keys[i]!)) warm.set(keys[i]!, new Set());
   } else for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
-  journal.addAlwaysWarmAddress(caller.toString());
+  journal.addAlwaysWarmAddress(caller.toString().slice(2)); // Address.toString is 0x-prefixed: stripped here, not by a regular expression
   if (to !== undefined) journal.addAlwaysWarmAddress(toHex(to.bytes));
   if (p.warmCoinbase) journal.addAlwaysWarmAddress(toHex(block.header.coinbase.bytes));
 
