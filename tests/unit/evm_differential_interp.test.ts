@@ -155,6 +155,9 @@ const GAS_PROBE_AMOUNTS = [100, 2102, 2105, 2300, 2306, 2307, 22_105, 22_106, 30
 const gasProbe = (target: Uint8Array): Uint8Array =>
   asm(...GAS_PROBE_AMOUNTS.flatMap((g, i): Item[] => [0, 0, 0, 0, 0, push20(target), g, 'CALL', i, 'SSTORE']), 'STOP');
 const SLOADER = asm(0, 'SLOAD', 0, 'SLOAD', 'ADD', 'POP', 'STOP');
+// Transient storage between transactions: stores what TLOAD(0) finds, then TSTOREs 1 there (a later
+// transaction must find 0 again: the top-level frame clears it, whichever path runs the frame).
+const TRANSIENT_LEAK = asm(0, 'TLOAD', 0, 'SSTORE', 1, 0, 'TSTORE', 'STOP');
 
 interface Case {
   to: Uint8Array | undefined;
@@ -197,6 +200,7 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
   const probeStore = dep(gasProbe(sstorer));
   const sloader = dep(SLOADER);
   const probeLoad = dep(gasProbe(sloader));
+  const tleak = dep(TRANSIENT_LEAK);
   const tok = contract(n);
   const abi = token.abi;
   deploys.push({
@@ -259,6 +263,8 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
     call(probeStore), // slot 1 of SSTORER is now set: the same amounts hit the no-op rules
     call(probeLoad),
     call(stat), // SSTORE under STATICCALL again, with the slots warm from before
+    call(tleak),
+    call(tleak), // slot 0 stays 0: the first transaction's TSTORE is gone
   ];
   const watch = [ALICE, bob, ...Array.from({ length: Number(n) + 1 }, (_, i) => contract(BigInt(i)))];
   return { txs, watch };

@@ -11,13 +11,14 @@
 // CALL, STATICCALL and DELEGATECALL opcodes with `Interpreter._baseCall` (installCallOps: depth and balance
 // checks, return data, logs, selfdestruct and created-address sets) are also done here, synchronously where
 // EthereumJS awaits. What it leaves to EthereumJS: CALLCODE's handler, precompiles (through
-// EVM.runPrecompile, so the budget wrappers apply), creates, and the top-level frame.
+// EVM.runPrecompile, so the budget wrappers apply), creates, and a top-level call with options other than
+// runTx's (the transaction's own top-level call takes the same frame: `topLevel`).
 //
 // Messages fall back to the stock path when anything observes the steps skipped here: `beforeMessage` /
 // `afterMessage` listeners, DEBUG, the profiler, an access witness, or a state manager that is not ours.
 // Only installed next to the fast interpreter, whose install refuses the EIPs whose per-frame hooks are
 // left out here (EIP-7928 block access lists, EIP-8037 state gas, EIP-7708 transfer logs, EIP-6800/7864
-// witnesses, EOF); EIP-2780's frame charges apply at depth 0 only, which stays stock.
+// witnesses, EOF); EIP-2780's frame charges apply at depth 0 only, which stays stock while it is active.
 
 import { EVMError, Message } from '@ethereumjs/evm';
 import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
@@ -74,12 +75,40 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     evm.stateManager instanceof FlatStateManager &&
     events.listenerCount('beforeMessage') === 0 &&
     events.listenerCount('afterMessage') === 0;
-  evm.runCall = function runCall(this: unknown, opts: { message?: MessageLike }): Promise<unknown> {
+  const topLevelOwn = !common.isActivatedEIP(2780);
+  evm.runCall = function runCall(this: unknown, opts: TopLevelOpts & { message?: MessageLike }): Promise<unknown> {
     const m = opts.message;
-    if (m === undefined || m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
+    if (m === undefined) return topLevelOwn && isPlainTopLevelCall(opts) ? topLevel(opts) ?? stock.call(this, opts) : stock.call(this, opts);
+    if (m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
     return frame(m, evm.stateManager as FlatStateManager);
   };
   installCallOps(evm, own, frame, frameReserve);
+
+  // EVM.runCall for a transaction's call (no message given, a target, no nonce increment: what runTx and
+  // run_tx.ts pass): the block and transaction context and the depth-0 message as EthereumJS builds them,
+  // then the same frame as an inner call. What EthereumJS does at depth 0 besides: EIP-2780's charges (the
+  // caller keeps the stock path when it is active) and clearing the transient storage after the code ran
+  // (postMessageCleanup), done here after the frame: it is empty between transactions, so clearing it
+  // after a frame that ran no code changes nothing.
+  function topLevel(opts: TopLevelOpts): Promise<{ execResult: ExecResult }> | undefined {
+    evm._block = opts.block;
+    evm._tx = { gasPrice: opts.gasPrice ?? 0n, origin: opts.caller };
+    if (!own(undefined)) return undefined;
+    const message = new Message({
+      caller: opts.caller,
+      gasLimit: opts.gasLimit ?? 0xffffffn,
+      to: opts.to,
+      value: opts.value ?? 0n,
+      data: opts.data,
+      selfdestruct: new Map(),
+      createdAddresses: new Set(),
+      blobVersionedHashes: opts.blobVersionedHashes,
+    } as unknown as ConstructorParameters<typeof Message>[0]) as unknown as MessageLike;
+    return frame(message, evm.stateManager as FlatStateManager).then((r) => {
+      if (transient) evm.transientStorage.clear();
+      return r;
+    });
+  }
 
   // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps.
   async function frame(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
@@ -223,6 +252,28 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       returnValue: result.returnValue ?? EMPTY,
     };
   }
+}
+
+/** The options of a top-level EVM.runCall that the own frame takes (runTx's and run_tx.ts's). */
+interface TopLevelOpts {
+  block?: unknown;
+  caller?: Address;
+  to?: Address;
+  gasPrice?: bigint;
+  gasLimit?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  blobVersionedHashes?: Uint8Array[];
+  skipNonceIncrement?: boolean;
+}
+
+const TOP_LEVEL_KEYS = new Set(['block', 'caller', 'to', 'gasPrice', 'gasLimit', 'value', 'data', 'blobVersionedHashes', 'accessWitness', 'skipNonceIncrement']);
+
+/** A transaction's call without options the own frame does not write (origin, code, depth, skipBalance, ...). */
+function isPlainTopLevelCall(opts: TopLevelOpts & { accessWitness?: unknown }): boolean {
+  if (opts.to === undefined || opts.caller === undefined || opts.block === undefined || opts.skipNonceIncrement !== true || opts.accessWitness !== undefined) return false;
+  for (const k in opts) if (!TOP_LEVEL_KEYS.has(k)) return false;
+  return true;
 }
 
 // ---- the CALL family's opcodes ----

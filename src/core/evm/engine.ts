@@ -166,12 +166,13 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     instrumentOpcodes(vm.evm, budget);
     const fast = opts.stockInterpreter !== true && (await installFastInterpreter(vm.evm, budget, opts.noCompiledCode !== true));
     instrumentPrecompiles(vm.evm, common, budget, opts.requireWarmUp === true ? isWarm : undefined);
-    instrumentTopLevel(vm, budget);
-    // inner call frames set up by call_frame.ts (outermost runCall wrapper; relies on the fast loop's EIP checks)
+    // call frames set up by call_frame.ts (relies on the fast loop's EIP checks), inside the top-level checks,
+    // which must wrap the transaction's frame whichever path runs it
     if (fast && opts.stockFrames !== true) {
       installCallFrames(vm.evm, interpreterPrototype()!, () => budget.require(FRAME_RESERVE_INSTRUCTIONS));
       installCallGas(vm.evm);
     }
+    instrumentTopLevel(vm, budget);
     const precompiles = new Set(precompileMap(vm.evm).keys());
     return { vm, sm, budget, precompiles };
   };
@@ -226,7 +227,7 @@ export class EvmEngine implements ExecutionEngine {
     this.budget = opts.txInstructionBudget ?? TX_INSTRUCTION_BUDGET;
     this.txCommon = sharedTxCommon(common);
     this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
-    this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common);
+    this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common, blockExec.vm.evm.precompiles);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */

@@ -464,7 +464,7 @@ export interface CallFrameInternals {
   _precompiles: Map<string, PrecompileFn>;
   _opcodeMap: OpEntry[];
   journal: JournalFrameInternals;
-  transientStorage: { checkpoint(): void; commit(): void; revert(): void };
+  transientStorage: { checkpoint(): void; commit(): void; revert(): void; clear(): void };
   stateManager: unknown;
   blockchain: unknown;
   performanceLogger: unknown;
@@ -491,8 +491,8 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   if (typeof e.DEBUG !== 'boolean' || typeof e.events?.listenerCount !== 'function') fail('EVM.DEBUG / EVM.events.listenerCount changed');
   if (!('blockchain' in e) || !('performanceLogger' in e)) fail('EVM.blockchain / performanceLogger missing');
   const ts = e.transientStorage;
-  if (ts === undefined || typeof ts.checkpoint !== 'function' || typeof ts.commit !== 'function' || typeof ts.revert !== 'function') {
-    fail('EVM.transientStorage.checkpoint / commit / revert are not functions');
+  if (ts === undefined || typeof ts.checkpoint !== 'function' || typeof ts.commit !== 'function' || typeof ts.revert !== 'function' || typeof ts.clear !== 'function') {
+    fail('EVM.transientStorage.checkpoint / commit / revert / clear are not functions');
   }
   const ctor = (interpreterProto as { constructor?: unknown }).constructor;
   if (typeof ctor !== 'function' || ctor.length !== 8) fail('Interpreter constructor no longer takes (evm, stateManager, blockchain, env, gasLeft, journal, performanceLogs, profilerOpts)');

@@ -11,7 +11,7 @@
 
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Account, Address, hexToBytes } from '@ethereumjs/util';
+import { Account, Address, hexToBytes, stripHexPrefix } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { ExecTx } from '../engine.js';
 import { countZeroBytes } from '../tx/intrinsic.js';
@@ -36,15 +36,22 @@ export interface LeanRunTxParams {
   readonly maxRefundQuotient: bigint;
   readonly warmCoinbase: boolean;
   readonly eip6780: boolean;
+  /**
+   * The journal keys of the precompiles (what addAlwaysWarmAddress strips their map's keys to), made when the
+   * engine is built: a query's heap changes are discarded, so a key list made lazily in one would be made again
+   * in every query.
+   */
+  readonly precompileKeys: readonly string[];
 }
 
 /**
- * Parameters for `common` (the transactions' Common; `vmCommon`: the VM's, whose refund quotient runTx reads),
+ * Parameters for `common` (the transactions' Common; `vmCommon`: the VM's, whose refund quotient runTx reads;
+ * `precompiles`: the EVM's precompile map, the same in every executor of one Common),
  * or undefined when runTx would take a branch not written here: forks before
  * London/Berlin (no EIP-1559 fee split, no EIP-2929 warm sets), or EIPs that add intrinsic or per-transaction
  * work (2780, 7708, 7825, 7928, 7976, 7981, 8037, 8038, 8246, 6800/4762/7864 witnesses).
  */
-export function leanRunTxParams(common: Common, vmCommon: Common): LeanRunTxParams | undefined {
+export function leanRunTxParams(common: Common, vmCommon: Common, precompiles: ReadonlyMap<string, unknown>): LeanRunTxParams | undefined {
   if (!common.isActivatedEIP(1559) || !common.isActivatedEIP(2929) || !common.isActivatedEIP(2930) || !common.gteHardfork('spuriousDragon')) return undefined;
   if ([2780, 4762, 6800, 7708, 7825, 7864, 7928, 7976, 7981, 8037, 8038, 8246].some((e) => common.isActivatedEIP(e))) return undefined;
   const eip3860 = common.isActivatedEIP(3860);
@@ -61,6 +68,7 @@ export function leanRunTxParams(common: Common, vmCommon: Common): LeanRunTxPara
     maxRefundQuotient: vmCommon.param('maxRefundQuotient'),
     warmCoinbase: common.isActivatedEIP(3651),
     eip6780: common.isActivatedEIP(6780),
+    precompileKeys: [...precompiles.keys()].map((k) => stripHexPrefix(k)),
   };
 }
 
@@ -155,8 +163,15 @@ async function body(
   const evm = vm.evm;
   const journal = evm.journal;
   const sm = vm.stateManager;
-  for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
-  journal.addAlwaysWarmAddress(caller.toString());
+  // Journal.addAlwaysWarmAddress for every precompile (addToAccessList false) over the keys made beforehand:
+  // iterating the map and calling the method cost about 22 K instructions a precompile. Another map (never
+  // in this engine) takes the method.
+  const keys = p.precompileKeys;
+  if (keys.length === evm.precompiles.size) {
+    const warm = (journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal;
+    for (let i = 0; i < keys.length; i++) if (!warm.has(keys[i]!)) warm.set(keys[i]!, new Set());
+  } else for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
+  journal.addAlwaysWarmAddress(caller.toString().slice(2)); // Address.toString is 0x-prefixed: stripped here, not by a regular expression
   if (to !== undefined) journal.addAlwaysWarmAddress(toHex(to.bytes));
   if (p.warmCoinbase) journal.addAlwaysWarmAddress(toHex(block.header.coinbase.bytes));
 
@@ -223,6 +238,9 @@ async function body(
     reportedRefund = 0n;
     totalGasSpent = floor;
   }
+  // A call's state is discarded after it (EvmEngine.call): the refund, the tip and the clean-up below change
+  // only that state, never the outcome, so a call stops here.
+  if (isCall) return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
   const from = (await sm.getAccount(caller)) ?? new Account();
   from.balance += txCost - totalGasSpent * gasPrice;
   await journal.putAccount(caller, from);
