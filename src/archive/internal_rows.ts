@@ -3,25 +3,19 @@
 // Otterscan search read. Addresses, hashes and selectors are bytea; values numeric; a trace address is the
 // child-index path from the top call (Parity's traceAddress; empty only for a top-level creation's creator row).
 import type { Queryable } from '../indexer/db.js';
+import type { InternalTx } from './trace/internal_txs.js';
 
-/** One frame below a transaction's top call (the shape of trace/internal_txs.ts's InternalTx, placed in its block). */
-export interface InternalTxRow {
+/**
+ * One frame below a transaction's top call, placed in its block: trace/internal_txs.ts's InternalTx (its fields
+ * say what each holds), with the call type as text (CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE, CREATE2 or
+ * SELFDESTRUCT) as the table stores it.
+ */
+export interface InternalTxRow extends Readonly<Omit<InternalTx, 'type' | 'traceAddress'>> {
   readonly block: bigint;
   readonly txIndex: number;
   readonly txHash: Uint8Array;
   readonly traceAddress: readonly number[];
-  /** CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE, CREATE2 or SELFDESTRUCT. */
   readonly type: string;
-  readonly from: Uint8Array;
-  /** The callee, the created contract, or the self-destruct's beneficiary. */
-  readonly to: Uint8Array | undefined;
-  readonly value: bigint;
-  readonly gas: bigint;
-  readonly gasUsed: bigint;
-  readonly error: string | undefined;
-  readonly selector: Uint8Array | undefined;
-  /** This frame or one above it failed: what it did (value moved, contract created) did not last. */
-  readonly reverted: boolean;
 }
 
 /** A contract that exists because of this creation (reverted creations are not listed). */
