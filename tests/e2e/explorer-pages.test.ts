@@ -63,26 +63,46 @@ describe.skipIf('reason' in chromium)('explorer pages in Chromium', () => {
     await Promise.all([page.waitForURL((u) => u.pathname !== '/'), page.click('header button[type=submit]')]);
   }
 
+  /** Each set-up step bounded on its own, so a step that hangs is named instead of the whole hook timing out. */
+  async function step<T>(label: string, ms: number, run: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const started = Date.now();
+    try {
+      return await Promise.race([run(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`set-up step "${label}" did not finish within ${ms / 1000} s`)), ms)))]);
+    } finally {
+      clearTimeout(timer);
+      const took = Date.now() - started;
+      if (took > 10_000) console.log(`explorer pages set-up: "${label}" took ${(took / 1000).toFixed(1)} s`);
+    }
+  }
+
   beforeAll(async () => {
     const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, pollingInterval: 250 });
     const wallet = new Wallet(account.privateKey, provider);
-    const compiled = compileFixture('Token.sol', 'Token');
+    const compiled = await step('compile Token.sol', 120_000, async () => compileFixture('Token.sol', 'Token'));
     const factory = new ContractFactory(compiled.abi as never, compiled.bytecode, wallet);
-    token = (await factory.deploy('Explorer Token', 'EXT', 1_000_000n)) as Contract;
-    await token.waitForDeployment();
+    token = await step('deploy the token', 60_000, async () => {
+      const c = (await factory.deploy('Explorer Token', 'EXT', 1_000_000n)) as Contract;
+      await c.waitForDeployment();
+      return c;
+    });
     tokenAddress = (await token.getAddress()).toLowerCase();
-    await (await token.getFunction('transfer')(devAccounts()[0]!.address, 250n)).wait();
-    const transfer = await wallet.sendTransaction({ to: devAccounts()[0]!.address, value: 10n ** 17n });
-    const receipt = await transfer.wait();
-    transferHash = transfer.hash;
+    await step('a token transfer', 60_000, async () => (await token.getFunction('transfer')(devAccounts()[0]!.address, 250n)).wait());
+    const receipt = await step('a value transfer', 60_000, async () => {
+      const transfer = await wallet.sendTransaction({ to: devAccounts()[0]!.address, value: 10n ** 17n });
+      transferHash = transfer.hash;
+      return transfer.wait();
+    });
     transferBlock = receipt!.blockNumber;
     // More than the balance: InsufficientBalance(from, balance, needed); a fixed gas limit skips estimation.
-    const failing = await token.getFunction('transfer')(devAccounts()[0]!.address, 10n ** 30n, { gasLimit: 100_000n });
-    failedHash = failing.hash;
-    await provider.waitForTransaction(failedHash, 1, 60_000);
+    await step('a failing token transfer', 60_000, async () => {
+      const failing = await token.getFunction('transfer')(devAccounts()[0]!.address, 10n ** 30n, { gasLimit: 100_000n });
+      failedHash = failing.hash;
+      await provider.waitForTransaction(failedHash, 1, 60_000);
+    });
     await waitIndexed(`/tx/${failedHash}`);
     await waitIndexed(`/tx/${transferHash}`);
-    browser = await launchChromium((chromium as { path: string }).path);
+    browser = await step('launch Chromium', 90_000, () => launchChromium((chromium as { path: string }).path));
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   }, 300_000);
 
