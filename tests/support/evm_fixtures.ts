@@ -11,6 +11,17 @@ import { createEvmEngine, type EvmEngine, type EvmEngineOptions } from '../../sr
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { addr, hex, word } from './asm.js';
 
+/** A host whose counter advances by `perRead` on every read, so where the budget stops a transaction is deterministic under Node. */
+export class SteppingHost extends MemoryCoreHost {
+  constructor(readonly perRead: bigint) {
+    super();
+  }
+  override instructionCounter(): bigint {
+    this.instructions += this.perRead;
+    return this.instructions;
+  }
+}
+
 export const BASE_FEE = 250_000_000_000n;
 export const TIP = 1_000_000_000n;
 export const COINBASE = addr(0xc0);

@@ -17,18 +17,8 @@ import {
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
 import { LOG_EMITTER_RUNTIME, emitCall } from '../support/finalize.js';
-import { ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from '../support/evm_fixtures.js';
+import { SteppingHost, ALICE, BASE_FEE, BOB, COINBASE, ETH, TIP, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
-/** A host whose counter advances by `perRead` on every read, so budget exhaustion is deterministic under Node. */
-class SteppingHost extends MemoryCoreHost {
-  constructor(readonly perRead: bigint) {
-    super();
-  }
-  override instructionCounter(): bigint {
-    this.instructions += this.perRead;
-    return this.instructions;
-  }
-}
 
 // SSTORE(0, 1) then loop forever on JUMPDEST.
 const SPIN = asm(1, 0, 'SSTORE', label('top'), ref('top'), 'JUMP');

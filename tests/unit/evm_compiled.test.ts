@@ -12,19 +12,8 @@ import { clearQueue, compiledOps, compileQueued, type CodeSegments, enqueue, fin
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
 import { rng } from '../support/random.js';
-import { MemoryCoreHost } from '../../src/core/host.js';
-import { ALICE, BOB, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
+import { SteppingHost, ALICE, BOB, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
-/** A host whose counter advances by `perRead` on every read, so where the budget stops a transaction is deterministic under Node. */
-class SteppingHost extends MemoryCoreHost {
-  constructor(readonly perRead: bigint) {
-    super();
-  }
-  override instructionCounter(): bigint {
-    this.instructions += this.perRead;
-    return this.instructions;
-  }
-}
 
 // Calls of every compiled run, counted through the test hook.
 let segmentCalls = 0;
