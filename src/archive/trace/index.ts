@@ -14,7 +14,7 @@ import { bytesHex } from './hex.js';
 import { MuxTracer, type Named } from './mux_tracer.js';
 import { NoopTracer } from './noop_tracer.js';
 import { PrestateTracer } from './prestate_tracer.js';
-import { runTraced, type BlockStateChange, type TraceTx } from './run.js';
+import { runTraced, type BlockStart, type BlockStateChange, type TraceTx } from './run.js';
 import { StructLogger } from './struct_logger.js';
 import { DEFAULT_TRACE_LIMITS, TraceError, TraceErrorCode, type TraceBlockContext, type TraceConfig, type TraceLimits } from './types.js';
 
@@ -36,25 +36,14 @@ export { CALL_GAS_CAP } from './call.js';
 export type { CallArgs, StateOverride, BlockOverrides } from './call.js';
 
 /** What a gateway method hands over to trace one transaction. */
-export interface TraceRequest {
-  /** The state before the block (e.g. the archive's stateAt(N - 1)); left as it was. */
-  readonly stateManager: StateManagerInterface;
-  /** The chain's Common (chain id, hardfork) for the VM. */
-  readonly common: Common;
-  readonly block: TraceBlockContext;
-  /** The block's state changes outside transactions (export format 2), applied before its first transaction. */
-  readonly stateChanges?: readonly BlockStateChange[];
+export interface TraceRequest extends BlockStart {
   /** The block's transactions before the traced one, in order. */
   readonly priorTxs: readonly TraceTx[];
   readonly tx: TraceTx;
 }
 
 /** What a gateway method hands over to trace every transaction of a block. */
-export interface BlockTraceRequest {
-  readonly stateManager: StateManagerInterface;
-  readonly common: Common;
-  readonly block: TraceBlockContext;
-  readonly stateChanges?: readonly BlockStateChange[];
+export interface BlockTraceRequest extends BlockStart {
   readonly txs: readonly TraceTx[];
 }
 

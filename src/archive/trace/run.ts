@@ -85,12 +85,18 @@ export interface RunItem {
   readonly block?: TraceBlockContext;
 }
 
-export interface RunOptions {
+/** A block to run transactions in: the state before it, the chain's rules, its context and its own state changes. */
+export interface BlockStart {
+  /** The state before the block (e.g. the archive's stateAt(N - 1)); left as it was. */
   readonly stateManager: StateManagerInterface;
+  /** The chain's Common (chain id, hardfork) for the VM. */
   readonly common: Common;
   readonly block: TraceBlockContext;
-  /** The block's state changes outside transactions, applied before its first transaction. */
+  /** The block's state changes outside transactions (export format 2), applied before its first transaction. */
   readonly stateChanges?: readonly BlockStateChange[];
+}
+
+export interface RunOptions extends BlockStart {
   /**
    * The block's transactions from its first up to the last one to trace, in order; those with tracers are
    * traced, the others only applied.
