@@ -60,6 +60,18 @@ export function crashTargets(name: string, dir: string, vars: { url: string; pgl
   ];
 }
 
+/**
+ * The target a `crashTargets` row makes, or undefined once the test is skipped with the reason (no PostgreSQL
+ * server outside CI; in CI postgresTestDb throws instead).
+ */
+export async function targetOrSkip(name: string, make: () => Promise<CrashTarget>, t: { skip: () => void }): Promise<Exclude<CrashTarget, string> | undefined> {
+  const target = await make();
+  if (typeof target !== 'string') return target;
+  console.warn(`skipped on ${name}: ${target}`);
+  t.skip();
+  return undefined;
+}
+
 /** Kill points from a seed (`seedVariable` in the environment reruns one; else the clock picks it). */
 export function seededKillPoints(seedVariable: string): { seed: number; next: () => number } {
   const seed = Number(process.env[seedVariable] ?? Date.now() % 1_000_000);

@@ -9,7 +9,7 @@ import { ArchiveFollower } from '../../src/archive/follower.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { ArchiveTestChain } from '../support/archive_chain.js';
-import { crashTargets, runCrashChild, seededKillPoints } from '../support/crash_harness.js';
+import { crashTargets, runCrashChild, seededKillPoints, targetOrSkip } from '../support/crash_harness.js';
 
 const dir = projectTempDir('archive-crash-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,12 +34,8 @@ const targets = crashTargets('archive_crash', dir, { url: 'ARCHIVE_TEST_DATABASE
 
 describe.each(targets)('archive killed with SIGKILL during a replay (%s)', (name, make) => {
   it('resumes and ends with the same history as a clean run', async (t) => {
-    const target = await make();
-    if (typeof target === 'string') {
-      console.warn(`skipped on ${name}: ${target}`);
-      t.skip();
-      return;
-    }
+    const target = await targetOrSkip(name, make, t);
+    if (target === undefined) return;
     try {
       const chain = await ArchiveTestChain.create();
       await chain.runScenario(BLOCKS);

@@ -9,7 +9,7 @@ import { Indexer } from '../../src/indexer/indexer.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { crashTestChain, CRASH_CHAIN_BLOCKS } from '../support/crash_chain.js';
 import { dumpTables, testIndexerConfig } from '../support/indexer.js';
-import { crashTargets, runCrashChild, seededKillPoints } from '../support/crash_harness.js';
+import { crashTargets, runCrashChild, seededKillPoints, targetOrSkip } from '../support/crash_harness.js';
 
 const dir = projectTempDir('indexer-crash-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,12 +25,8 @@ const targets = crashTargets('crash', dir, { url: 'INDEXER_DATABASE_URL', pglite
 
 describe.each(targets)('indexer killed with SIGKILL during a backfill (%s)', (name, make) => {
   it('ends with the same tables as a clean run', async (t) => {
-    const target = await make();
-    if (typeof target === 'string') {
-      console.warn(`skipped on ${name}: ${target}`);
-      t.skip();
-      return;
-    }
+    const target = await targetOrSkip(name, make, t);
+    if (target === undefined) return;
     try {
       // The clean run, in this process, into PGlite in memory.
       const cleanDb = await openDb({ memory: true });
