@@ -11,6 +11,7 @@
 // bytes of each input (the selector).
 import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
+import { checkEvmInternals } from '../core/evm/internals.js';
 import { gethError } from './trace/errors.js';
 import type { Frame } from './trace/frames.js';
 import { stackAddress } from './trace/hex.js';
@@ -68,6 +69,9 @@ export class CallCapture {
 
   /** Installs the hooks on this EVM (its own copy of the opcode table: other EVMs are untouched). */
   attach(evm: Evm): void {
+    // The opcode table is EthereumJS's internal: core/evm/internals.ts declares it and checks that it still has
+    // the shape relied on here (a 256-entry array of { opcodeInfo, opHandler, gasHandler }).
+    checkEvmInternals(evm);
     const e = evm as unknown as { _opcodeMap: OpEntry[] };
     const map = e._opcodeMap.slice();
     for (const [code, type] of CALLS) {
