@@ -5,6 +5,7 @@ import { DEFAULT_INSTRUCTION_SOFT_LIMIT, TX_INSTRUCTION_BUDGET } from '../src/co
 import { compileFixture } from '../tests/fixtures/solidity/compile.js';
 import { account, BenchChain, deployCode, median, signTx, u256, type Account } from './support.js';
 import { fromHex } from '../src/gateway/hex.js';
+import { selfAuthenticating } from '../tests/support/ic.js';
 
 export type Report = (name: string, value: number | bigint, unit: string) => void;
 
@@ -55,6 +56,18 @@ export async function benchEvm(report: Report): Promise<void> {
     const unhinted: bigint[] = [];
     for (let i = 0; i < 5; i++) unhinted.push((await chain.submit(transfer(senders[1]!), { withKey: false })).instructions);
     report('submit_raw.transfer.without_key.instructions', median(unhinted), 'instructions');
+    // The same from a named caller principal, which the canister remembers the key of (docs/execution.md
+    // "Sender key hints"): two submits recover, the third builds the key's tables and verifies, later ones
+    // verify; then a miss: the caller sends another sender's transaction (verification fails, then recovery).
+    const named = selfAuthenticating(0x29);
+    const byCaller = async (from: Account): Promise<bigint> => (await chain.submit(transfer(from), { withKey: false, caller: named })).instructions;
+    await byCaller(senders[2]!);
+    await byCaller(senders[2]!);
+    report('submit_raw.transfer.named_caller.tables.instructions', await byCaller(senders[2]!), 'instructions');
+    const byNamed: bigint[] = [];
+    for (let i = 0; i < 5; i++) byNamed.push(await byCaller(senders[2]!));
+    report('submit_raw.transfer.named_caller.instructions', median(byNamed), 'instructions');
+    report('submit_raw.transfer.named_caller.miss.instructions', await byCaller(senders[1]!), 'instructions');
     await chain.mine();
 
     // A full 3,000,000-gas block of value transfers (142 of 21000 gas), from three senders.

@@ -8,6 +8,7 @@ import { build, isStale, WASM_PATH } from '../src/devnet/build.js';
 import { IcHost, type MessageStats } from '../src/host/index.js';
 import { encodeInitArgs, HostClient } from '../src/client/host.js';
 import { senderPublicKey } from '../src/gateway/sender_key.js';
+import type { CallOptions } from '../src/host/calls.js';
 
 export const common = createCustomCommon({ chainId: 4801360 }, Mainnet, { hardfork: Hardfork.Prague });
 export const GWEI = 1_000_000_000n;
@@ -80,15 +81,17 @@ export class BenchChain {
 
   /**
    * Submits as the gateway does: with the sender's public key as a hint (rpc_eth_send_raw_transaction_with_key),
-   * or, with `withKey: false`, as a direct Candid caller without one (rpc_eth_send_raw_transaction).
+   * or, with `withKey: false`, as a direct Candid caller without one (rpc_eth_send_raw_transaction), by
+   * default the anonymous principal, or `caller`.
    */
-  async submit(raw: Uint8Array, opts: { readonly withKey?: boolean } = {}): Promise<{ txId: Uint8Array; instructions: bigint }> {
+  async submit(raw: Uint8Array, opts: { readonly withKey?: boolean; readonly caller?: CallOptions['caller'] } = {}): Promise<{ txId: Uint8Array; instructions: bigint }> {
     const key = opts.withKey === false ? undefined : senderPublicKey(raw);
     if (opts.withKey !== false && key === undefined) throw new Error('submit: the transaction does not recover a sender key');
+    const evm = opts.caller === undefined ? this.evm : this.evm.as({ caller: opts.caller });
     const r =
       key === undefined
-        ? await this.evm.updateMeasured('rpc_eth_send_raw_transaction', [raw])
-        : await this.evm.updateMeasured('rpc_eth_send_raw_transaction_with_key', [raw, key]);
+        ? await evm.updateMeasured('rpc_eth_send_raw_transaction', [raw])
+        : await evm.updateMeasured('rpc_eth_send_raw_transaction_with_key', [raw, key]);
     if ('Err' in r.value) throw new Error(`submit failed: ${r.value.Err.code} ${r.value.Err.message}`);
     return { txId: r.value.Ok, instructions: r.instructions ?? 0n };
   }

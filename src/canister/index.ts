@@ -111,7 +111,7 @@ class EvmCanister {
 
   @evmMethod()
   rpc_eth_send_raw_transaction(rawTx: Uint8Array): CandidResult<Uint8Array> {
-    return candidResult(runtime.core?.submitRawTx(rawTx) ?? notReady<Uint8Array>(), (id) => id);
+    return candidResult(runtime.core?.submitRawTx(rawTx, undefined, msgCaller().toUint8Array()) ?? notReady<Uint8Array>(), (id) => id);
   }
 
   @evmMethod()

@@ -97,6 +97,12 @@ export function isKnownKey(keyHint: Uint8Array, buildTables: boolean): boolean {
   return entry !== undefined && (buildTables || entry.tables !== undefined);
 }
 
+/** recoverAddressAt that also returns the recovered key (64 bytes x || y), for noteCallerKey. */
+export function recoverKeyAt(msgHash: Uint8Array, point: RecoveryPoint, s: bigint): { readonly address: Uint8Array; readonly publicKey: Uint8Array } | undefined {
+  const q = recoverPointAt(msgHash, point, s);
+  return q === undefined ? undefined : { address: addressOfPoint(q), publicKey: publicKeyBytes(q) };
+}
+
 /** recoverAddressAt that also says whether the recovered key is the hinted one. */
 export function recoverAddressComparing(msgHash: Uint8Array, point: RecoveryPoint, s: bigint, keyHint: Uint8Array): { readonly address: Uint8Array; readonly isHinted: boolean } | undefined {
   const q = recoverPointAt(msgHash, point, s);
@@ -114,4 +120,35 @@ export function rememberKey(publicKey: Uint8Array, address: Uint8Array): void {
   if (knownKeys.has(hex)) return;
   if (knownKeys.size >= KNOWN_KEYS) knownKeys.delete(knownKeys.keys().next().value as string);
   knownKeys.set(hex, { address: address.slice() });
+}
+
+/**
+ * Caller-keyed hints (docs/execution.md "Sender key hints"): per named caller principal of a plain submit
+ * (rpc_eth_send_raw_transaction without a key; never the anonymous principal, which anybody can be), the key
+ * its last admitted submits were signed with, and how many in a row (1 or 2). Once a caller's last two
+ * admitted submits had the same key, its next one is verified against that key first (knownKeys' tables,
+ * built then; submit_raw.transfer.named_caller.instructions) and recovered only if that key did not sign it
+ * (submit_raw.transfer.named_caller.miss.instructions). A guess only chooses the cheaper check: an address
+ * comes from a verification that passed or from a recovery, never from the caller. Least-recently-used, as
+ * many callers as knownKeys holds keys; a few hundred bytes a caller (the key's tables are knownKeys').
+ */
+const callerKeys = new Map<string, { readonly key: string; readonly publicKey: Uint8Array; streak: number }>();
+const CALLER_KEYS = KNOWN_KEYS;
+
+/** The key to try first for a plain submit from this caller, if its last two admitted submits used it and knownKeys still keeps it. */
+export function callerKeyGuess(caller: Uint8Array): Uint8Array | undefined {
+  const entry = callerKeys.get(toHex(caller));
+  return entry !== undefined && entry.streak >= 2 && knownKeys.has(entry.key) ? entry.publicKey : undefined;
+}
+
+/** After an admitted plain submit from this (named) caller whose sender is the key's: counts the run of the same key and keeps the key (rememberKey). */
+export function noteCallerKey(caller: Uint8Array, publicKey: Uint8Array, address: Uint8Array): void {
+  if (publicKey.length !== 64) return;
+  const id = toHex(caller);
+  const key = toHex(publicKey);
+  const entry = callerKeys.get(id);
+  callerKeys.delete(id);
+  if (callerKeys.size >= CALLER_KEYS) callerKeys.delete(callerKeys.keys().next().value as string);
+  callerKeys.set(id, entry !== undefined && entry.key === key ? { key, publicKey: entry.publicKey, streak: 2 } : { key, publicKey: publicKey.slice(), streak: 1 });
+  rememberKey(publicKey, address);
 }

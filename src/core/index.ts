@@ -249,15 +249,16 @@ export class EvmCore {
   /**
    * rpc_eth_send_raw_transaction, and rpc_eth_send_raw_transaction_with_key with the sender's public key as
    * a hint (submit.ts SenderKeyHint; a key that did not sign is refused, submit.sender_key_mismatch).
-   * Anonymous callers are allowed on this path (the gateway may be anonymous).
+   * Anonymous callers are allowed on this path (the gateway may be anonymous). `caller` (msg_caller's bytes) of a
+   * submit without a key: a named caller's earlier key is tried first (submit.ts CallerHint).
    */
-  submitRawTx(raw: Uint8Array, senderKey?: Uint8Array): Result<Uint8Array> {
+  submitRawTx(raw: Uint8Array, senderKey?: Uint8Array, caller?: Uint8Array): Result<Uint8Array> {
     const g = this.writeGuard('submit');
     if (g !== undefined) return { ok: false, error: g };
     if (!this.isInitialized()) return err(ErrorCode.ExecStateUnavailable, 'chain not initialized');
     const hint = senderKeyHint(senderKey, true);
     if (!hint.ok) return hint;
-    const r = submitRaw(this.deps(), raw, hint.value);
+    const r = submitRaw(this.deps(), raw, hint.value ?? (caller === undefined ? undefined : { caller, learn: true }));
     this.meter.flush();
     return r;
   }

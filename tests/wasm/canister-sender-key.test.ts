@@ -10,17 +10,20 @@ import { parseRefusal } from '../../src/canister/refusal.js';
 import { INSPECT_SCREEN_MAX_TX_BYTES } from '../../src/core/constants.js';
 import { senderPublicKey } from '../../src/gateway/sender_key.js';
 import { Evm, errCode, type CandidResult } from '../support/canister.js';
+import { selfAuthenticating } from '../support/ic.js';
 import { ETH, account, hex, plainAddress, transfer, type Account } from '../support/eth.js';
 
 const ALICE = account(41);
 const BOB = account(42);
 const CAROL = account(43); // no funds
+const DAVE = account(44);
+const ERIN = account(45);
 const SINK = plainAddress(9);
 const keyOf = (a: Account): Uint8Array => secp256k1.getPublicKey(a.key, false).subarray(1);
 
 let evm: Evm;
 beforeAll(async () => {
-  evm = await Evm.start({ genesis: [ALICE, BOB].map((a) => ({ address: a.address, balance: 1000n * ETH })) });
+  evm = await Evm.start({ genesis: [ALICE, BOB, DAVE, ERIN].map((a) => ({ address: a.address, balance: 1000n * ETH })) });
 });
 afterAll(() => evm?.close());
 
@@ -99,5 +102,33 @@ describe('rpc_eth_send_raw_transaction_with_key', () => {
     const w = await evm.host.update('rpc_eth_send_raw_transaction_with_key', new Uint8Array(IDL.encode([IDL.Vec(IDL.Nat8), IDL.Vec(IDL.Nat8)], [wrong, keyOf(ALICE)])));
     expect(evm.messages.slice(before).map((m) => m.kind)).toEqual(['inspect']);
     expect(w.kind === 'reject' && parseRefusal(w.message)?.code).toBe('submit.sender_key_mismatch');
+  });
+});
+
+describe('rpc_eth_send_raw_transaction from a named caller (caller-keyed hint)', () => {
+  // Ingress, so canister_inspect_message screens each submit first, as for any direct caller.
+  const plain = async (raw: Uint8Array, caller?: ReturnType<typeof selfAuthenticating>) => {
+    const r = await (caller === undefined ? evm.client : evm.client.as({ caller })).updateMeasured('rpc_eth_send_raw_transaction', [raw]);
+    expect(errCode(r.value)).toBeUndefined();
+    return { id: (r.value as { Ok: Uint8Array }).Ok, instructions: r.instructions ?? 0n };
+  };
+
+  it("a caller's run of one key is verified from its third submit; another signer's submit is recovered; the anonymous principal always recovers", async () => {
+    const caller = selfAuthenticating(0x5c);
+    const runs = [];
+    for (let nonce = 0n; nonce < 4n; nonce++) runs.push(await plain(transfer(DAVE, nonce, SINK, 1n).serialize(), caller));
+    const miss = await plain(transfer(ERIN, 0n, SINK, 1n).serialize(), caller);
+    const anonymous = [];
+    for (let nonce = 4n; nonce < 7n; nonce++) anonymous.push(await plain(transfer(DAVE, nonce, SINK, 1n).serialize()));
+    await evm.mine();
+    for (const r of [...runs, ...anonymous]) expect(hex(evm.receipt(r.id)!.from)).toBe(hex(DAVE.address));
+    expect(hex(evm.receipt(miss.id)!.from)).toBe(hex(ERIN.address));
+    const costs = runs.map((r) => r.instructions);
+    console.log(`named caller submits: ${costs.join(', ')}; miss ${miss.instructions}; anonymous ${anonymous.map((r) => r.instructions).join(', ')} instructions`);
+    // Third: the key's tables, then verification; fourth: verification only.
+    expect(costs[3]! * 10n).toBeLessThan(costs[0]! * 8n);
+    // A miss pays a failed verification and a recovery.
+    expect(miss.instructions).toBeGreaterThan(costs[0]!);
+    for (const r of anonymous) expect(r.instructions * 10n).toBeGreaterThan(costs[0]! * 9n);
   });
 });

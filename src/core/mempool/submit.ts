@@ -8,13 +8,13 @@
 // Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
 
 import { CHAIN_ID, INSPECT_SCREEN_MAX_TX_BYTES, MAX_NONCE_WINDOW, MAX_NOT_EXECUTABLE_GLOBAL, MAX_NOT_EXECUTABLE_PER_SENDER, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
-import { keccak256, rememberKey } from '../crypto.js';
+import { callerKeyGuess, keccak256, noteCallerKey, rememberKey } from '../crypto.js';
 import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
 import type { MetaStore } from '../chain/meta.js';
-import { parseSignedTx, recoverSender, recoverSenderWithKey } from '../tx/decode.js';
-import { checkIcRecord, deriveSyntheticSender, encodeCanonical, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
+import { parseSignedTx, recoverSender, recoverSenderGuessing, recoverSenderWithKey } from '../tx/decode.js';
+import { checkIcRecord, deriveSyntheticSender, encodeCanonical, isAnonymous, syntheticTxHash, type IcTxRecord } from '../tx/ic_synthetic.js';
 import { intrinsicGas, MAX_INITCODE_SIZE } from '../tx/intrinsic.js';
 import { TxOrigin, type TxFields } from '../tx/types.js';
 import type { PendingPool, PendingEntry } from './pool.js';
@@ -44,16 +44,29 @@ export interface SenderKeyHint {
   readonly learn: boolean;
 }
 
-export function submitRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKeyHint): Result<Uint8Array> {
-  const screened = screenRaw(deps, raw, keyHint);
+/**
+ * A plain submit's caller (rpc_eth_send_raw_transaction without a key), whose earlier submits' key is tried
+ * first (crypto.ts callerKeyGuess; the anonymous principal never is), and whether this call may note the key
+ * and build its tables (an update).
+ */
+export interface CallerHint {
+  readonly caller: Uint8Array;
+  readonly learn: boolean;
+}
+
+export function submitRaw(deps: SubmitDeps, raw: Uint8Array, hint?: SenderKeyHint | CallerHint): Result<Uint8Array> {
+  const screened = screenRaw(deps, raw, hint);
   if (!screened.ok) return screened;
-  const { fields: f, sender } = screened.value;
+  const { fields: f, sender, publicKey } = screened.value;
   const ethHash = keccak256(raw);
   const known = knownId(deps, ethHash);
   if (known !== undefined) return ok(known);
   const admitted = admit(deps, f, sender, ethHash, TxOrigin.EthSigned, raw, new Uint8Array(0));
   // Only an admitted transaction's key is kept: refused junk builds nothing (crypto.ts rememberKey).
-  if (admitted.ok && keyHint?.learn === true) rememberKey(keyHint.publicKey, sender);
+  if (admitted.ok && hint?.learn === true) {
+    if ('publicKey' in hint) rememberKey(hint.publicKey, sender);
+    else if (publicKey !== undefined) noteCallerKey(hint.caller, publicKey, sender);
+  }
   return admitted;
 }
 
@@ -61,9 +74,9 @@ export function submitRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKey
  * The checks of submitRaw that come before the eth hash, in its order, writing nothing: size, format, the
  * hash-free checks, then (one keccak pass and the recovery) the sender and whether it can pay this
  * transaction. canister_inspect_message runs it on small transactions, so junk is refused before it is paid
- * for (docs/hardening.md "Submits").
+ * for (docs/hardening.md "Submits"). `publicKey`: the sender's key, when a caller hint's check found it.
  */
-export function screenRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKeyHint): Result<{ readonly fields: TxFields; readonly sender: Address }> {
+export function screenRaw(deps: SubmitDeps, raw: Uint8Array, hint?: SenderKeyHint | CallerHint): Result<{ readonly fields: TxFields; readonly sender: Address; readonly publicKey?: Uint8Array }> {
   if (raw.length > MAX_TX_SIZE) return err(ErrorCode.SubmitTxTooLarge, `transaction is ${raw.length} bytes, limit ${MAX_TX_SIZE}`);
   // Parsing checks type, chain id and signature ranges without hashing.
   const parsed = parseSignedTx(raw);
@@ -75,14 +88,25 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array, keyHint?: SenderKey
   if (!cheap.ok) return cheap;
   // The sender: the signature's point R first (no hash: an r that is not the x of a curve point is refused
   // there), then one keccak pass over the signing payload and the recovery (or, with a hint, the key's check).
-  const sender = keyHint === undefined ? recoverSender(parsed.value) : recoverSenderWithKey(parsed.value, keyHint.publicKey, { buildTables: keyHint.learn, pointFirst: raw.length > INSPECT_SCREEN_MAX_TX_BYTES });
+  const opts = { buildTables: hint?.learn === true, pointFirst: raw.length > INSPECT_SCREEN_MAX_TX_BYTES };
+  let sender: Result<Address>;
+  let publicKey: Uint8Array | undefined;
+  if (hint === undefined) sender = recoverSender(parsed.value);
+  else if ('publicKey' in hint) sender = recoverSenderWithKey(parsed.value, hint.publicKey, opts);
+  else if (isAnonymous(hint.caller)) sender = recoverSender(parsed.value);
+  else {
+    const found = recoverSenderGuessing(parsed.value, callerKeyGuess(hint.caller), opts);
+    if (!found.ok) return found;
+    sender = ok(found.value.address);
+    publicKey = found.value.publicKey;
+  }
   if (!sender.ok) return sender;
   // A sender that cannot pay is refused before the second pass (the eth hash). Unless the nonce is already
   // used: then these bytes may be an included transaction, whose resubmission answers its tx_id.
   if (deps.engine.getBalance(sender.value) < f.gasLimit * f.maxFeePerGas + f.value && f.nonce >= deps.engine.getNonce(sender.value)) {
     return insufficient(deps.engine.getBalance(sender.value), f);
   }
-  return ok({ fields: f, sender: sender.value });
+  return ok(publicKey === undefined ? { fields: f, sender: sender.value } : { fields: f, sender: sender.value, publicKey });
 }
 
 const insufficient = (balance: bigint, f: TxFields): Result<never> =>

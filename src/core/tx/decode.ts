@@ -3,7 +3,7 @@
 // transactions; recovery (most of submit_raw.transfer.without_key.instructions) runs once, at submit (DESIGN rule 1).
 
 import { CHAIN_ID } from '../constants.js';
-import { addressByKnownKey, isKnownKey, keccak256, recoverAddressAt, recoverAddressComparing, recoveryPoint, type RecoveryPoint } from '../crypto.js';
+import { addressByKnownKey, isKnownKey, keccak256, recoverAddressAt, recoverAddressComparing, recoverKeyAt, recoveryPoint, type RecoveryPoint } from '../crypto.js';
 import type { Address } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesToBigint, concatBytes, bigintToMinBytes } from '../codec/bytes.js';
@@ -252,6 +252,30 @@ export function recoverSenderWithKey(parsed: ParsedEthTx, keyHint: Uint8Array, o
   if (recovered === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
   if (!recovered.isHinted) return err(ErrorCode.SubmitSenderKeyMismatch, KEY_MISMATCH);
   return ok(recovered.address);
+}
+
+/**
+ * recoverSender for a plain submit with a guess of its key (crypto.ts callerKeyGuess, from the caller's
+ * earlier submits): the guess is verified first (as recoverSenderWithKey's kept keys), and a signature it did
+ * not make is recovered as without a guess, not refused (the caller claimed nothing). The sender's key comes
+ * back when it was recovered (`publicKey`), so an admitted submit can be noted for the caller
+ * (crypto.ts noteCallerKey); a verified one returns the guess.
+ */
+export function recoverSenderGuessing(parsed: ParsedEthTx, guess: Uint8Array | undefined, opts: { readonly buildTables: boolean; readonly pointFirst: boolean }): Result<{ readonly address: Address; readonly publicKey: Uint8Array }> {
+  const { r, s, yParity } = parsed.sig;
+  let point = opts.pointFirst ? signaturePoint(parsed) : undefined;
+  if (point !== undefined && !point.ok) return point;
+  let hash: Uint8Array | undefined;
+  if (guess !== undefined && isKnownKey(guess, opts.buildTables)) {
+    hash = keccak256(parsed.signingPayload());
+    const known = addressByKnownKey(hash, r, s, yParity, guess, opts.buildTables);
+    if (known !== false && known !== undefined) return ok({ address: known, publicKey: guess });
+  }
+  point ??= signaturePoint(parsed);
+  if (!point.ok) return point;
+  const recovered = recoverKeyAt(hash ?? keccak256(parsed.signingPayload()), point.value, s);
+  if (recovered === undefined) return err(ErrorCode.DecodeInvalidSignature, NO_POINT);
+  return ok(recovered);
 }
 
 const KEY_MISMATCH = 'the signature was not made by the given sender public key';
