@@ -33,7 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
-import { type CodeSegments, compileNow, enqueue, pureFeesMatch, type Segment } from './interpreter_compiled.js';
+import { type CodeSegments, compileNow, enqueue, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
 const ERR = EVMError.errorMessages;
@@ -50,8 +50,8 @@ const INLINE_OPS = [
   0x51, 0x52, 0x56, 0x57, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
 ];
 
-/** The operations compiled runs consist of (interpreter_compiled.ts PURE_FEES). */
-const PURE_OPS = [0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
+/** The operations compiled runs consist of (interpreter_compiled.ts PURE_FEES, and JUMP and JUMPI ending a run). */
+const PURE_OPS = [0x56, 0x57, 0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
 
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
 
@@ -529,6 +529,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var segList = segAt === null ? EMPTY_SEGS : segs!.list;
   var seg: Segment;
   var q = 0;
+  var taken: boolean | void;
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
   rs.shouldDoJumpAnalysis = true;
@@ -1125,13 +1126,36 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
         }
       }
-      if (segAt !== null && (q = segAt[pc]!) !== 0) {
+      // Runs that end in a JUMP or JUMPI are followed here to the next run, so a loop of them does not go
+      // through the dispatch above; the jump's budget count and JUMPDEST step are the ones the JUMP case makes.
+      while (segAt !== null && (q = segAt[pc]!) !== 0) {
         seg = segList[q - 1]!;
-        if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
+        if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight) break;
+        gas -= seg.gas;
+        if (seg.jump === NO_JUMP) {
           seg.run(s, sp);
           sp += seg.delta;
-          gas -= seg.gas;
           pc = seg.end;
+          break;
+        }
+        taken = seg.run(s, sp);
+        sp += seg.delta;
+        pc = seg.end;
+        if ((tick -= pc - mark) <= 0) {
+          tick = interval;
+          budget.require(0n);
+        }
+        if (taken === false) {
+          mark = pc;
+          continue;
+        }
+        mark = to = seg.dest;
+        if (gas >= jumpdestFee) {
+          gas -= jumpdestFee;
+          pc = to + 1;
+        } else {
+          pc = to;
+          break;
         }
       }
     }

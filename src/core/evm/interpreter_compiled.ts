@@ -37,26 +37,41 @@ PURE_FEES[0x5b] = 1; // JUMPDEST
 PURE_FEES[0x5f] = 2; // PUSH0
 for (let op = 0x60; op <= 0x9f; op++) PURE_FEES[op] = 3; // PUSH1..32, DUP1..16, SWAP1..16
 
-/** Whether an EVM's static fees for the pure operations are the ones compiled segments charge. */
+/** JUMP and JUMPI, which may end a run (their fees). */
+const JUMP_FEE = 8;
+const JUMPI_FEE = 10;
+
+/** Whether an EVM's static fees for the pure operations and the jumps are the ones compiled segments charge. */
 export function pureFeesMatch(fees: readonly number[]): boolean {
   for (let op = 0; op < 256; op++) if (PURE_FEES[op]! >= 0 && fees[op] !== PURE_FEES[op]) return false;
-  return true;
+  return fees[0x56] === JUMP_FEE && fees[0x57] === JUMPI_FEE;
 }
 
 /** A compiled run of pure operations; the fast loop reads these fields at a landing. */
 export interface Segment {
-  /** Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta). */
-  run: (s: bigint[], sp: number) => void;
-  /** Sum of the static fees of its operations. */
+  /**
+   * Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta); a run
+   * ending in JUMPI returns whether the jump is taken.
+   */
+  run: (s: bigint[], sp: number) => boolean | void;
+  /** Sum of the static fees of its operations (with its JUMP or JUMPI, without the destination's JUMPDEST). */
   readonly gas: number;
   /** Stack items below the entry height it reads (the height must be at least this). */
   readonly need: number;
   /** Most items it has above the entry height at any point (the height plus this must stay within the limit). */
   readonly grow: number;
   readonly delta: number;
-  /** Program counter after the run. */
+  /** Program counter after the run (after its JUMP or JUMPI, if it ends in one). */
   readonly end: number;
+  /** How the run ends: NO_JUMP (before an operation that is not pure), JUMP or JUMPI (the last operation). */
+  readonly jump: number;
+  /** A JUMP's or JUMPI's destination, a JUMPDEST (checked when the runs were found); -1 for NO_JUMP. */
+  readonly dest: number;
 }
+
+export const NO_JUMP = 0;
+export const ENDS_JUMP = 1;
+export const ENDS_JUMPI = 2;
 
 /** Candidate runs of one code array, and what of them is compiled. */
 export interface CodeSegments {
@@ -65,6 +80,9 @@ export interface CodeSegments {
   readonly starts: number[];
   readonly ends: number[];
   readonly ops: number[];
+  /** How each ends (NO_JUMP, ENDS_JUMP, ENDS_JUMPI) and the jump's destination (-1 for none). */
+  readonly jumps: number[];
+  readonly dests: number[];
   /** Candidates compiled so far (a prefix of the list). */
   done: number;
   /**
@@ -89,14 +107,41 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
   const starts: number[] = [];
   const ends: number[] = [];
   const ops: number[] = [];
+  const jumps: number[] = [];
+  const dests: number[] = [];
+  // JUMPDESTs outside PUSH data, as the interpreter's analysis finds them
+  const valid = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const op = code[i]!;
+    if (op >= 0x60 && op <= 0x7f) i += op - 0x5f;
+    else if (op === 0x5b) valid[i] = 1;
+  }
   const scan = (p: number): void => {
     let j = p;
     let count = 0;
+    // value of the run's last operation when it is a PUSH of a JUMPDEST's position, else -1
+    let pushed = -1;
+    let jump = NO_JUMP;
     while (j < n) {
       const op = code[j]!;
-      if (!isPure(op)) break;
+      if (!isPure(op)) {
+        // A JUMP or JUMPI right after a PUSH of a valid destination ends the run (PUSH2 tag JUMP in compiled
+        // Solidity): the fast loop then follows the jump to the next run itself.
+        if ((op === 0x56 || op === 0x57) && pushed >= 0) {
+          jump = op === 0x56 ? ENDS_JUMP : ENDS_JUMPI;
+          j++;
+          count++;
+        }
+        break;
+      }
       const next = op >= 0x60 && op <= 0x7f ? j + 1 + (op - 0x5f) : j + 1;
       if (next > n) break; // a PUSH cut by the end of the code: left to the interpreter
+      pushed = -1;
+      if (op >= 0x60 && op <= 0x63) {
+        let v = 0;
+        for (let k = j + 1; k < next; k++) v = v * 256 + code[k]!;
+        if (v < n && valid[v] === 1) pushed = v;
+      }
       j = next;
       count++;
     }
@@ -104,6 +149,8 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
       starts.push(p);
       ends.push(j);
       ops.push(count);
+      jumps.push(jump);
+      dests.push(jump === NO_JUMP ? -1 : pushed);
     }
   };
   for (let i = 0; i < n; i++) {
@@ -112,7 +159,7 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
     else if (op === 0x5b || (!isPure(op) && op !== 0x56 && !ENDS[op])) scan(i + 1);
   }
   if (starts.length === 0) return null;
-  return { code, starts, ends, ops, done: 0, at: null, list: [] };
+  return { code, starts, ends, ops, jumps, dests, done: 0, at: null, list: [] };
 }
 
 type Val = bigint | string;
@@ -200,6 +247,8 @@ function binary(op: number, r: string, a: string, b: string): string {
 
 /** The body of one segment's function and its shape. */
 function generate(code: Uint8Array, start: number, end: number): { body: string; gas: number; need: number; grow: number; delta: number } {
+  // a JUMP or JUMPI at the end (findSegments checked its destination, the constant on top) pops its operands
+  let cond: Val | undefined;
   // vs: the simulated stack above the lowest entry item read so far (entry items are named e1, e2, ... from the top)
   const vs: Val[] = [];
   let pulled = 0;
@@ -216,8 +265,15 @@ function generate(code: Uint8Array, start: number, end: number): { body: string;
   };
   for (let pc = start; pc < end; ) {
     const op = code[pc]!;
-    gas += PURE_FEES[op]!;
     pc++;
+    if (op === 0x56 || op === 0x57) {
+      gas += op === 0x56 ? JUMP_FEE : JUMPI_FEE;
+      ensure(op === 0x56 ? 1 : 2);
+      if (typeof vs.pop() !== 'bigint') throw new Error('compiled segments: a jump without a constant destination');
+      if (op === 0x57) cond = vs.pop()!;
+      continue;
+    }
+    gas += PURE_FEES[op]!;
     if (op >= 0x5f && op <= 0x7f) {
       const len = op - 0x5f;
       let v = 0n;
@@ -269,6 +325,7 @@ function generate(code: Uint8Array, start: number, end: number): { body: string;
     const off = i - pulled;
     out += `s[sp${off < 0 ? off : `+${off}`}]=${ref(v)};`;
   }
+  if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n};` : `return ${cond}!==0n;`;
   return { body: out, gas, need: pulled, grow, delta: vs.length - pulled };
 }
 
@@ -295,7 +352,7 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   if (at === null) at = new Uint16Array(segs.code.length + 1);
   for (let i = from; i < to; i++) {
     const sh = shapes[i - from]!;
-    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]! });
+    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]! });
     at[segs.starts[i]!] = segs.list.length;
   }
   segs.at = at;
