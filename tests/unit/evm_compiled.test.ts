@@ -88,6 +88,24 @@ function randomProgram(next: () => number): Uint8Array {
   );
 }
 
+/**
+ * A loop program: calldata word 0 iterations over an accumulator (calldata word 1); each iteration a random run
+ * over a copy of it, a JUMPI forward over a few more operations taken when the run's top item is not zero, the
+ * run's items folded into the new accumulator, and the counter's JUMPI back to the top. Every jump's destination
+ * is a pushed constant, so the runs end in their JUMP or JUMPI and the fast loop follows them run to run.
+ */
+function randomLoop(next: () => number, id: number): Uint8Array {
+  const body = randomRun(next, 1, 3 + (next() % 20));
+  const fold: Item[] = [];
+  for (let i = 1; i < body.depth; i++) fold.push(next() % 2 === 0 ? 'ADD' : Uint8Array.of(0x18)); // ADD, XOR
+  return asm(
+    32, 'CALLDATALOAD', 0, 'CALLDATALOAD', ref(`top${id}`), 'JUMP',
+    label(`top${id}`), 'DUP2', ...body.items, 'DUP1', ref(`skip${id}`), 'JUMPI', 7, 'ADD', 3, 'MUL', label(`skip${id}`),
+    ...fold, 'SWAP2', 'POP', 1, 'SWAP1', 'SUB', 'DUP1', ref(`top${id}`), 'JUMPI',
+    'POP', 0, 'SSTORE', 'STOP',
+  );
+}
+
 interface Call {
   readonly to: Uint8Array;
   readonly data: Uint8Array;
@@ -145,6 +163,33 @@ describe('compiled runs of pure operations', () => {
     const calls = addrs.flatMap((to) => inputs.map((data) => ({ to, data })));
     const outs = await compare(programs.map((p) => deployCode(p)), addrs.map((to) => ({ to, data: inputs[0]! })), calls, addrs, 48);
     expect(outs.filter((o) => o.status === 1).length).toBeGreaterThan(calls.length / 2);
+  });
+
+  it('random loops of runs ending in JUMP and JUMPI: the same state and gas, out of gas at every step of an iteration', async () => {
+    const draw = rng(0x100b);
+    const next = (): number => draw(1 << 30);
+    const programs = Array.from({ length: 24 }, (_, i) => randomLoop(next, i));
+    const addrs = programs.map((_, i) => contractAt(BigInt(i)));
+    const inputs = [cd(5n, 9n), cd(1n, MAXW), cd(17n, 1n << 255n), cd(3n, 0n)];
+    const calls: Call[] = addrs.flatMap((to) => inputs.map((data) => ({ to, data })));
+    // the first program, twelve iterations, with gas limits from Prague's floor for this calldata (21,700: 420
+    // gas left after the intrinsic 21,280) on: out of gas at every step of its later iterations (and at its
+    // SSTORE after them)
+    for (let g = 0n; g < 800n; g += 1n) calls.push({ to: addrs[0]!, data: cd(12n, 3n), gasLimit: 21_700n + g });
+    const outs = await compare(programs.map((p) => deployCode(p)), addrs.map((to) => ({ to, data: inputs[0]! })), calls, addrs, 1);
+    expect(outs.slice(0, addrs.length * inputs.length).every((o) => o.status === 1)).toBe(true);
+    expect(outs.slice(addrs.length * inputs.length).every((o) => o.failure?.message === 'out of gas')).toBe(true);
+  });
+
+  it('a pushed destination that is not a JUMPDEST is left to the loop: the same invalid jump', async () => {
+    // PUSH1 3 JUMP lands on the PUSH's own data (not a JUMPDEST); PUSH1 9 JUMPI on a byte inside PUSH data
+    const bad = asm(0, 'CALLDATALOAD', 1, 'ADD', 3, 'JUMP', 'STOP');
+    const badi = asm(0, 'CALLDATALOAD', 1, 'ADD', 9, 'JUMPI', Uint8Array.of(0x61, 0x5b, 0x5b), 'STOP');
+    const [a, b] = [0n, 1n].map(contractAt) as [Uint8Array, Uint8Array];
+    const outs = await compare([bad, badi].map((c) => deployCode(c)), [{ to: a, data: cd(1n) }], [{ to: a, data: cd(1n) }, { to: b, data: cd(1n) }, { to: b, data: cd(MAXW) }], [a, b], 1);
+    expect(outs[0]!.failure?.message).toMatch(/invalid JUMP/);
+    expect(outs[1]!.failure?.message).toMatch(/invalid JUMP/);
+    expect(outs[2]!.status).toBe(1);
   });
 
   it('a run is not taken when its gas or stack would fail: errors at the same step, with the same gas', async () => {
