@@ -610,7 +610,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 rs.memoryWordCount = BigInt(words);
                 memBytes = words * 32;
                 rs.memory.extend(at, 32);
-              }
+              } else if (at + 32 > rs.memory._store.length) rs.memory.extend(at, 32); // paid for, not yet stored (a call's output area)
               if (op === 0x51) {
                 s[sp - 1] = readWord(rs.memory._store, at, 32);
                 break look;
