@@ -15,17 +15,19 @@ import { rng } from '../support/random.js';
 import { SteppingHost, ALICE, BOB, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 
-// Calls of every compiled run, counted through the test hook.
+// Calls of every compiled run, and of those with memory operations, counted through the test hook.
 let segmentCalls = 0;
+let memoryCalls = 0;
 const seen = new Set<CodeSegments>();
 onCompiled((segs, from, to) => {
   seen.add(segs);
   for (let i = from; i < to; i++) {
     const s = segs.list[i]!;
     const run = s.run;
-    s.run = (st, sp) => {
+    s.run = (st, sp, x) => {
       segmentCalls++;
-      return run(st, sp);
+      if (s.mem > 0) memoryCalls++;
+      return run(st, sp, x);
     };
   }
 });
@@ -39,12 +41,29 @@ const MAXW = (1n << 256n) - 1n;
 const PURE_BINARY = [0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c].map((b) => Uint8Array.of(b));
 const EDGE_WORDS = [0n, 1n, 2n, 255n, 256n, 257n, MAXW, MAXW - 4n, 1n << 255n, (1n << 255n) - 1n, 1n << 128n, 0xdeadbeefn];
 
-/** A random straight run of pure operations over `depth` entry items that stays within the stack it has. */
-function randomRun(next: () => number, depth: number, ops: number): { items: Item[]; depth: number } {
+// ADDRESS, CALLER, CALLVALUE, CALLDATASIZE
+const ENV_PUSHES = [0x30, 0x33, 0x34, 0x36].map((b) => Uint8Array.of(b));
+
+/**
+ * A random straight run of pure operations over `depth` entry items that stays within the stack it has; with
+ * `env`, also the frame's environment (ADDRESS, CALLER, CALLVALUE, CALLDATASIZE, CALLDATALOAD) and MLOAD,
+ * MSTORE and MSTORE8 at pushed offsets below 0x120.
+ */
+function randomRun(next: () => number, depth: number, ops: number, env = false): { items: Item[]; depth: number } {
   const items: Item[] = [];
   let d = depth;
   for (let i = 0; i < ops; i++) {
     const r = next() % 100;
+    if (env && r >= 90) {
+      const k = next() % 6;
+      if (k === 0) items.push(ENV_PUSHES[next() % ENV_PUSHES.length]!);
+      else if (k === 1) items.push(next() % 140, 'CALLDATALOAD');
+      else if (k === 2) items.push(next() % 0x100, 'MLOAD');
+      else if (d >= 2) items.push(next() % 0x100, k === 5 ? 'MSTORE8' : 'MSTORE');
+      if (k < 3) d++;
+      else if (d >= 2) d--;
+      continue;
+    }
     if (r < 22 || d < 2) {
       const w = next() % 3 === 0 ? EDGE_WORDS[next() % EDGE_WORDS.length]! : BigInt(next() % 300);
       items.push(w);
@@ -77,13 +96,15 @@ function randomRun(next: () => number, depth: number, ops: number): { items: Ite
  * A program: three calldata words on the stack, a jump to a random run, a JUMPI that falls through into a
  * second run, then every stack item stored in slots 0, 1, ... .
  */
-function randomProgram(next: () => number): Uint8Array {
-  const a = randomRun(next, 3, 4 + (next() % 30));
-  const b = randomRun(next, a.depth + 1, 2 + (next() % 20));
+function randomProgram(next: () => number, env = false): Uint8Array {
+  const a = randomRun(next, 3, 4 + (next() % 30), env);
+  const b = randomRun(next, a.depth + 1, 2 + (next() % 20), env);
   const store: Item[] = [];
   for (let i = 0; i < b.depth; i++) store.push(i, 'SSTORE');
+  // memory paid for up to 0x120 in one program of two (its runs' memory operations run compiled), none in the other
+  const paid: Item[] = env && next() % 2 === 0 ? [1, 0x100, 'MSTORE'] : [];
   return asm(
-    0, 'CALLDATALOAD', 32, 'CALLDATALOAD', 64, 'CALLDATALOAD', ref('a'), 'JUMP',
+    ...paid, 0, 'CALLDATALOAD', 32, 'CALLDATALOAD', 64, 'CALLDATALOAD', ref('a'), 'JUMP',
     label('a'), ...a.items, 0, 96, 'CALLDATALOAD', 'JUMPI', 0, ...b.items, ...store, 'STOP',
   );
 }
@@ -95,7 +116,7 @@ function randomProgram(next: () => number): Uint8Array {
  * is a pushed constant, so the runs end in their JUMP or JUMPI and the fast loop follows them run to run.
  */
 function randomLoop(next: () => number, id: number): Uint8Array {
-  const body = randomRun(next, 1, 3 + (next() % 20));
+  const body = randomRun(next, 1, 3 + (next() % 20), id % 2 === 1);
   const fold: Item[] = [];
   for (let i = 1; i < body.depth; i++) fold.push(next() % 2 === 0 ? 'ADD' : Uint8Array.of(0x18)); // ADD, XOR
   return asm(
@@ -165,6 +186,33 @@ describe('compiled runs of pure operations', () => {
     expect(outs.filter((o) => o.status === 1).length).toBeGreaterThan(calls.length / 2);
   });
 
+  it('random runs with environment and memory operations: the same state and gas, with and without memory paid for', async () => {
+    const draw = rng(0xe1a);
+    const next = (): number => draw(1 << 30);
+    const programs = Array.from({ length: 40 }, () => randomProgram(next, true));
+    const before = memoryCalls;
+    const addrs = programs.map((_, i) => contractAt(BigInt(i)));
+    const inputs = [cd(7n, 9n, MAXW, 1n), cd(0n, MAXW - 4n, 1n << 255n, 0n, 5n), cd(123456789n, 3n, 256n, 1n).subarray(0, 100)];
+    const calls = addrs.flatMap((to) => inputs.flatMap((data, i) => [{ to, data }, { to, data, value: BigInt(i + 1) * 1000n }]));
+    const outs = await compare(programs.map((p) => deployCode(p)), addrs.map((to) => ({ to, data: inputs[0]! })), calls, addrs, 48);
+    expect(outs.filter((o) => o.status === 1).length).toBeGreaterThan(calls.length / 2);
+    expect(memoryCalls).toBeGreaterThan(before + 20);
+  });
+
+  it('memory paid for but not yet stored (a call output area): runs write and read it as the loop does', async () => {
+    // CALL to an account without code, output area 0x4000 bytes: paid for, nothing written, no store behind it
+    const big = (1n << 200n) + 0x1234n;
+    const code = asm(
+      0x4000, 0, 0, 0, 0, 0xdead, 'GAS', 'CALL', 'POP', ref('a'), 'JUMP',
+      label('a'), big, 0x3000, 'MSTORE', 0x3000, 'MLOAD', 0x2f00, 'MSTORE8', 0x2f00, 'MLOAD', 0x3000, 'MLOAD', 0, 'SSTORE', 1, 'SSTORE', 'STOP',
+    );
+    const at = contractAt(0n);
+    const before = memoryCalls;
+    const outs = await compare([deployCode(code)], [{ to: at, data: cd() }], [{ to: at, data: cd() }], [at], 2);
+    expect(outs[0]!.status).toBe(1);
+    expect(memoryCalls).toBeGreaterThan(before);
+  });
+
   it('random loops of runs ending in JUMP and JUMPI: the same state and gas, out of gas at every step of an iteration', async () => {
     const draw = rng(0x100b);
     const next = (): number => draw(1 << 30);
@@ -182,9 +230,9 @@ describe('compiled runs of pure operations', () => {
   });
 
   it('a pushed destination that is not a JUMPDEST is left to the loop: the same invalid jump', async () => {
-    // PUSH1 3 JUMP lands on the PUSH's own data (not a JUMPDEST); PUSH1 9 JUMPI on a byte inside PUSH data
-    const bad = asm(0, 'CALLDATALOAD', 1, 'ADD', 3, 'JUMP', 'STOP');
-    const badi = asm(0, 'CALLDATALOAD', 1, 'ADD', 9, 'JUMPI', Uint8Array.of(0x61, 0x5b, 0x5b), 'STOP');
+    // PUSH1 7 JUMP lands on PUSH data (not a JUMPDEST); PUSH1 14 JUMPI on a 0x5b byte inside PUSH data
+    const bad = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 1, 'ADD', 7, 'JUMP', 'STOP');
+    const badi = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 1, 'ADD', 14, 'JUMPI', Uint8Array.of(0x61, 0x5b, 0x5b), 'STOP');
     const [a, b] = [0n, 1n].map(contractAt) as [Uint8Array, Uint8Array];
     const outs = await compare([bad, badi].map((c) => deployCode(c)), [{ to: a, data: cd(1n) }], [{ to: a, data: cd(1n) }, { to: b, data: cd(1n) }, { to: b, data: cd(MAXW) }], [a, b], 1);
     expect(outs[0]!.failure?.message).toMatch(/invalid JUMP/);
@@ -310,15 +358,14 @@ describe('compiled code in the heap', () => {
     try {
       const codes = [1, 2, 3].map((k) => asm(0, 'CALLDATALOAD', ref('a'), 'JUMP', label('a'), ...Array.from({ length: 10 }, () => [k, 'ADD']).flat(), 0, 'SSTORE', 'STOP'));
       const all = codes.map((c) => findSegments(c)!);
-      // compiled through the queue, as the engine does: two runs of 23 operations in all each (PUSH a JUMP;
-      // PUSH ADD x 10, PUSH0)
+      // compiled through the queue, as the engine does: one run of 21 operations each (PUSH ADD x 10, PUSH0)
       for (const s of all) compileAllVia({ code: s.code, segs: s });
       expect(all[0]!.at).toBeNull();
       expect(all[0]!.list).toHaveLength(0);
       expect(all[2]!.at).not.toBeNull();
       expect(all[1]!.at).not.toBeNull();
-      expect(all[2]!.ops).toEqual([2, 21]);
-      expect(compiledOps()).toBe(46);
+      expect(all[2]!.ops).toEqual([21]);
+      expect(compiledOps()).toBe(42);
     } finally {
       setMaxCompiledOps(undefined);
     }
