@@ -112,8 +112,9 @@ function randomProgram(next: () => number, env = false): Uint8Array {
 /**
  * A loop program: calldata word 0 iterations over an accumulator (calldata word 1); each iteration a random run
  * over a copy of it, a JUMPI forward over a few more operations taken when the run's top item is not zero, the
- * run's items folded into the new accumulator, and the counter's JUMPI back to the top. Every jump's destination
- * is a pushed constant, so the runs end in their JUMP or JUMPI and the fast loop follows them run to run.
+ * run's items folded into the new accumulator, a call of a subroutine that returns through a JUMP to the address
+ * on the stack, and the counter's JUMPI back to the top. Every run ends in its JUMP or JUMPI (to a pushed
+ * destination, or to the return address) and the fast loop follows them run to run.
  */
 function randomLoop(next: () => number, id: number): Uint8Array {
   const body = randomRun(next, 1, 3 + (next() % 20), id % 2 === 1);
@@ -122,8 +123,10 @@ function randomLoop(next: () => number, id: number): Uint8Array {
   return asm(
     32, 'CALLDATALOAD', 0, 'CALLDATALOAD', ref(`top${id}`), 'JUMP',
     label(`top${id}`), 'DUP2', ...body.items, 'DUP1', ref(`skip${id}`), 'JUMPI', 7, 'ADD', 3, 'MUL', label(`skip${id}`),
-    ...fold, 'SWAP2', 'POP', 1, 'SWAP1', 'SUB', 'DUP1', ref(`top${id}`), 'JUMPI',
+    ...fold, ref(`ret${id}`), ref(`sub${id}`), 'JUMP', label(`ret${id}`),
+    'SWAP2', 'POP', 1, 'SWAP1', 'SUB', 'DUP1', ref(`top${id}`), 'JUMPI',
     'POP', 0, 'SSTORE', 'STOP',
+    label(`sub${id}`), 'SWAP1', 5, Uint8Array.of(0x18), 'SWAP1', 'JUMP', // XOR
   );
 }
 
@@ -229,15 +232,22 @@ describe('compiled runs of pure operations', () => {
     expect(outs.slice(addrs.length * inputs.length).every((o) => o.failure?.message === 'out of gas')).toBe(true);
   });
 
-  it('a pushed destination that is not a JUMPDEST is left to the loop: the same invalid jump', async () => {
+  it('a destination that is not a JUMPDEST: the same invalid jump, pushed or from the stack', async () => {
     // PUSH1 7 JUMP lands on PUSH data (not a JUMPDEST); PUSH1 14 JUMPI on a 0x5b byte inside PUSH data
     const bad = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 1, 'ADD', 7, 'JUMP', 'STOP');
     const badi = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 1, 'ADD', 14, 'JUMPI', Uint8Array.of(0x61, 0x5b, 0x5b), 'STOP');
-    const [a, b] = [0n, 1n].map(contractAt) as [Uint8Array, Uint8Array];
-    const outs = await compare([bad, badi].map((c) => deployCode(c)), [{ to: a, data: cd(1n) }], [{ to: a, data: cd(1n) }, { to: b, data: cd(1n) }, { to: b, data: cd(MAXW) }], [a, b], 1);
+    // a JUMP to a destination from the call data: valid (4, the JUMPDEST), PUSH data, past the code, past 2^53
+    const any = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 'DUP1', 'POP', 'JUMP');
+    const [a, b, c] = [0n, 1n, 2n].map(contractAt) as [Uint8Array, Uint8Array, Uint8Array];
+    const calls: Call[] = [{ to: a, data: cd(1n) }, { to: b, data: cd(1n) }, { to: b, data: cd(MAXW) }];
+    for (const d of [1n, 5n, 200n, 1n << 60n]) calls.push({ to: c, data: cd(d) }, { to: c, data: cd(d), gasLimit: 100_000n });
+    calls.push({ to: c, data: cd(4n), gasLimit: 80_000n }); // back to the JUMPDEST until out of gas
+    const outs = await compare([bad, badi, any].map((x) => deployCode(x)), [{ to: a, data: cd(1n) }, { to: c, data: cd(1n) }], calls, [a, b, c], 2);
     expect(outs[0]!.failure?.message).toMatch(/invalid JUMP/);
     expect(outs[1]!.failure?.message).toMatch(/invalid JUMP/);
     expect(outs[2]!.status).toBe(1);
+    expect(outs.slice(3, 11).every((o) => /^invalid JUMP/.test(o.failure?.message ?? ''))).toBe(true);
+    expect(outs[11]!.failure?.message).toBe('out of gas');
   });
 
   it('a run is not taken when its gas or stack would fail: errors at the same step, with the same gas', async () => {

@@ -33,7 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
-import { type CodeSegments, compileNow, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
+import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
 const ERR = EVMError.errorMessages;
@@ -565,7 +565,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var segList = segAt === null ? EMPTY_SEGS : segs!.list;
   var seg: Segment;
   var q = 0;
-  var taken: boolean | void;
+  var taken: boolean | bigint | void;
   var fx = segAt === null ? NO_VALUES : frameValues(rs);
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
@@ -1188,7 +1188,10 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
           mark = pc;
           continue;
         }
-        mark = to = seg.dest;
+        if (seg.jump === ENDS_JUMP_ANY) {
+          if ((taken as bigint) >= codeLenBig || jumps[(to = Number(taken) | 0)] !== 1) throw invalidJump(rs, pc - 1);
+        } else to = seg.dest;
+        mark = to;
         if (gas >= jumpdestFee) {
           gas -= jumpdestFee;
           pc = to + 1;

@@ -11,9 +11,10 @@
 // memory already paid for (PUSH, DUP, SWAP, POP, JUMPDEST, the inline arithmetic, comparison and bit
 // operations, ADDRESS, CALLER, CALLVALUE, CALLDATASIZE, CALLDATALOAD, and MLOAD, MSTORE, MSTORE8 at a pushed
 // offset), starting after a JUMPDEST or after any other operation (the fast loop looks one up after each such
-// operation). A JUMP or JUMPI right after a PUSH of a valid JUMPDEST ends the run as its last operation: the
-// fast loop then makes the jump's budget count and JUMPDEST step itself and goes on with the run at the
-// destination (or after a JUMPI not taken), so a loop of such runs does not go through the dispatch at all.
+// operation). A JUMP or JUMPI right after a PUSH of a valid JUMPDEST, and any other JUMP (whose destination
+// the run returns), ends the run as its last operation: the fast loop then makes the jump's budget count,
+// destination check and JUMPDEST step itself and goes on with the run at the destination (or after a JUMPI
+// not taken), so a loop of such runs does not go through the dispatch at all.
 // Running a segment whole is the same as stepping through it whenever no step of it can fail: the fast loop
 // calls it only when the gas left covers the sum of its static fees, the stack height covers what it reads
 // and what it pushes, and the memory paid for covers every offset its memory operations reach (so they cost
@@ -64,9 +65,9 @@ export function pureFeesMatch(fees: readonly number[]): boolean {
 export interface Segment {
   /**
    * Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta); a run
-   * ending in JUMPI returns whether the jump is taken.
+   * ending in JUMPI returns whether the jump is taken, one ending in ENDS_JUMP_ANY the destination.
    */
-  run: (s: bigint[], sp: number, x: FrameValues) => boolean | void;
+  run: (s: bigint[], sp: number, x: FrameValues) => boolean | bigint | void;
   /** Sum of the static fees of its operations (with its JUMP or JUMPI, without the destination's JUMPDEST). */
   readonly gas: number;
   /** Stack items below the entry height it reads (the height must be at least this). */
@@ -76,9 +77,12 @@ export interface Segment {
   readonly delta: number;
   /** Program counter after the run (after its JUMP or JUMPI, if it ends in one). */
   readonly end: number;
-  /** How the run ends: NO_JUMP (before an operation that is not pure), JUMP or JUMPI (the last operation). */
+  /**
+   * How the run ends: NO_JUMP (before an operation that is not pure), ENDS_JUMP or ENDS_JUMPI (the last
+   * operation, to `dest`), ENDS_JUMP_ANY (the last operation, to the destination `run` returns).
+   */
   readonly jump: number;
-  /** A JUMP's or JUMPI's destination, a JUMPDEST (checked when the runs were found); -1 for NO_JUMP. */
+  /** A JUMP's or JUMPI's destination, a JUMPDEST (checked when the runs were found); -1 for the others. */
   readonly dest: number;
   /** Bytes of memory its MLOAD, MSTORE and MSTORE8 reach (0: none); memory paid for must cover them. */
   readonly mem: number;
@@ -103,6 +107,8 @@ export interface FrameValues {
 export const NO_JUMP = 0;
 export const ENDS_JUMP = 1;
 export const ENDS_JUMPI = 2;
+/** A JUMP to the destination the run returns (not known when compiled: the fast loop checks it). */
+export const ENDS_JUMP_ANY = 3;
 
 /** Candidate runs of one code array, and what of them is compiled. */
 export interface CodeSegments {
@@ -111,7 +117,7 @@ export interface CodeSegments {
   readonly starts: number[];
   readonly ends: number[];
   readonly ops: number[];
-  /** How each ends (NO_JUMP, ENDS_JUMP, ENDS_JUMPI) and the jump's destination (-1 for none). */
+  /** How each ends (NO_JUMP, ENDS_JUMP, ENDS_JUMPI, ENDS_JUMP_ANY) and the jump's destination (-1 for none or unknown). */
   readonly jumps: number[];
   readonly dests: number[];
   /** Candidates compiled so far (a prefix of the list). */
@@ -165,9 +171,14 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
       }
       if (!isPure(op)) {
         // A JUMP or JUMPI right after a PUSH of a valid destination ends the run (PUSH2 tag JUMP in compiled
-        // Solidity): the fast loop then follows the jump to the next run itself.
+        // Solidity), and so does any other JUMP (a return to an address on the stack), whose destination the
+        // fast loop checks as its JUMP case does: it then follows the jump to the next run itself.
         if ((op === 0x56 || op === 0x57) && pushed >= 0) {
           jump = op === 0x56 ? ENDS_JUMP : ENDS_JUMPI;
+          j++;
+          count++;
+        } else if (op === 0x56) {
+          jump = ENDS_JUMP_ANY;
           j++;
           count++;
         }
@@ -190,7 +201,7 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
       ends.push(j);
       ops.push(count);
       jumps.push(jump);
-      dests.push(jump === NO_JUMP ? -1 : pushed);
+      dests.push(jump === NO_JUMP || jump === ENDS_JUMP_ANY ? -1 : pushed);
     }
   };
   for (let i = 0; i < n; i++) {
@@ -286,9 +297,10 @@ function binary(op: number, r: string, a: string, b: string): string {
 }
 
 /** The body of one segment's function and its shape. */
-function generate(code: Uint8Array, start: number, end: number): { body: string; gas: number; need: number; grow: number; delta: number; mem: number } {
+function generate(code: Uint8Array, start: number, end: number, jump: number): { body: string; gas: number; need: number; grow: number; delta: number; mem: number } {
   // a JUMP or JUMPI at the end (findSegments checked its destination, the constant on top) pops its operands
   let cond: Val | undefined;
+  let target: Val | undefined;
   let mem = 0;
   // vs: the simulated stack above the lowest entry item read so far (entry items are named e1, e2, ... from the top)
   const vs: Val[] = [];
@@ -310,7 +322,9 @@ function generate(code: Uint8Array, start: number, end: number): { body: string;
     if (op === 0x56 || op === 0x57) {
       gas += op === 0x56 ? JUMP_FEE : JUMPI_FEE;
       ensure(op === 0x56 ? 1 : 2);
-      if (typeof vs.pop() !== 'bigint') throw new Error('compiled segments: a jump without a constant destination');
+      const d = vs.pop()!;
+      if (jump === ENDS_JUMP_ANY) target = d;
+      else if (typeof d !== 'bigint') throw new Error('compiled segments: a jump without a constant destination');
       if (op === 0x57) cond = vs.pop()!;
       continue;
     }
@@ -392,6 +406,7 @@ function generate(code: Uint8Array, start: number, end: number): { body: string;
     out += `s[sp${off < 0 ? off : `+${off}`}]=${ref(v)};`;
   }
   if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n};` : `return ${cond}!==0n;`;
+  if (target !== undefined) out += `return ${ref(target)};`;
   return { body: out, gas, need: pulled, grow, delta: vs.length - pulled, mem };
 }
 
@@ -408,7 +423,7 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   const shapes: { gas: number; need: number; grow: number; delta: number; mem: number }[] = [];
   let src = 'return [';
   for (let i = from; i < to; i++) {
-    const g = generate(segs.code, segs.starts[i]!, segs.ends[i]!);
+    const g = generate(segs.code, segs.starts[i]!, segs.ends[i]!, segs.jumps[i]!);
     shapes.push(g);
     src += `function(s,sp,x){${g.body}},`;
   }
