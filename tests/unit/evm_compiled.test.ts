@@ -329,6 +329,8 @@ describe('compiled runs under the instruction budget', () => {
     const straight = asm(label('s'), ...[0, 1, 2, 3].flatMap((i) => [...pairs(499), ref(`r${i}`), 'JUMP', label(`r${i}`)]), ref('s'), 'JUMP');
     // endless: a loop whose body is one short compiled run
     const loop = asm(0, label('top'), 1, 'ADD', 'DUP1', 3, 'MUL', 'POP', ref('top'), 'JUMP');
+    // endless: a JUMPI loop that calls a subroutine returning through a JUMP to the address on the stack
+    const subs = asm(0, label('top'), 1, 'ADD', ref('ret'), ref('sub'), 'JUMP', label('ret'), 'DUP1', ref('top'), 'JUMPI', 'STOP', label('sub'), 'DUP1', 'POP', 'JUMP');
     const outcome = async (noCompiledCode: boolean) => {
       clearQueue();
       const host = new SteppingHost(1_000_000n);
@@ -337,7 +339,7 @@ describe('compiled runs under the instruction budget', () => {
       engine.setGenesisBalance(BOB, 100n * ETH);
       engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
       const at = [];
-      for (const [i, code] of [straight, loop].entries()) {
+      for (const [i, code] of [straight, loop, subs].entries()) {
         at.push(included(await engine.runTx(tx({ nonce: BigInt(i), to: undefined, data: deployCode(code), gasLimit: 3_000_000n }))).contractAddress!);
       }
       await engine.commitBlock();
