@@ -272,6 +272,28 @@ describe('compiled runs of pure operations', () => {
     expect(outs.some((o) => o.failure?.message === 'out of gas')).toBe(true);
   });
 
+  it('edges of runs ending in JUMPI and of memory inside what is paid for: the same gas, errors at the same step', async () => {
+    // a run reading 3 items below its entry and ending in a JUMPI back to itself, entered with 1 item (underflow)
+    // and with 3 (a loop that grows the stack by one item an iteration: overflow, or no loop when the sum is 0)
+    const loop = (items: Item[]): Uint8Array => asm(...items, ref('r'), 'JUMP', label('r'), 'DUP3', 'DUP3', 'ADD', 'DUP1', ref('r'), 'JUMPI', 0, 'SSTORE', 'STOP');
+    const short = loop([0, 'CALLDATALOAD']);
+    const jumpi = loop([0, 'CALLDATALOAD', 'DUP1', 'DUP1']);
+    // memory paid for up to 0x60 (MSTORE at 0x40); then runs reaching exactly 0x60 (taken) and 0x61 (stepped: expansion)
+    const mem = (off: number): Uint8Array => asm(1, 0x40, 'MSTORE', ref('a'), 'JUMP', label('a'), 7, off, 'MSTORE', off, 'MLOAD', 0, 'SSTORE', 'STOP');
+    const deploys = [short, jumpi, mem(0x40), mem(0x41), mem(0x5f)].map((c) => deployCode(c));
+    const [sh, j, m0, m1, m2] = [0n, 1n, 2n, 3n, 4n].map(contractAt) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+    const before = memoryCalls;
+    const calls: Call[] = [{ to: sh, data: cd(1n) }, { to: j, data: cd(1n) }, { to: j, data: cd(0n) }, { to: m0, data: cd() }, { to: m1, data: cd() }, { to: m2, data: cd() }];
+    // out of gas at every step of the memory runs
+    for (let g = 0n; g < 60n; g += 1n) calls.push({ to: m0, data: cd(), gasLimit: 21_000n + g }, { to: m1, data: cd(), gasLimit: 21_000n + g });
+    const outs = await compare(deploys, [{ to: j, data: cd(0n) }, { to: m0, data: cd() }, { to: m1, data: cd() }], calls, [sh, j, m0, m1, m2], 1);
+    expect(outs[0]!.failure?.message).toBe('stack underflow');
+    expect(outs[1]!.failure?.message).toBe('stack overflow');
+    expect(outs.slice(2, 6).every((o) => o.status === 1)).toBe(true);
+    expect(outs[4]!.gasUsed).toBeGreaterThan(outs[3]!.gasUsed); // 0x41 expands memory by a word
+    expect(memoryCalls).toBeGreaterThan(before);
+  });
+
   it('every contract of the e2e fixtures: identical outcomes, logs and state', async () => {
     const token = compileFixture('Token.sol', 'Token');
     const pair = compileFixture('Pair.sol', 'Pair');
