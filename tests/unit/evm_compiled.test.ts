@@ -15,17 +15,19 @@ import { rng } from '../support/random.js';
 import { SteppingHost, ALICE, BOB, ETH, env, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 
-// Calls of every compiled run, counted through the test hook.
+// Calls of every compiled run, and of those with memory operations, counted through the test hook.
 let segmentCalls = 0;
+let memoryCalls = 0;
 const seen = new Set<CodeSegments>();
 onCompiled((segs, from, to) => {
   seen.add(segs);
   for (let i = from; i < to; i++) {
     const s = segs.list[i]!;
     const run = s.run;
-    s.run = (st, sp) => {
+    s.run = (st, sp, x) => {
       segmentCalls++;
-      run(st, sp);
+      if (s.mem > 0) memoryCalls++;
+      return run(st, sp, x);
     };
   }
 });
@@ -39,12 +41,29 @@ const MAXW = (1n << 256n) - 1n;
 const PURE_BINARY = [0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x1b, 0x1c].map((b) => Uint8Array.of(b));
 const EDGE_WORDS = [0n, 1n, 2n, 255n, 256n, 257n, MAXW, MAXW - 4n, 1n << 255n, (1n << 255n) - 1n, 1n << 128n, 0xdeadbeefn];
 
-/** A random straight run of pure operations over `depth` entry items that stays within the stack it has. */
-function randomRun(next: () => number, depth: number, ops: number): { items: Item[]; depth: number } {
+// ADDRESS, CALLER, CALLVALUE, CALLDATASIZE
+const ENV_PUSHES = [0x30, 0x33, 0x34, 0x36].map((b) => Uint8Array.of(b));
+
+/**
+ * A random straight run of pure operations over `depth` entry items that stays within the stack it has; with
+ * `env`, also the frame's environment (ADDRESS, CALLER, CALLVALUE, CALLDATASIZE, CALLDATALOAD) and MLOAD,
+ * MSTORE and MSTORE8 at pushed offsets below 0x120.
+ */
+function randomRun(next: () => number, depth: number, ops: number, env = false): { items: Item[]; depth: number } {
   const items: Item[] = [];
   let d = depth;
   for (let i = 0; i < ops; i++) {
     const r = next() % 100;
+    if (env && r >= 90) {
+      const k = next() % 6;
+      if (k === 0) items.push(ENV_PUSHES[next() % ENV_PUSHES.length]!);
+      else if (k === 1) items.push(next() % 140, 'CALLDATALOAD');
+      else if (k === 2) items.push(next() % 0x100, 'MLOAD');
+      else if (d >= 2) items.push(next() % 0x100, k === 5 ? 'MSTORE8' : 'MSTORE');
+      if (k < 3) d++;
+      else if (d >= 2) d--;
+      continue;
+    }
     if (r < 22 || d < 2) {
       const w = next() % 3 === 0 ? EDGE_WORDS[next() % EDGE_WORDS.length]! : BigInt(next() % 300);
       items.push(w);
@@ -77,14 +96,37 @@ function randomRun(next: () => number, depth: number, ops: number): { items: Ite
  * A program: three calldata words on the stack, a jump to a random run, a JUMPI that falls through into a
  * second run, then every stack item stored in slots 0, 1, ... .
  */
-function randomProgram(next: () => number): Uint8Array {
-  const a = randomRun(next, 3, 4 + (next() % 30));
-  const b = randomRun(next, a.depth + 1, 2 + (next() % 20));
+function randomProgram(next: () => number, env = false): Uint8Array {
+  const a = randomRun(next, 3, 4 + (next() % 30), env);
+  const b = randomRun(next, a.depth + 1, 2 + (next() % 20), env);
   const store: Item[] = [];
   for (let i = 0; i < b.depth; i++) store.push(i, 'SSTORE');
+  // memory paid for up to 0x120 in one program of two (its runs' memory operations run compiled), none in the other
+  const paid: Item[] = env && next() % 2 === 0 ? [1, 0x100, 'MSTORE'] : [];
   return asm(
-    0, 'CALLDATALOAD', 32, 'CALLDATALOAD', 64, 'CALLDATALOAD', ref('a'), 'JUMP',
+    ...paid, 0, 'CALLDATALOAD', 32, 'CALLDATALOAD', 64, 'CALLDATALOAD', ref('a'), 'JUMP',
     label('a'), ...a.items, 0, 96, 'CALLDATALOAD', 'JUMPI', 0, ...b.items, ...store, 'STOP',
+  );
+}
+
+/**
+ * A loop program: calldata word 0 iterations over an accumulator (calldata word 1); each iteration a random run
+ * over a copy of it, a JUMPI forward over a few more operations taken when the run's top item is not zero, the
+ * run's items folded into the new accumulator, a call of a subroutine that returns through a JUMP to the address
+ * on the stack, and the counter's JUMPI back to the top. Every run ends in its JUMP or JUMPI (to a pushed
+ * destination, or to the return address) and the fast loop follows them run to run.
+ */
+function randomLoop(next: () => number, id: number): Uint8Array {
+  const body = randomRun(next, 1, 3 + (next() % 20), id % 2 === 1);
+  const fold: Item[] = [];
+  for (let i = 1; i < body.depth; i++) fold.push(next() % 2 === 0 ? 'ADD' : Uint8Array.of(0x18)); // ADD, XOR
+  return asm(
+    32, 'CALLDATALOAD', 0, 'CALLDATALOAD', ref(`top${id}`), 'JUMP',
+    label(`top${id}`), 'DUP2', ...body.items, 'DUP1', ref(`skip${id}`), 'JUMPI', 7, 'ADD', 3, 'MUL', label(`skip${id}`),
+    ...fold, ref(`ret${id}`), ref(`sub${id}`), 'JUMP', label(`ret${id}`),
+    'SWAP2', 'POP', 1, 'SWAP1', 'SUB', 'DUP1', ref(`top${id}`), 'JUMPI',
+    'POP', 0, 'SSTORE', 'STOP',
+    label(`sub${id}`), 'SWAP1', 5, Uint8Array.of(0x18), 'SWAP1', 'JUMP', // XOR
   );
 }
 
@@ -147,6 +189,67 @@ describe('compiled runs of pure operations', () => {
     expect(outs.filter((o) => o.status === 1).length).toBeGreaterThan(calls.length / 2);
   });
 
+  it('random runs with environment and memory operations: the same state and gas, with and without memory paid for', async () => {
+    const draw = rng(0xe1a);
+    const next = (): number => draw(1 << 30);
+    const programs = Array.from({ length: 40 }, () => randomProgram(next, true));
+    const before = memoryCalls;
+    const addrs = programs.map((_, i) => contractAt(BigInt(i)));
+    const inputs = [cd(7n, 9n, MAXW, 1n), cd(0n, MAXW - 4n, 1n << 255n, 0n, 5n), cd(123456789n, 3n, 256n, 1n).subarray(0, 100)];
+    const calls = addrs.flatMap((to) => inputs.flatMap((data, i) => [{ to, data }, { to, data, value: BigInt(i + 1) * 1000n }]));
+    const outs = await compare(programs.map((p) => deployCode(p)), addrs.map((to) => ({ to, data: inputs[0]! })), calls, addrs, 48);
+    expect(outs.filter((o) => o.status === 1).length).toBeGreaterThan(calls.length / 2);
+    expect(memoryCalls).toBeGreaterThan(before + 20);
+  });
+
+  it('memory paid for but not yet stored (a call output area): runs write and read it as the loop does', async () => {
+    // CALL to an account without code, output area 0x4000 bytes: paid for, nothing written, no store behind it
+    const big = (1n << 200n) + 0x1234n;
+    const code = asm(
+      0x4000, 0, 0, 0, 0, 0xdead, 'GAS', 'CALL', 'POP', ref('a'), 'JUMP',
+      label('a'), big, 0x3000, 'MSTORE', 0x3000, 'MLOAD', 0x2f00, 'MSTORE8', 0x2f00, 'MLOAD', 0x3000, 'MLOAD', 0, 'SSTORE', 1, 'SSTORE', 'STOP',
+    );
+    const at = contractAt(0n);
+    const before = memoryCalls;
+    const outs = await compare([deployCode(code)], [{ to: at, data: cd() }], [{ to: at, data: cd() }], [at], 2);
+    expect(outs[0]!.status).toBe(1);
+    expect(memoryCalls).toBeGreaterThan(before);
+  });
+
+  it('random loops of runs ending in JUMP and JUMPI: the same state and gas, out of gas at every step of an iteration', async () => {
+    const draw = rng(0x100b);
+    const next = (): number => draw(1 << 30);
+    const programs = Array.from({ length: 24 }, (_, i) => randomLoop(next, i));
+    const addrs = programs.map((_, i) => contractAt(BigInt(i)));
+    const inputs = [cd(5n, 9n), cd(1n, MAXW), cd(17n, 1n << 255n), cd(3n, 0n)];
+    const calls: Call[] = addrs.flatMap((to) => inputs.map((data) => ({ to, data })));
+    // the first program, twelve iterations, with gas limits from Prague's floor for this calldata (21,700: 420
+    // gas left after the intrinsic 21,280) on: out of gas at every step of its later iterations (and at its
+    // SSTORE after them)
+    for (let g = 0n; g < 800n; g += 1n) calls.push({ to: addrs[0]!, data: cd(12n, 3n), gasLimit: 21_700n + g });
+    const outs = await compare(programs.map((p) => deployCode(p)), addrs.map((to) => ({ to, data: inputs[0]! })), calls, addrs, 1);
+    expect(outs.slice(0, addrs.length * inputs.length).every((o) => o.status === 1)).toBe(true);
+    expect(outs.slice(addrs.length * inputs.length).every((o) => o.failure?.message === 'out of gas')).toBe(true);
+  });
+
+  it('a destination that is not a JUMPDEST: the same invalid jump, pushed or from the stack', async () => {
+    // PUSH1 7 JUMP lands on PUSH data (not a JUMPDEST); PUSH1 14 JUMPI on a 0x5b byte inside PUSH data
+    const bad = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 1, 'ADD', 7, 'JUMP', 'STOP');
+    const badi = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 1, 'ADD', 14, 'JUMPI', Uint8Array.of(0x61, 0x5b, 0x5b), 'STOP');
+    // a JUMP to a destination from the call data: valid (4, the JUMPDEST), PUSH data, past the code, past 2^53
+    const any = asm(ref('a'), 'JUMP', label('a'), 0, 'CALLDATALOAD', 'DUP1', 'POP', 'JUMP');
+    const [a, b, c] = [0n, 1n, 2n].map(contractAt) as [Uint8Array, Uint8Array, Uint8Array];
+    const calls: Call[] = [{ to: a, data: cd(1n) }, { to: b, data: cd(1n) }, { to: b, data: cd(MAXW) }];
+    for (const d of [1n, 5n, 200n, 1n << 60n]) calls.push({ to: c, data: cd(d) }, { to: c, data: cd(d), gasLimit: 100_000n });
+    calls.push({ to: c, data: cd(4n), gasLimit: 80_000n }); // back to the JUMPDEST until out of gas
+    const outs = await compare([bad, badi, any].map((x) => deployCode(x)), [{ to: a, data: cd(1n) }, { to: c, data: cd(1n) }], calls, [a, b, c], 2);
+    expect(outs[0]!.failure?.message).toMatch(/invalid JUMP/);
+    expect(outs[1]!.failure?.message).toMatch(/invalid JUMP/);
+    expect(outs[2]!.status).toBe(1);
+    expect(outs.slice(3, 11).every((o) => /^invalid JUMP/.test(o.failure?.message ?? ''))).toBe(true);
+    expect(outs[11]!.failure?.message).toBe('out of gas');
+  });
+
   it('a run is not taken when its gas or stack would fail: errors at the same step, with the same gas', async () => {
     // entry: a jump into a run of 30 ADD-heavy steps that reads 3 items below its entry
     const run: Item[] = [];
@@ -167,6 +270,28 @@ describe('compiled runs of pure operations', () => {
     expect(outs[1]!.failure?.message).toBe('stack underflow');
     expect(outs[2]!.failure?.message).toBe('stack overflow');
     expect(outs.some((o) => o.failure?.message === 'out of gas')).toBe(true);
+  });
+
+  it('edges of runs ending in JUMPI and of memory inside what is paid for: the same gas, errors at the same step', async () => {
+    // a run reading 3 items below its entry and ending in a JUMPI back to itself, entered with 1 item (underflow)
+    // and with 3 (a loop that grows the stack by one item an iteration: overflow, or no loop when the sum is 0)
+    const loop = (items: Item[]): Uint8Array => asm(...items, ref('r'), 'JUMP', label('r'), 'DUP3', 'DUP3', 'ADD', 'DUP1', ref('r'), 'JUMPI', 0, 'SSTORE', 'STOP');
+    const short = loop([0, 'CALLDATALOAD']);
+    const jumpi = loop([0, 'CALLDATALOAD', 'DUP1', 'DUP1']);
+    // memory paid for up to 0x60 (MSTORE at 0x40); then runs reaching exactly 0x60 (taken) and 0x61 (stepped: expansion)
+    const mem = (off: number): Uint8Array => asm(1, 0x40, 'MSTORE', ref('a'), 'JUMP', label('a'), 7, off, 'MSTORE', off, 'MLOAD', 0, 'SSTORE', 'STOP');
+    const deploys = [short, jumpi, mem(0x40), mem(0x41), mem(0x5f)].map((c) => deployCode(c));
+    const [sh, j, m0, m1, m2] = [0n, 1n, 2n, 3n, 4n].map(contractAt) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+    const before = memoryCalls;
+    const calls: Call[] = [{ to: sh, data: cd(1n) }, { to: j, data: cd(1n) }, { to: j, data: cd(0n) }, { to: m0, data: cd() }, { to: m1, data: cd() }, { to: m2, data: cd() }];
+    // out of gas at every step of the memory runs
+    for (let g = 0n; g < 60n; g += 1n) calls.push({ to: m0, data: cd(), gasLimit: 21_000n + g }, { to: m1, data: cd(), gasLimit: 21_000n + g });
+    const outs = await compare(deploys, [{ to: j, data: cd(0n) }, { to: m0, data: cd() }, { to: m1, data: cd() }], calls, [sh, j, m0, m1, m2], 1);
+    expect(outs[0]!.failure?.message).toBe('stack underflow');
+    expect(outs[1]!.failure?.message).toBe('stack overflow');
+    expect(outs.slice(2, 6).every((o) => o.status === 1)).toBe(true);
+    expect(outs[4]!.gasUsed).toBeGreaterThan(outs[3]!.gasUsed); // 0x41 expands memory by a word
+    expect(memoryCalls).toBeGreaterThan(before);
   });
 
   it('every contract of the e2e fixtures: identical outcomes, logs and state', async () => {
@@ -226,6 +351,8 @@ describe('compiled runs under the instruction budget', () => {
     const straight = asm(label('s'), ...[0, 1, 2, 3].flatMap((i) => [...pairs(499), ref(`r${i}`), 'JUMP', label(`r${i}`)]), ref('s'), 'JUMP');
     // endless: a loop whose body is one short compiled run
     const loop = asm(0, label('top'), 1, 'ADD', 'DUP1', 3, 'MUL', 'POP', ref('top'), 'JUMP');
+    // endless: a JUMPI loop that calls a subroutine returning through a JUMP to the address on the stack
+    const subs = asm(0, label('top'), 1, 'ADD', ref('ret'), ref('sub'), 'JUMP', label('ret'), 'DUP1', ref('top'), 'JUMPI', 'STOP', label('sub'), 'DUP1', 'POP', 'JUMP');
     const outcome = async (noCompiledCode: boolean) => {
       clearQueue();
       const host = new SteppingHost(1_000_000n);
@@ -234,7 +361,7 @@ describe('compiled runs under the instruction budget', () => {
       engine.setGenesisBalance(BOB, 100n * ETH);
       engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
       const at = [];
-      for (const [i, code] of [straight, loop].entries()) {
+      for (const [i, code] of [straight, loop, subs].entries()) {
         at.push(included(await engine.runTx(tx({ nonce: BigInt(i), to: undefined, data: deployCode(code), gasLimit: 3_000_000n }))).contractAddress!);
       }
       await engine.commitBlock();

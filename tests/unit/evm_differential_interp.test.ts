@@ -158,6 +158,12 @@ const SLOADER = asm(0, 'SLOAD', 0, 'SLOAD', 'ADD', 'POP', 'STOP');
 // Transient storage between transactions: stores what TLOAD(0) finds, then TSTOREs 1 there (a later
 // transaction must find 0 again: the top-level frame clears it, whichever path runs the frame).
 const TRANSIENT_LEAK = asm(0, 'TLOAD', 0, 'SSTORE', 1, 0, 'TSTORE', 'STOP');
+// Memory paid for but never stored: a CALL's 16 KB output area with no return data (EthereumJS extends its
+// store only as far as it writes); then a wide word written and read back inside it, stored in slots 0 and 1.
+const PAID_UNSTORED = asm(
+  0x4000, 0, 0, 0, 0, 0xdead, 'GAS', 'CALL', 'POP',
+  (1n << 200n) + 0x1234n, 0x3000, 'MSTORE', 0x3000, 'MLOAD', 0x2f00, 'MSTORE8', 0x2f00, 'MLOAD', 0x3000, 'MLOAD', 0, 'SSTORE', 1, 'SSTORE', 'STOP',
+);
 
 interface Case {
   to: Uint8Array | undefined;
@@ -201,6 +207,7 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
   const sloader = dep(SLOADER);
   const probeLoad = dep(gasProbe(sloader));
   const tleak = dep(TRANSIENT_LEAK);
+  const unstored = dep(PAID_UNSTORED);
   const tok = contract(n);
   const abi = token.abi;
   deploys.push({
@@ -265,6 +272,7 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
     call(stat), // SSTORE under STATICCALL again, with the slots warm from before
     call(tleak),
     call(tleak), // slot 0 stays 0: the first transaction's TSTORE is gone
+    call(unstored),
   ];
   const watch = [ALICE, bob, ...Array.from({ length: Number(n) + 1 }, (_, i) => contract(BigInt(i)))];
   return { txs, watch };

@@ -33,7 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
-import { type CodeSegments, compileNow, enqueue, pureFeesMatch, type Segment } from './interpreter_compiled.js';
+import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
 const ERR = EVMError.errorMessages;
@@ -50,8 +50,8 @@ const INLINE_OPS = [
   0x51, 0x52, 0x56, 0x57, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i),
 ];
 
-/** The operations compiled runs consist of (interpreter_compiled.ts PURE_FEES). */
-const PURE_OPS = [0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
+/** The operations compiled runs consist of (interpreter_compiled.ts PURE_FEES, and JUMP and JUMPI ending a run). */
+const PURE_OPS = [0x56, 0x57, 0x30, 0x33, 0x34, 0x35, 0x36, 0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
 
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
 
@@ -214,6 +214,37 @@ function readWord(src: Uint8Array, at: number, n: number): bigint {
 const EMPTY = new Uint8Array(0);
 const EMPTY_SEGS: Segment[] = [];
 
+/**
+ * What compiled runs read of a frame (interpreter_compiled.ts FrameValues): its environment and memory. Memory
+ * paid for may lie beyond the store (a call's output area is paid for whole but written only as far as the
+ * return data reaches), so a write extends the store first when it must.
+ */
+function frameValues(rs: RunState): FrameValues {
+  const env = rs.env;
+  const data = env.callData;
+  const dataLen = BigInt(data.length);
+  const mem = rs.memory;
+  let caller: bigint | undefined;
+  let address: bigint | undefined;
+  return {
+    A: () => (address === undefined ? (address = bytesToBigint(env.address.bytes)) : address),
+    C: () => (caller === undefined ? (caller = bytesToBigint(env.caller.bytes)) : caller),
+    v: env.callValue,
+    z: dataLen,
+    l: (pos) => (pos >= dataLen ? 0n : readWord(data, Number(pos) | 0, 32)),
+    m: (at) => readWord(mem._store, at, 32),
+    w: (at, v) => {
+      if (at + 32 > mem._store.length) mem.extend(at, 32);
+      writeWord(mem._store, at, v);
+    },
+    b: (at, v) => {
+      if (at >= mem._store.length) mem.extend(at, 1);
+      mem._store[at] = Number(v & 0xffn);
+    },
+  };
+}
+const NO_VALUES = {} as FrameValues;
+
 /** Writes `v` (< 2^256) as 32 big-endian bytes at `at`. */
 function writeWord(dst: Uint8Array, at: number, v: bigint): void {
   if (v < 0x100000000n) {
@@ -347,7 +378,12 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
     gasPeeks: peeks,
     storageGas,
     ...classified,
-    segments: compiled && pureFeesMatch(classified.fees) && PURE_OPS.every((op) => classified.kind[op] === K_INLINE),
+    segments:
+      compiled &&
+      pureFeesMatch(classified.fees) &&
+      PURE_OPS.every((op) => classified.kind[op] === K_INLINE) &&
+      classified.kind[0x53] === K_STOCK_SYNC &&
+      evm._opcodeMap[0x53]!.opcodeInfo.code === 0x53,
   });
   return true;
 }
@@ -529,6 +565,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var segList = segAt === null ? EMPTY_SEGS : segs!.list;
   var seg: Segment;
   var q = 0;
+  var taken: boolean | bigint | void;
+  var fx = segAt === null ? NO_VALUES : frameValues(rs);
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
   rs.shouldDoJumpAnalysis = true;
@@ -609,7 +647,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 rs.memoryWordCount = BigInt(words);
                 memBytes = words * 32;
                 rs.memory.extend(at, 32);
-              }
+              } else if (at + 32 > rs.memory._store.length) rs.memory.extend(at, 32); // paid for, not yet stored (a call's output area)
               if (op === 0x51) {
                 s[sp - 1] = readWord(rs.memory._store, at, 32);
                 break look;
@@ -1125,13 +1163,41 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
         }
       }
-      if (segAt !== null && (q = segAt[pc]!) !== 0) {
+      // Runs that end in a JUMP or JUMPI are followed here to the next run, so a loop of them does not go
+      // through the dispatch above; the jump's budget count and JUMPDEST step are the ones the JUMP case makes.
+      while (segAt !== null && (q = segAt[pc]!) !== 0) {
         seg = segList[q - 1]!;
-        if (gas >= seg.gas && sp >= seg.need && sp + seg.grow <= maxHeight) {
-          seg.run(s, sp);
+        if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight) break;
+        // its memory operations must be inside memory paid for (no expansion: the static fee is their gas)
+        if (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32)) break;
+        gas -= seg.gas;
+        if (seg.jump === NO_JUMP) {
+          seg.run(s, sp, fx);
           sp += seg.delta;
-          gas -= seg.gas;
           pc = seg.end;
+          break;
+        }
+        taken = seg.run(s, sp, fx);
+        sp += seg.delta;
+        pc = seg.end;
+        if ((tick -= pc - mark) <= 0) {
+          tick = interval;
+          budget.require(0n);
+        }
+        if (taken === false) {
+          mark = pc;
+          continue;
+        }
+        if (seg.jump === ENDS_JUMP_ANY) {
+          if ((taken as bigint) >= codeLenBig || jumps[(to = Number(taken) | 0)] !== 1) throw invalidJump(rs, pc - 1);
+        } else to = seg.dest;
+        mark = to;
+        if (gas >= jumpdestFee) {
+          gas -= jumpdestFee;
+          pc = to + 1;
+        } else {
+          pc = to;
+          break;
         }
       }
     }

@@ -7,13 +7,20 @@
 // transaction: the engine calls `compileQueued` after a block is finalised (`afterBlock`), with a bound on the operations compiled
 // per call; queries and transactions only use what is already compiled and interpret everything else.
 //
-// A segment is the longest run of pure operations (PUSH, DUP, SWAP, POP, JUMPDEST and the inline arithmetic,
-// comparison and bit operations) starting after a JUMPDEST or after any operation that is not pure (the fast
-// loop looks one up after each such operation). It has no effect beyond the stack, so running it whole is the same as stepping
-// through it whenever no step of it can fail: the fast loop calls it only when the gas left covers the sum of
-// its static fees and the stack height covers what it reads and what it pushes; otherwise it steps through the
-// operations one by one, so every error (out of gas, underflow, overflow) comes at the same operation and with
-// the same gas as without compiled code. The budget count is unchanged (code bytes at the next JUMP or JUMPI).
+// A segment is the longest run of operations that touch nothing but the stack, the frame's fixed values and
+// memory already paid for (PUSH, DUP, SWAP, POP, JUMPDEST, the inline arithmetic, comparison and bit
+// operations, ADDRESS, CALLER, CALLVALUE, CALLDATASIZE, CALLDATALOAD, and MLOAD, MSTORE, MSTORE8 at a pushed
+// offset), starting after a JUMPDEST or after any other operation (the fast loop looks one up after each such
+// operation). A JUMP or JUMPI right after a PUSH of a valid JUMPDEST, and any other JUMP (whose destination
+// the run returns), ends the run as its last operation: the fast loop then makes the jump's budget count,
+// destination check and JUMPDEST step itself and goes on with the run at the destination (or after a JUMPI
+// not taken), so a loop of such runs does not go through the dispatch at all.
+// Running a segment whole is the same as stepping through it whenever no step of it can fail: the fast loop
+// calls it only when the gas left covers the sum of its static fees, the stack height covers what it reads
+// and what it pushes, and the memory paid for covers every offset its memory operations reach (so they cost
+// their static fee only); otherwise it steps through the operations one by one, so every error (out of gas,
+// underflow, overflow) comes at the same operation and with the same gas as without compiled code. The
+// budget count is unchanged (code bytes at each JUMP or JUMPI).
 //
 // The stack is simulated at compile time: the entry items read are loaded into locals once, DUP and SWAP move
 // names, PUSH values are literals, operations on two constants are folded, and only the stack slots whose
@@ -36,27 +43,72 @@ PURE_FEES[0x50] = 2; // POP
 PURE_FEES[0x5b] = 1; // JUMPDEST
 PURE_FEES[0x5f] = 2; // PUSH0
 for (let op = 0x60; op <= 0x9f; op++) PURE_FEES[op] = 3; // PUSH1..32, DUP1..16, SWAP1..16
+// The frame's environment: ADDRESS, CALLER, CALLVALUE, CALLDATASIZE (values fixed for the frame), CALLDATALOAD
+for (const op of [0x30, 0x33, 0x34, 0x36]) PURE_FEES[op] = 2;
+PURE_FEES[0x35] = 3;
+/** MLOAD, MSTORE, MSTORE8: in a run only at a pushed offset, inside memory already paid for (static fee only). */
+const MEM_FEE = 3;
+/** Highest byte a run's memory operation may reach (a pushed offset of at most 4 bytes, far below any memory paid for). */
+const MEM_LIMIT = 1 << 24;
 
-/** Whether an EVM's static fees for the pure operations are the ones compiled segments charge. */
+/** JUMP and JUMPI, which may end a run (their fees). */
+const JUMP_FEE = 8;
+const JUMPI_FEE = 10;
+
+/** Whether an EVM's static fees for the pure operations and the jumps are the ones compiled segments charge. */
 export function pureFeesMatch(fees: readonly number[]): boolean {
   for (let op = 0; op < 256; op++) if (PURE_FEES[op]! >= 0 && fees[op] !== PURE_FEES[op]) return false;
-  return true;
+  return fees[0x56] === JUMP_FEE && fees[0x57] === JUMPI_FEE && fees[0x51] === MEM_FEE && fees[0x52] === MEM_FEE && fees[0x53] === MEM_FEE;
 }
 
 /** A compiled run of pure operations; the fast loop reads these fields at a landing. */
 export interface Segment {
-  /** Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta). */
-  run: (s: bigint[], sp: number) => void;
-  /** Sum of the static fees of its operations. */
+  /**
+   * Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta); a run
+   * ending in JUMPI returns whether the jump is taken, one ending in ENDS_JUMP_ANY the destination.
+   */
+  run: (s: bigint[], sp: number, x: FrameValues) => boolean | bigint | void;
+  /** Sum of the static fees of its operations (with its JUMP or JUMPI, without the destination's JUMPDEST). */
   readonly gas: number;
   /** Stack items below the entry height it reads (the height must be at least this). */
   readonly need: number;
   /** Most items it has above the entry height at any point (the height plus this must stay within the limit). */
   readonly grow: number;
   readonly delta: number;
-  /** Program counter after the run. */
+  /** Program counter after the run (after its JUMP or JUMPI, if it ends in one). */
   readonly end: number;
+  /**
+   * How the run ends: NO_JUMP (before an operation that is not pure), ENDS_JUMP or ENDS_JUMPI (the last
+   * operation, to `dest`), ENDS_JUMP_ANY (the last operation, to the destination `run` returns).
+   */
+  readonly jump: number;
+  /** A JUMP's or JUMPI's destination, a JUMPDEST (checked when the runs were found); -1 for the others. */
+  readonly dest: number;
+  /** Bytes of memory its MLOAD, MSTORE and MSTORE8 reach (0: none); memory paid for must cover them. */
+  readonly mem: number;
 }
+
+/** The frame's values and memory that runs read and write (the fast loop makes one per frame). */
+export interface FrameValues {
+  /** ADDRESS and CALLER as words. */
+  A(): bigint;
+  C(): bigint;
+  /** CALLVALUE, CALLDATASIZE. */
+  readonly v: bigint;
+  readonly z: bigint;
+  /** CALLDATALOAD. */
+  l(pos: bigint): bigint;
+  /** MLOAD, MSTORE, MSTORE8 at an offset inside memory paid for. */
+  m(at: number): bigint;
+  w(at: number, v: bigint): void;
+  b(at: number, v: bigint): void;
+}
+
+export const NO_JUMP = 0;
+export const ENDS_JUMP = 1;
+export const ENDS_JUMPI = 2;
+/** A JUMP to the destination the run returns (not known when compiled: the fast loop checks it). */
+export const ENDS_JUMP_ANY = 3;
 
 /** Candidate runs of one code array, and what of them is compiled. */
 export interface CodeSegments {
@@ -65,6 +117,9 @@ export interface CodeSegments {
   readonly starts: number[];
   readonly ends: number[];
   readonly ops: number[];
+  /** How each ends (NO_JUMP, ENDS_JUMP, ENDS_JUMPI, ENDS_JUMP_ANY) and the jump's destination (-1 for none or unknown). */
+  readonly jumps: number[];
+  readonly dests: number[];
   /** Candidates compiled so far (a prefix of the list). */
   done: number;
   /**
@@ -89,14 +144,55 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
   const starts: number[] = [];
   const ends: number[] = [];
   const ops: number[] = [];
+  const jumps: number[] = [];
+  const dests: number[] = [];
+  // JUMPDESTs outside PUSH data, as the interpreter's analysis finds them
+  const valid = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const op = code[i]!;
+    if (op >= 0x60 && op <= 0x7f) i += op - 0x5f;
+    else if (op === 0x5b) valid[i] = 1;
+  }
   const scan = (p: number): void => {
     let j = p;
     let count = 0;
+    // value of the run's last operation when it is a PUSH of a JUMPDEST's position, else -1
+    let pushed = -1;
+    // value of the run's last operation when it is a PUSH of at most 4 bytes, else -1
+    let offset = -1;
+    let jump = NO_JUMP;
     while (j < n) {
       const op = code[j]!;
-      if (!isPure(op)) break;
+      if (op >= 0x51 && op <= 0x53 && offset >= 0 && offset + 32 <= MEM_LIMIT) {
+        j++;
+        count++;
+        pushed = offset = -1;
+        continue;
+      }
+      if (!isPure(op)) {
+        // A JUMP or JUMPI right after a PUSH of a valid destination ends the run (PUSH2 tag JUMP in compiled
+        // Solidity), and so does any other JUMP (a return to an address on the stack), whose destination the
+        // fast loop checks as its JUMP case does: it then follows the jump to the next run itself.
+        if ((op === 0x56 || op === 0x57) && pushed >= 0) {
+          jump = op === 0x56 ? ENDS_JUMP : ENDS_JUMPI;
+          j++;
+          count++;
+        } else if (op === 0x56) {
+          jump = ENDS_JUMP_ANY;
+          j++;
+          count++;
+        }
+        break;
+      }
       const next = op >= 0x60 && op <= 0x7f ? j + 1 + (op - 0x5f) : j + 1;
       if (next > n) break; // a PUSH cut by the end of the code: left to the interpreter
+      pushed = offset = -1;
+      if (op >= 0x5f && op <= 0x63) {
+        let v = 0;
+        for (let k = j + 1; k < next; k++) v = v * 256 + code[k]!;
+        offset = v;
+        if (v < n && valid[v] === 1) pushed = v;
+      }
       j = next;
       count++;
     }
@@ -104,6 +200,8 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
       starts.push(p);
       ends.push(j);
       ops.push(count);
+      jumps.push(jump);
+      dests.push(jump === NO_JUMP || jump === ENDS_JUMP_ANY ? -1 : pushed);
     }
   };
   for (let i = 0; i < n; i++) {
@@ -112,7 +210,7 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
     else if (op === 0x5b || (!isPure(op) && op !== 0x56 && !ENDS[op])) scan(i + 1);
   }
   if (starts.length === 0) return null;
-  return { code, starts, ends, ops, done: 0, at: null, list: [] };
+  return { code, starts, ends, ops, jumps, dests, done: 0, at: null, list: [] };
 }
 
 type Val = bigint | string;
@@ -199,7 +297,11 @@ function binary(op: number, r: string, a: string, b: string): string {
 }
 
 /** The body of one segment's function and its shape. */
-function generate(code: Uint8Array, start: number, end: number): { body: string; gas: number; need: number; grow: number; delta: number } {
+function generate(code: Uint8Array, start: number, end: number, jump: number): { body: string; gas: number; need: number; grow: number; delta: number; mem: number } {
+  // a JUMP or JUMPI at the end (findSegments checked its destination, the constant on top) pops its operands
+  let cond: Val | undefined;
+  let target: Val | undefined;
+  let mem = 0;
   // vs: the simulated stack above the lowest entry item read so far (entry items are named e1, e2, ... from the top)
   const vs: Val[] = [];
   let pulled = 0;
@@ -216,8 +318,33 @@ function generate(code: Uint8Array, start: number, end: number): { body: string;
   };
   for (let pc = start; pc < end; ) {
     const op = code[pc]!;
-    gas += PURE_FEES[op]!;
     pc++;
+    if (op === 0x56 || op === 0x57) {
+      gas += op === 0x56 ? JUMP_FEE : JUMPI_FEE;
+      ensure(op === 0x56 ? 1 : 2);
+      const d = vs.pop()!;
+      if (jump === ENDS_JUMP_ANY) target = d;
+      else if (typeof d !== 'bigint') throw new Error('compiled segments: a jump without a constant destination');
+      if (op === 0x57) cond = vs.pop()!;
+      continue;
+    }
+    if (op >= 0x51 && op <= 0x53) {
+      // at the offset pushed just before (findSegments), inside memory paid for (the fast loop's check)
+      gas += MEM_FEE;
+      ensure(op === 0x51 ? 1 : 2);
+      const at = vs.pop();
+      if (typeof at !== 'bigint') throw new Error('compiled segments: a memory operation without a constant offset');
+      const o = Number(at);
+      const reach = o + (op === 0x53 ? 1 : 32);
+      if (reach > mem) mem = reach;
+      if (op === 0x51) {
+        const r = `v${++tmp}`;
+        out += `var ${r}=x.m(${o});`;
+        vs.push(r);
+      } else out += `x.${op === 0x52 ? 'w' : 'b'}(${o},${ref(vs.pop()!)});`;
+      continue;
+    }
+    gas += PURE_FEES[op]!;
     if (op >= 0x5f && op <= 0x7f) {
       const len = op - 0x5f;
       let v = 0n;
@@ -240,6 +367,15 @@ function generate(code: Uint8Array, start: number, end: number): { body: string;
       vs.pop();
     } else if (op === 0x5b) {
       // JUMPDEST: its fee only
+    } else if (op === 0x30 || op === 0x33 || op === 0x34 || op === 0x36) {
+      const r = `v${++tmp}`;
+      out += `var ${r}=${op === 0x30 ? 'x.A()' : op === 0x33 ? 'x.C()' : op === 0x34 ? 'x.v' : 'x.z'};`;
+      vs.push(r);
+    } else if (op === 0x35) {
+      ensure(1);
+      const r = `v${++tmp}`;
+      out += `var ${r}=x.l(${ref(vs.pop()!)});`;
+      vs.push(r);
     } else if (op === 0x15 || op === 0x19) {
       ensure(1);
       const a = vs.pop()!;
@@ -269,7 +405,9 @@ function generate(code: Uint8Array, start: number, end: number): { body: string;
     const off = i - pulled;
     out += `s[sp${off < 0 ? off : `+${off}`}]=${ref(v)};`;
   }
-  return { body: out, gas, need: pulled, grow, delta: vs.length - pulled };
+  if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n};` : `return ${cond}!==0n;`;
+  if (target !== undefined) out += `return ${ref(target)};`;
+  return { body: out, gas, need: pulled, grow, delta: vs.length - pulled, mem };
 }
 
 /**
@@ -282,12 +420,12 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   let to = from;
   let ops = 0;
   while (to < segs.starts.length && (to === from || ops + segs.ops[to]! <= maxOps)) ops += segs.ops[to++]!;
-  const shapes: { gas: number; need: number; grow: number; delta: number }[] = [];
+  const shapes: { gas: number; need: number; grow: number; delta: number; mem: number }[] = [];
   let src = 'return [';
   for (let i = from; i < to; i++) {
-    const g = generate(segs.code, segs.starts[i]!, segs.ends[i]!);
+    const g = generate(segs.code, segs.starts[i]!, segs.ends[i]!, segs.jumps[i]!);
     shapes.push(g);
-    src += `function(s,sp){${g.body}},`;
+    src += `function(s,sp,x){${g.body}},`;
   }
   src += '];';
   const fns = new Function('M', 'T', 'S', src)(MAX, TWO256, SIGN) as Segment['run'][];
@@ -295,7 +433,7 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   if (at === null) at = new Uint16Array(segs.code.length + 1);
   for (let i = from; i < to; i++) {
     const sh = shapes[i - from]!;
-    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]! });
+    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]!, mem: sh.mem });
     at[segs.starts[i]!] = segs.list.length;
   }
   segs.at = at;
