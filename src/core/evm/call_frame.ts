@@ -31,10 +31,12 @@ import {
   journalCommitSync,
   type MessageLike,
   type OpEntry,
+  type RunResult,
   type RunState,
 } from './internals.js';
 import { FlatStateManager } from './state.js';
-import { isWarmAddressHex, makeMemGas } from './interpreter.js';
+import { makeMemGas } from './interpreter.js';
+import { addressBytes, isWarmAddressHex } from './account_ops.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
@@ -110,27 +112,37 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     });
   }
 
-  // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps.
+  // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps, with _executeCall and
+  // runInterpreter in the same async function: one promise and one await a frame where EthereumJS has three.
   async function frame(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
     const journal = evm.journal;
     journalCheckpointSync(journal, sm);
     if (transient) evm.transientStorage.checkpoint();
-    const result = await executeCall(message, sm);
-    const err = result.execResult.exceptionError;
+    const gasLimit = message.gasLimit;
+    const start = executeCall(message, sm);
+    let execResult: ExecResult;
+    if (start === undefined) {
+      execResult = (await evm.runPrecompile(message.code as MessageLike['code'], message.data, gasLimit)) as ExecResult;
+      execResult.gasRefund = message.gasRefund;
+    } else if (start instanceof Interpreter) {
+      const res = await start.run(message.code as Uint8Array, {});
+      execResult = interpreterResult(start, res, gasLimit);
+    } else execResult = start as ExecResult;
+    const err = execResult.exceptionError;
     if (err !== undefined && err.error !== ERR.CODESTORE_OUT_OF_GAS) {
-      result.execResult.selfdestruct = new Map();
-      result.execResult.createdAddresses = new Set();
-      result.execResult.gasRefund = 0n;
+      execResult.selfdestruct = new Map();
+      execResult.createdAddresses = new Set();
+      execResult.gasRefund = 0n;
     }
     if (err !== undefined && !(common.hardfork() === 'chainstart' && err.error === ERR.CODESTORE_OUT_OF_GAS)) {
-      result.execResult.logs = [];
+      execResult.logs = [];
       await journal.revert();
       if (transient) evm.transientStorage.revert();
     } else {
       journalCommitSync(journal, sm);
       if (transient) evm.transientStorage.commit();
     }
-    return result;
+    return { execResult };
   }
 
   // Journal.putAccount: touch, then write (EthereumJS writes even an unchanged account back).
@@ -139,9 +151,10 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     sm.putAccountSync(address.bytes, account.nonce, account.balance, account.codeHash);
   }
 
-  // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above).
-  async function executeCall(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
-    const gasLimit = message.gasLimit;
+  // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above), up
+  // to running the code: the frame's result when no code runs, undefined for a precompile (message.code), or
+  // the Interpreter to run message.code with (EVM.runInterpreter's set-up).
+  function executeCall(message: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined {
     const to = message.to!;
     let errorMessage: EVMError | undefined;
     if (!message.delegatecall) {
@@ -169,18 +182,10 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     loadCode(message, sm);
     const code = message.code;
     if (code === undefined || (typeof code !== 'function' && code.length === 0) || errorMessage !== undefined) {
-      return {
-        execResult: { gasRefund: message.gasRefund, executionGasUsed: 0n, exceptionError: errorMessage, returnValue: new Uint8Array(0), logs: undefined },
-      };
+      return { gasRefund: message.gasRefund, executionGasUsed: 0n, exceptionError: errorMessage, returnValue: new Uint8Array(0), logs: undefined };
     }
-    let result: ExecResult;
-    if (message.isCompiled) {
-      result = (await evm.runPrecompile(code, message.data, gasLimit)) as ExecResult;
-      result.gasRefund = message.gasRefund;
-    } else {
-      result = await runInterpreter(message, code as Uint8Array, gasLimit, sm);
-    }
-    return { execResult: result };
+    if (message.isCompiled) return undefined;
+    return newInterpreter(message, code as Uint8Array, sm);
   }
 
   // EVM._loadCode: a precompile, else the account's code, following an EIP-7702 delegation one step.
@@ -205,7 +210,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
 
   // EVM.runInterpreter for an inner call: the same environment and Interpreter; the result without the
   // merged run-state copy (read only by afterMessage listeners, which send messages down the stock path).
-  async function runInterpreter(message: MessageLike, code: Uint8Array, gasLimit: bigint, sm: FlatStateManager): Promise<ExecResult> {
+  function newInterpreter(message: MessageLike, code: Uint8Array, sm: FlatStateManager): InstanceType<InterpreterCtor> {
     const contract = sm.getAccountSync(message.to!.bytes) ?? new Account();
     const tx = evm._tx;
     const env = {
@@ -229,29 +234,32 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       createdAddresses: message.createdAddresses,
       initialLogs: undefined,
     };
-    const interpreter = new Interpreter(evm, sm, evm.blockchain, env, gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    const interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
     if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
     if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
-    const res = await interpreter.run(code, {});
-    let result = interpreter._result;
-    let gasUsed = gasLimit - res.runState.gasLeft;
-    const ex = res.exceptionError;
-    if (ex !== undefined) {
-      if (ex.error !== ERR.REVERT && ex.error !== ERR.INVALID_EOF_FORMAT) gasUsed = gasLimit;
-      result = { ...result, logs: [], selfdestruct: new Map(), createdAddresses: new Set() };
-    }
-    return {
-      logs: result.logs,
-      selfdestruct: result.selfdestruct,
-      createdAddresses: result.createdAddresses,
-      exceptionError: ex,
-      gas: res.runState.gasLeft,
-      executionGasUsed: gasUsed,
-      gasRefund: res.runState.gasRefund,
-      stateGasSpilled: res.runState.stateGasSpilled,
-      returnValue: result.returnValue ?? EMPTY,
-    };
+    return interpreter;
   }
+}
+
+function interpreterResult(interpreter: InstanceType<InterpreterCtor>, res: RunResult, gasLimit: bigint): ExecResult {
+  let result = interpreter._result;
+  let gasUsed = gasLimit - res.runState.gasLeft;
+  const ex = res.exceptionError;
+  if (ex !== undefined) {
+    if (ex.error !== ERR.REVERT && ex.error !== ERR.INVALID_EOF_FORMAT) gasUsed = gasLimit;
+    result = { ...result, logs: [], selfdestruct: new Map(), createdAddresses: new Set() };
+  }
+  return {
+    logs: result.logs,
+    selfdestruct: result.selfdestruct,
+    createdAddresses: result.createdAddresses,
+    exceptionError: ex,
+    gas: res.runState.gasLeft,
+    executionGasUsed: gasUsed,
+    gasRefund: res.runState.gasRefund,
+    stateGasSpilled: res.runState.stateGasSpilled,
+    returnValue: result.returnValue ?? EMPTY,
+  };
 }
 
 /** The options of a top-level EVM.runCall that the own frame takes (runTx's and run_tx.ts's). */
@@ -390,21 +398,6 @@ function installCallOps(
 // ---- the CALL family's dynamic gas ----
 
 const MASK_160 = (1n << 160n) - 1n;
-
-/** The 20 bytes of the low 160 bits of a stack word (createAddressFromStackBigInt without its hex round trip). */
-function addressBytes(v: bigint): Uint8Array {
-  const out = new Uint8Array(20);
-  let x = v & MASK_160;
-  for (let i = 19; i >= 0 && x !== 0n; i -= 4) {
-    const n = Number(x & 0xffffffffn);
-    out[i] = n & 0xff;
-    out[i - 1] = (n >>> 8) & 0xff;
-    out[i - 2] = (n >>> 16) & 0xff;
-    out[i - 3] = n >>> 24;
-    x >>= 32n;
-  }
-  return out;
-}
 
 /**
  * Replaces the dynamic gas handlers of CALL, CALLCODE, DELEGATECALL and STATICCALL with synchronous ones

@@ -52,6 +52,7 @@ export interface StackLike {
   _len: number;
   _maxHeight: number;
   peek(n: number): bigint[];
+  pop(): bigint;
   popN(n: number): bigint[];
   push(v: bigint): void;
 }

@@ -33,6 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
+import { addressAccessGas } from './account_ops.js';
 import { type CodeSegments, compileNow, enqueue, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
@@ -314,6 +315,8 @@ function makeSyncGas(common: CommonLike): { fns: (SyncGas | undefined)[]; peeks:
     };
     peeks[op] = 0;
   }
+  const access = addressAccessGas(common);
+  if (access !== undefined) for (const op of [0x31, 0x3b, 0x3f]) set(op, 1, access); // BALANCE, EXTCODESIZE, EXTCODEHASH
   set(0xf3, 2, (rs, gas) => gas + mem(rs, top(rs, 0), top(rs, 1)));
   set(0xfd, 2, (rs, gas) => gas + mem(rs, top(rs, 0), top(rs, 1)));
   return { fns, peeks };
@@ -388,11 +391,6 @@ function frameStorage(it: InterpreterLike): FrameStorage | null {
 }
 
 // Journal.isWarmedStorage / addWarmedStorage on precomputed hex keys (the journal's own key format).
-/** Journal.isWarmedAddress for an address already in its journal key form (unprefixed hex). */
-export function isWarmAddressHex(j: { journal: Map<string, unknown>; alwaysWarmJournal: Map<string, unknown> }, addrHex: string): boolean {
-  return j.journal.has(addrHex) || j.alwaysWarmJournal.has(addrHex);
-}
-
 function isWarmSlot(j: JournalLike, addrHex: string, slotHex: string): boolean {
   const slots = j.journal.get(addrHex);
   if (slots !== undefined && slots.has(slotHex)) return true;
