@@ -415,7 +415,39 @@ function warmSlot(j: JournalLike, address: Uint8Array, addrHex: string, slotHex:
   j.accessList?.get(addrHex)!.add(slotHex);
 }
 
-const wordOf = (b: Uint8Array): bigint => (b.length === 0 ? 0n : readWord(b, 0, b.length));
+// Stored values are unpadded big-endian bytes (state.ts). Both directions go through a scratch word and native
+// 64-bit reads or writes: readWord's short path and encoding.ts's unpad are JavaScript loops over the bytes.
+const SLOT_WORD = new Uint8Array(32);
+const SLOT_VIEW = new DataView(SLOT_WORD.buffer);
+const TWO64 = 1n << 64n;
+const TWO128 = 1n << 128n;
+
+function wordOf(b: Uint8Array): bigint {
+  const n = b.length;
+  if (n === 0) return 0n;
+  if (n === 1) return BYTE_WORDS[b[0]!]!;
+  SLOT_WORD.fill(0, 0, 32 - n);
+  SLOT_WORD.set(b, 32 - n);
+  const a = SLOT_VIEW.getBigUint64(0);
+  const c = SLOT_VIEW.getBigUint64(16);
+  const d = SLOT_VIEW.getBigUint64(24);
+  if (n <= 16) return n <= 8 ? d : (c << 64n) | d;
+  return (((((a << 64n) | SLOT_VIEW.getBigUint64(8)) << 64n) | c) << 64n) | d;
+}
+
+/** A word as FlatStateManager stores it: its big-endian bytes without leading zeros, in a fresh array. */
+function storedBytesOf(v: bigint): Uint8Array {
+  if (v === 0n) return EMPTY;
+  SLOT_VIEW.setBigUint64(24, v);
+  if (v >= TWO64) {
+    SLOT_VIEW.setBigUint64(16, v >> 64n);
+    if (v >= TWO128) {
+      SLOT_VIEW.setBigUint64(8, v >> 128n);
+      SLOT_VIEW.setBigUint64(0, v >> 192n);
+    }
+  }
+  return SLOT_WORD.slice(32 - ((v.toString(16).length + 1) >> 1));
+}
 const slotHexOf = (key: bigint): string => key.toString(16).padStart(64, '0');
 
 /** Whether `evm` runs on the fast loop (for tests). */
@@ -700,11 +732,9 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 pc++;
                 budget.tick();
                 sp -= 2;
-                const bytes = new Uint8Array(32);
-                writeWord(bytes, 0, val);
-                sm.putStorageSync(ref, bytes);
-                // as Interpreter.storageStore: the frame's contract account is re-read after the write
-                it._env.contract = sm.getAccountSync(address)!;
+                // as Interpreter.storageStore, the frame's contract account is re-read after the write, when the write
+                // changed its record (storage presence); otherwise the re-read gives the same nonce, balance and code.
+                if (sm.putStorageSync(ref, storedBytesOf(val))) it._env.contract = sm.getAccountSync(address)!;
                 break look;
               }
             }
