@@ -135,6 +135,7 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
       call(pStat, callData(reads, 0n, G, concat(addrWord(echo), addrWord(pCall)))), // under STATICCALL: reads run, the SSTOREs fail
       call(rec, word(0n), 600_000n),
       call(rec, word(0n), 30_000_000n), // deep: until the 63/64 rule starves it
+      call(pCall, concat(word((0xabcdn << 200n) | BigInt(`0x${hex(echo)}`)), word(0n), word(G), word(8n))), // bits above the address ignored
     ];
     const watch = [ALICE, delegated, eofLike, emptyExisting, missing, pc(1), pc(2), pc(4), ...Array.from({ length: Number(n) }, (_, i) => contract(BigInt(i)))];
     const designator = concat(op(0xef, 0x01, 0x00), echo);

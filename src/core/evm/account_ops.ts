@@ -17,19 +17,19 @@ import { FlatStateManager } from './state.js';
 
 const MASK_160 = (1n << 160n) - 1n;
 
-/** The 20 bytes of the low 160 bits of a stack word (createAddressFromStackBigInt without its hex round trip). */
+const ADDRESS_WORD = new Uint8Array(32);
+const ADDRESS_VIEW = new DataView(ADDRESS_WORD.buffer);
+
+/**
+ * The 20 bytes of the low 160 bits of a stack word (createAddressFromStackBigInt without its hex round trip):
+ * three native stores (setBigUint64 keeps the low 64 bits of its argument) and a copy, instead of a loop of
+ * bigint masks and shifts.
+ */
 export function addressBytes(v: bigint): Uint8Array {
-  const out = new Uint8Array(20);
-  let x = v & MASK_160;
-  for (let i = 19; i >= 0 && x !== 0n; i -= 4) {
-    const n = Number(x & 0xffffffffn);
-    out[i] = n & 0xff;
-    out[i - 1] = (n >>> 8) & 0xff;
-    out[i - 2] = (n >>> 16) & 0xff;
-    out[i - 3] = n >>> 24;
-    x >>= 32n;
-  }
-  return out;
+  ADDRESS_VIEW.setBigUint64(24, v);
+  ADDRESS_VIEW.setBigUint64(16, v >> 64n);
+  ADDRESS_VIEW.setUint32(12, Number((v >> 128n) & 0xffffffffn));
+  return ADDRESS_WORD.slice(12);
 }
 
 /** The journal's key of the address in a stack word (unprefixed hex), by one native call. */

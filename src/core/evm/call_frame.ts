@@ -36,7 +36,7 @@ import {
 } from './internals.js';
 import { FlatStateManager } from './state.js';
 import { makeMemGas } from './interpreter.js';
-import { addressBytes, isWarmAddressHex } from './account_ops.js';
+import { addressBytes, addressKeyOf, isWarmAddressHex } from './account_ops.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
@@ -326,6 +326,8 @@ function installCallOps(
     const withValue = kind === 'call';
     const p = rs.stack.popN(withValue ? 7 : 6);
     const toAddress = new Address(addressBytes(p[1]!));
+    // its journal key from the word natively (addressHex would build it from the bytes in a JavaScript loop)
+    hexOf.set(toAddress, addressKeyOf(p[1]!));
     // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
     const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
     const at = withValue ? 3 : 2;
@@ -397,8 +399,6 @@ function installCallOps(
 
 // ---- the CALL family's dynamic gas ----
 
-const MASK_160 = (1n << 160n) - 1n;
-
 /**
  * Replaces the dynamic gas handlers of CALL, CALLCODE, DELEGATECALL and STATICCALL with synchronous ones
  * computing what EthereumJS's callFamilyGas computes (opcodes/gas.js, EIP7928.js) when EIP-6800/7864/7928/
@@ -439,7 +439,7 @@ export function installCallGas(evmObj: unknown): void {
       gas += mem(rs, p[at + 2]!, p[at + 3]!);
       const journal = rs.interpreter.journal;
       // the journal's key of the target, from the word by one native call (Journal.isWarmedAddress builds it in a JS loop, twice)
-      const toWarm = isWarmAddressHex(journal, (p[1]! & MASK_160).toString(16).padStart(40, '0'));
+      const toWarm = isWarmAddressHex(journal, addressKeyOf(p[1]!));
       gas += toWarm ? warm : cold;
       if (!toWarm) journal.addWarmedAddress(to);
       if (value !== 0n) gas += valueGas;
