@@ -35,6 +35,7 @@ import {
   type RunState,
 } from './internals.js';
 import { FlatStateManager } from './state.js';
+import type { AccountRecord } from './encoding.js';
 import { makeMemGas } from './interpreter.js';
 import { addressBytes, addressKeyOf, isWarmAddressHex } from './account_ops.js';
 
@@ -158,11 +159,19 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     const to = message.to!;
     let errorMessage: EVMError | undefined;
     if (!message.delegatecall) {
-      if (message.value === 0n && sm.getAccountRecord(message.caller.bytes) !== undefined && sm.getAccountRecord(to.bytes) !== undefined) {
+      let callerRec: AccountRecord | undefined;
+      let toRec: AccountRecord | undefined;
+      if (message.value === 0n && (callerRec = sm.getAccountRecord(message.caller.bytes)) !== undefined && (toRec = sm.getAccountRecord(to.bytes)) !== undefined) {
         // No value and both accounts exist: EthereumJS's two write-backs store the records they read, so only
         // their touches (EIP-161) have an effect; skipped writes leave the same state (flat state commits net changes).
-        evm.journal.touchAccount(addressHex(message.caller));
-        evm.journal.touchAccount(addressHex(to));
+        // An account with code is never empty when the transaction ends (its code goes only with the account:
+        // EIP-6780 deletes only accounts created in the transaction), so touching it changes nothing but the
+        // clean-up's work, which reads every touched account (Journal.cleanup, each a hex decode, an Account and a
+        // 32-byte compare): contracts are left untouched unless the journal records preimages (touchAccount does).
+        const journal = evm.journal;
+        const all = journal.preimages !== undefined;
+        if (all || callerRec.codeHash === undefined) journal.touchAccount(addressHex(message.caller));
+        if (all || toRec.codeHash === undefined) journal.touchAccount(addressHex(to));
       } else {
         const account = sm.getAccountSync(message.caller.bytes) ?? new Account();
         // _reduceSenderBalance: the account is written back only when the balance suffices
