@@ -426,13 +426,17 @@ function wordOf(b: Uint8Array): bigint {
   const n = b.length;
   if (n === 0) return 0n;
   if (n === 1) return BYTE_WORDS[b[0]!]!;
+  if (n <= 8) {
+    SLOT_WORD.fill(0, 24, 32 - n);
+    SLOT_WORD.set(b, 32 - n);
+    return SLOT_VIEW.getBigUint64(24);
+  }
   SLOT_WORD.fill(0, 0, 32 - n);
   SLOT_WORD.set(b, 32 - n);
-  const a = SLOT_VIEW.getBigUint64(0);
   const c = SLOT_VIEW.getBigUint64(16);
   const d = SLOT_VIEW.getBigUint64(24);
-  if (n <= 16) return n <= 8 ? d : (c << 64n) | d;
-  return (((((a << 64n) | SLOT_VIEW.getBigUint64(8)) << 64n) | c) << 64n) | d;
+  if (n <= 16) return (c << 64n) | d;
+  return (((((SLOT_VIEW.getBigUint64(0) << 64n) | SLOT_VIEW.getBigUint64(8)) << 64n) | c) << 64n) | d;
 }
 
 /** A word as FlatStateManager stores it: its big-endian bytes without leading zeros, in a fresh array. */
