@@ -819,7 +819,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             const len = s[sp - 2]!;
             budget.require(keccakReserve(Number(len)));
             const off = s[sp - 1]!;
-            s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))), 0, 32);
+            // (a view of memory, not a copy: the hash keeps nothing of its input)
+            s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len), true)), 0, 32);
             sp--;
             break look;
           }
