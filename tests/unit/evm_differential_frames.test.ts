@@ -57,6 +57,19 @@ const RECURSE = asm(0, 'CALLDATALOAD', 'DUP1', 0, 'SSTORE', 1, 'ADD', 0, 'MSTORE
 const statically = (target: Uint8Array): Uint8Array =>
   asm(32, 0, 'CALLDATASIZE', 0, 0, 'CALLDATACOPY', 'CALLDATASIZE', 0, push20(target), 'GAS', 'STATICCALL', 9, 'SSTORE', 'STOP');
 
+// Account reads (account_ops.ts): for each of the first six calldata words, BALANCE, EXTCODESIZE and EXTCODEHASH
+// of that address into slots 200 + 3i .. 202 + 3i, then the GAS left into slot 199 (the cold and warm charges).
+const ACCOUNT_READS = asm(
+  ...Array.from({ length: 6 }, (_, i) => [
+    32 * i, 'CALLDATALOAD', 'BALANCE', 200 + 3 * i, 'SSTORE',
+    32 * i, 'CALLDATALOAD', 'EXTCODESIZE', 201 + 3 * i, 'SSTORE',
+    32 * i, 'CALLDATALOAD', 'EXTCODEHASH', 202 + 3 * i, 'SSTORE',
+  ]).flat(),
+  'GAS', 199, 'SSTORE',
+);
+
+const EOF_LIKE = Uint8Array.of(0xef, 0x00, 0x01, 0x00, 0x04);
+
 interface Case {
   to: Uint8Array | undefined;
   data: Uint8Array;
@@ -81,9 +94,11 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     const rec = dep(RECURSE);
     const pCall2 = dep(proxy('CALL'), 10n);
     const statEcho = dep(statically(echo));
+    const reads = dep(ACCOUNT_READS, 55n);
     const delegated = Uint8Array.from({ length: 20 }, (_, i) => 0x70 + i); // an EOA delegating to ECHO (EIP-7702)
     const emptyExisting = Uint8Array.from({ length: 20 }, (_, i) => 0x30 + i); // exists, empty: deleted when touched
     const missing = Uint8Array.from({ length: 20 }, (_, i) => 0x50 + i);
+    const eofLike = Uint8Array.from({ length: 20 }, (_, i) => 0x90 + i); // code starting 0xEF00 (placed, not deployable)
     const call = (to: Uint8Array, data: Uint8Array, gasLimit?: bigint, value?: bigint): Case => ({ to, data, gasLimit, value });
     const G = 500_000n;
     const txs: Case[] = [
@@ -112,10 +127,17 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
       call(pCall, callData(delegated, 9n, G, word(14n))),
       call(pDel, callData(delegated, 0n, G, word(15n))),
       call(pStat, callData(delegated, 0n, G, word(16n))),
+      // BALANCE, EXTCODESIZE, EXTCODEHASH: itself, code, an EOA, a missing and an existing empty account, a
+      // precompile, an EIP-7702 designator, the same address twice (warm)
+      call(reads, concat(addrWord(reads), addrWord(echo), addrWord(ALICE), addrWord(missing), addrWord(emptyExisting), addrWord(pc(2)))),
+      call(reads, concat(addrWord(delegated), addrWord(delegated), addrWord(pc(1)), word(0n), word((1n << 255n) | BigInt(`0x${hex(echo)}`)), addrWord(eofLike))),
+      call(reads, concat(addrWord(echo), addrWord(rev)), 21_000n + 16n * 64n + 2_700n), // out of gas at a cold access
+      call(pStat, callData(reads, 0n, G, concat(addrWord(echo), addrWord(pCall)))), // under STATICCALL: reads run, the SSTOREs fail
       call(rec, word(0n), 600_000n),
       call(rec, word(0n), 30_000_000n), // deep: until the 63/64 rule starves it
+      call(pCall, concat(word((0xabcdn << 200n) | BigInt(`0x${hex(echo)}`)), word(0n), word(G), word(8n))), // bits above the address ignored
     ];
-    const watch = [ALICE, delegated, emptyExisting, missing, pc(1), pc(2), pc(4), ...Array.from({ length: Number(n) }, (_, i) => contract(BigInt(i)))];
+    const watch = [ALICE, delegated, eofLike, emptyExisting, missing, pc(1), pc(2), pc(4), ...Array.from({ length: Number(n) }, (_, i) => contract(BigInt(i)))];
     const designator = concat(op(0xef, 0x01, 0x00), echo);
     const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n });
     const e = env(1n, { gasLimit: 500_000_000n });
@@ -127,6 +149,7 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
       engine.beginBlock(e);
       const sm = engine.vm.stateManager;
       await sm.putCode(new Address(delegated), designator);
+      await sm.putCode(new Address(eofLike), EOF_LIKE);
       await sm.putAccount(new Address(emptyExisting), createAccount({}));
       const outs: IncludedOutcome[] = [];
       for (let i = 0; i < txs.length; i++) outs.push(included(await engine.runTx(toExec(txs[i]!, BigInt(i)))));
@@ -138,12 +161,13 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
 
     const vm = await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), own.outs, async (stockVm) => {
       await stockVm.stateManager.putCode(new Address(delegated), designator);
+      await stockVm.stateManager.putCode(new Address(eofLike), EOF_LIKE);
       await stockVm.stateManager.putAccount(new Address(emptyExisting), createAccount({}));
     });
     for (let i = 0; i < txs.length; i++) expect({ ...own.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...stock.outs[i]!, instructions: 0n });
     expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
 
-    await expectStateMatchesStock(vm, [own.engine], watch, [0n, 1n, 2n, 3n, 4n, 7n, 9n, 100n, 101n, 102n, 103n]);
+    await expectStateMatchesStock(vm, [own.engine], watch, [0n, 1n, 2n, 3n, 4n, 7n, 9n, 100n, 101n, 102n, 103n, ...Array.from({ length: 19 }, (_, i) => 199n + BigInt(i))]);
     // the existing empty account was touched by a zero-value call and removed (EIP-161), as EthereumJS does
     expect(await vm.stateManager.getAccount(new Address(emptyExisting))).toBeUndefined();
 
@@ -160,5 +184,12 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     expect(slot(pDel, 2n)).toBe(BigInt(`0x${hex(ALICE)}`)); // DELEGATECALL kept CALLER
     expect(slot(pStat, 100n)).toBe(0n); // the last STATICCALL into the delegated account could not write
     expect(slot(rec, 0n)).toBeGreaterThan(10n);
+    // the last of them that wrote (the second): the delegated account, then address 0, then echo through a dirty word
+    expect(slot(reads, 200n)).toBe(9n);
+    expect(slot(reads, 201n)).toBe(23n); // the designator's size
+    expect(slot(reads, 202n)).toBeGreaterThan(0n);
+    expect(slot(reads, 211n)).toBe(0n); // EXTCODEHASH of a missing account
+    expect(slot(reads, 213n)).toBe(BigInt(ECHO.length)); // only the low 160 bits of the word name the account
+    expect(slot(reads, 216n)).toBe(2n); // code starting 0xEF00: EthereumJS answers EOFBYTES' size
   });
 });

@@ -154,6 +154,8 @@ const SELF_WARM = asm(
 const GAS_PROBE_AMOUNTS = [100, 2102, 2105, 2300, 2306, 2307, 22_105, 22_106, 30_000];
 const gasProbe = (target: Uint8Array): Uint8Array =>
   asm(...GAS_PROBE_AMOUNTS.flatMap((g, i): Item[] => [0, 0, 0, 0, 0, push20(target), g, 'CALL', i, 'SSTORE']), 'STOP');
+// Returns what slot 0 held (from an earlier transaction), then what SLOAD finds after storing calldata[0] there.
+const ROUND_TRIP = asm(0, 'SLOAD', 0, 'MSTORE', 0, 'CALLDATALOAD', 0, 'SSTORE', 0, 'SLOAD', 32, 'MSTORE', 64, 0, 'RETURN');
 const SLOADER = asm(0, 'SLOAD', 0, 'SLOAD', 'ADD', 'POP', 'STOP');
 // Transient storage between transactions: stores what TLOAD(0) finds, then TSTOREs 1 there (a later
 // transaction must find 0 again: the top-level frame clears it, whichever path runs the frame).
@@ -202,6 +204,7 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
   const fac = dep(FACTORY);
   const des = dep(DESTRUCT, 1000n);
   const churn = dep(CHURN);
+  const roundTrip = dep(ROUND_TRIP);
   const selfWarm = dep(SELF_WARM);
   const probeStore = dep(gasProbe(sstorer));
   const sloader = dep(SLOADER);
@@ -263,6 +266,9 @@ function cases(token: { bytecode: `0x${string}`; abi: Abi }): { txs: Case[]; wat
     call(churn, churnData(3n, 5n)),
     call(churn, churnData(4n, 0n)),
     call(churn, churnData(0n, 0n)),
+    // stored values of every byte length, read back by SLOAD in the same and in the next transaction
+    ...Array.from({ length: 33 }, (_, i) => call(roundTrip, word(i === 32 ? MAXW : (1n << BigInt(8 * i)) + BigInt(i) * 0x0101n))),
+    call(roundTrip, word(0n)),
     call(churn, concat(word(0n), word(0n)), 21_000n + 30_000n), // out of gas part-way
     call(selfWarm, concat(word(0n), word(1n))), // inner frame reverts: its slots are cold again
     call(selfWarm, concat(word(0n), word(2n))), // inner frame returns: they stay warm
@@ -326,5 +332,9 @@ describe('differential: fast run loop vs EthereumJS run loop vs stock EthereumJS
     expect(at(29).status).toBe(1);
     expect(at(34).failure?.code).toBe('exec.reverted');
     expect(at(37).failure?.message).toBe('out of gas');
+    // the round trips returned the value stored before and the one just stored
+    const trips = o.filter((x) => x.returnData.length === 64);
+    expect(trips.length).toBe(34);
+    expect(hex(trips[32]!.returnData.subarray(32))).toBe('ff'.repeat(32));
   });
 });

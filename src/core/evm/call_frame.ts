@@ -31,10 +31,13 @@ import {
   journalCommitSync,
   type MessageLike,
   type OpEntry,
+  type RunResult,
   type RunState,
 } from './internals.js';
 import { FlatStateManager } from './state.js';
-import { isWarmAddressHex, makeMemGas } from './interpreter.js';
+import type { AccountRecord } from './encoding.js';
+import { makeMemGas } from './interpreter.js';
+import { addressBytes, addressKeyOf, isWarmAddressHex } from './account_ops.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
@@ -110,27 +113,37 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     });
   }
 
-  // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps.
+  // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps, with _executeCall and
+  // runInterpreter in the same async function: one promise and one await a frame where EthereumJS has three.
   async function frame(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
     const journal = evm.journal;
     journalCheckpointSync(journal, sm);
     if (transient) evm.transientStorage.checkpoint();
-    const result = await executeCall(message, sm);
-    const err = result.execResult.exceptionError;
+    const gasLimit = message.gasLimit;
+    const start = executeCall(message, sm);
+    let execResult: ExecResult;
+    if (start === undefined) {
+      execResult = (await evm.runPrecompile(message.code as MessageLike['code'], message.data, gasLimit)) as ExecResult;
+      execResult.gasRefund = message.gasRefund;
+    } else if (start instanceof Interpreter) {
+      const res = await start.run(message.code as Uint8Array, {});
+      execResult = interpreterResult(start, res, gasLimit);
+    } else execResult = start as ExecResult;
+    const err = execResult.exceptionError;
     if (err !== undefined && err.error !== ERR.CODESTORE_OUT_OF_GAS) {
-      result.execResult.selfdestruct = new Map();
-      result.execResult.createdAddresses = new Set();
-      result.execResult.gasRefund = 0n;
+      execResult.selfdestruct = new Map();
+      execResult.createdAddresses = new Set();
+      execResult.gasRefund = 0n;
     }
     if (err !== undefined && !(common.hardfork() === 'chainstart' && err.error === ERR.CODESTORE_OUT_OF_GAS)) {
-      result.execResult.logs = [];
+      execResult.logs = [];
       await journal.revert();
       if (transient) evm.transientStorage.revert();
     } else {
       journalCommitSync(journal, sm);
       if (transient) evm.transientStorage.commit();
     }
-    return result;
+    return { execResult };
   }
 
   // Journal.putAccount: touch, then write (EthereumJS writes even an unchanged account back).
@@ -139,17 +152,26 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     sm.putAccountSync(address.bytes, account.nonce, account.balance, account.codeHash);
   }
 
-  // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above).
-  async function executeCall(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
-    const gasLimit = message.gasLimit;
+  // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above), up
+  // to running the code: the frame's result when no code runs, undefined for a precompile (message.code), or
+  // the Interpreter to run message.code with (EVM.runInterpreter's set-up).
+  function executeCall(message: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined {
     const to = message.to!;
     let errorMessage: EVMError | undefined;
     if (!message.delegatecall) {
-      if (message.value === 0n && sm.getAccountRecord(message.caller.bytes) !== undefined && sm.getAccountRecord(to.bytes) !== undefined) {
+      let callerRec: AccountRecord | undefined;
+      let toRec: AccountRecord | undefined;
+      if (message.value === 0n && (callerRec = sm.getAccountRecord(message.caller.bytes)) !== undefined && (toRec = sm.getAccountRecord(to.bytes)) !== undefined) {
         // No value and both accounts exist: EthereumJS's two write-backs store the records they read, so only
         // their touches (EIP-161) have an effect; skipped writes leave the same state (flat state commits net changes).
-        evm.journal.touchAccount(addressHex(message.caller));
-        evm.journal.touchAccount(addressHex(to));
+        // An account with code is never empty when the transaction ends (its code goes only with the account:
+        // EIP-6780 deletes only accounts created in the transaction), so touching it changes nothing but the
+        // clean-up's work, which reads every touched account (Journal.cleanup, each a hex decode, an Account and a
+        // 32-byte compare): contracts are left untouched unless the journal records preimages (touchAccount does).
+        const journal = evm.journal;
+        const all = journal.preimages !== undefined;
+        if (all || callerRec.codeHash === undefined) journal.touchAccount(addressHex(message.caller));
+        if (all || toRec.codeHash === undefined) journal.touchAccount(addressHex(to));
       } else {
         const account = sm.getAccountSync(message.caller.bytes) ?? new Account();
         // _reduceSenderBalance: the account is written back only when the balance suffices
@@ -169,18 +191,10 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     loadCode(message, sm);
     const code = message.code;
     if (code === undefined || (typeof code !== 'function' && code.length === 0) || errorMessage !== undefined) {
-      return {
-        execResult: { gasRefund: message.gasRefund, executionGasUsed: 0n, exceptionError: errorMessage, returnValue: new Uint8Array(0), logs: undefined },
-      };
+      return { gasRefund: message.gasRefund, executionGasUsed: 0n, exceptionError: errorMessage, returnValue: new Uint8Array(0), logs: undefined };
     }
-    let result: ExecResult;
-    if (message.isCompiled) {
-      result = (await evm.runPrecompile(code, message.data, gasLimit)) as ExecResult;
-      result.gasRefund = message.gasRefund;
-    } else {
-      result = await runInterpreter(message, code as Uint8Array, gasLimit, sm);
-    }
-    return { execResult: result };
+    if (message.isCompiled) return undefined;
+    return newInterpreter(message, code as Uint8Array, sm);
   }
 
   // EVM._loadCode: a precompile, else the account's code, following an EIP-7702 delegation one step.
@@ -205,7 +219,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
 
   // EVM.runInterpreter for an inner call: the same environment and Interpreter; the result without the
   // merged run-state copy (read only by afterMessage listeners, which send messages down the stock path).
-  async function runInterpreter(message: MessageLike, code: Uint8Array, gasLimit: bigint, sm: FlatStateManager): Promise<ExecResult> {
+  function newInterpreter(message: MessageLike, code: Uint8Array, sm: FlatStateManager): InstanceType<InterpreterCtor> {
     const contract = sm.getAccountSync(message.to!.bytes) ?? new Account();
     const tx = evm._tx;
     const env = {
@@ -229,29 +243,32 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       createdAddresses: message.createdAddresses,
       initialLogs: undefined,
     };
-    const interpreter = new Interpreter(evm, sm, evm.blockchain, env, gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    const interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
     if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
     if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
-    const res = await interpreter.run(code, {});
-    let result = interpreter._result;
-    let gasUsed = gasLimit - res.runState.gasLeft;
-    const ex = res.exceptionError;
-    if (ex !== undefined) {
-      if (ex.error !== ERR.REVERT && ex.error !== ERR.INVALID_EOF_FORMAT) gasUsed = gasLimit;
-      result = { ...result, logs: [], selfdestruct: new Map(), createdAddresses: new Set() };
-    }
-    return {
-      logs: result.logs,
-      selfdestruct: result.selfdestruct,
-      createdAddresses: result.createdAddresses,
-      exceptionError: ex,
-      gas: res.runState.gasLeft,
-      executionGasUsed: gasUsed,
-      gasRefund: res.runState.gasRefund,
-      stateGasSpilled: res.runState.stateGasSpilled,
-      returnValue: result.returnValue ?? EMPTY,
-    };
+    return interpreter;
   }
+}
+
+function interpreterResult(interpreter: InstanceType<InterpreterCtor>, res: RunResult, gasLimit: bigint): ExecResult {
+  let result = interpreter._result;
+  let gasUsed = gasLimit - res.runState.gasLeft;
+  const ex = res.exceptionError;
+  if (ex !== undefined) {
+    if (ex.error !== ERR.REVERT && ex.error !== ERR.INVALID_EOF_FORMAT) gasUsed = gasLimit;
+    result = { ...result, logs: [], selfdestruct: new Map(), createdAddresses: new Set() };
+  }
+  return {
+    logs: result.logs,
+    selfdestruct: result.selfdestruct,
+    createdAddresses: result.createdAddresses,
+    exceptionError: ex,
+    gas: res.runState.gasLeft,
+    executionGasUsed: gasUsed,
+    gasRefund: res.runState.gasRefund,
+    stateGasSpilled: res.runState.stateGasSpilled,
+    returnValue: result.returnValue ?? EMPTY,
+  };
 }
 
 /** The options of a top-level EVM.runCall that the own frame takes (runTx's and run_tx.ts's). */
@@ -318,6 +335,8 @@ function installCallOps(
     const withValue = kind === 'call';
     const p = rs.stack.popN(withValue ? 7 : 6);
     const toAddress = new Address(addressBytes(p[1]!));
+    // its journal key from the word natively (addressHex would build it from the bytes in a JavaScript loop)
+    hexOf.set(toAddress, addressKeyOf(p[1]!));
     // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
     const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
     const at = withValue ? 3 : 2;
@@ -389,23 +408,6 @@ function installCallOps(
 
 // ---- the CALL family's dynamic gas ----
 
-const MASK_160 = (1n << 160n) - 1n;
-
-/** The 20 bytes of the low 160 bits of a stack word (createAddressFromStackBigInt without its hex round trip). */
-function addressBytes(v: bigint): Uint8Array {
-  const out = new Uint8Array(20);
-  let x = v & MASK_160;
-  for (let i = 19; i >= 0 && x !== 0n; i -= 4) {
-    const n = Number(x & 0xffffffffn);
-    out[i] = n & 0xff;
-    out[i - 1] = (n >>> 8) & 0xff;
-    out[i - 2] = (n >>> 16) & 0xff;
-    out[i - 3] = n >>> 24;
-    x >>= 32n;
-  }
-  return out;
-}
-
 /**
  * Replaces the dynamic gas handlers of CALL, CALLCODE, DELEGATECALL and STATICCALL with synchronous ones
  * computing what EthereumJS's callFamilyGas computes (opcodes/gas.js, EIP7928.js) when EIP-6800/7864/7928/
@@ -446,7 +448,7 @@ export function installCallGas(evmObj: unknown): void {
       gas += mem(rs, p[at + 2]!, p[at + 3]!);
       const journal = rs.interpreter.journal;
       // the journal's key of the target, from the word by one native call (Journal.isWarmedAddress builds it in a JS loop, twice)
-      const toWarm = isWarmAddressHex(journal, (p[1]! & MASK_160).toString(16).padStart(40, '0'));
+      const toWarm = isWarmAddressHex(journal, addressKeyOf(p[1]!));
       gas += toWarm ? warm : cold;
       if (!toWarm) journal.addWarmedAddress(to);
       if (value !== 0n) gas += valueGas;

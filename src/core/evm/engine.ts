@@ -73,6 +73,7 @@ import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
 import { compileQueued } from './interpreter_compiled.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
+import { installAccountOps } from './account_ops.js';
 import { toHex } from './encoding.js';
 import { FlatStateManager, chainStateChanges, readHeadAccount } from './state.js';
 import { applyAccountChangeToMaps } from './account_change.js';
@@ -171,6 +172,7 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
     if (fast && opts.stockFrames !== true) {
       installCallFrames(vm.evm, interpreterPrototype()!, () => budget.require(FRAME_RESERVE_INSTRUCTIONS));
       installCallGas(vm.evm);
+      installAccountOps(vm.evm, () => budget.tick());
     }
     instrumentTopLevel(vm, budget);
     const precompiles = new Set(precompileMap(vm.evm).keys());

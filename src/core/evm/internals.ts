@@ -4,10 +4,12 @@
 //
 // Reached from here:
 // - EVM._opcodeMap (256 entries of { opcodeInfo, opHandler, gasHandler }): budget.ts wraps the handlers;
+//   call_frame.ts replaces the CALL family's, account_ops.ts BALANCE's, EXTCODESIZE's and EXTCODEHASH's;
 // - EVM._precompiles (Map of 40-hex-digit address -> function): budget.ts wraps them, engine.ts lists them;
 // - EVM.runCall (patched by engine.ts for the top-level checks), EVM.journal.cleanJournal() and
 //   EVM.transientStorage.clear() (engine.ts, after an aborted transaction);
-// - EVM.journal.journal / alwaysWarmJournal (Maps of hex address -> Set of hex slots): interpreter.ts.
+// - EVM.journal.journal / alwaysWarmJournal (Maps of hex address -> Set of hex slots): interpreter.ts,
+//   call_frame.ts and account_ops.ts (warm checks on keys made from the stack word).
 // - Common._activatedEIPsCache / _hardfork / _chainParams: memoizeCommonLookups (engine.ts, every Common it runs);
 // - EVM.journal.addAlwaysWarmAddress (replaced per instance) and alwaysWarmJournal / accessList: fastAlwaysWarmAddress.
 // - Common.consensusType / HARDFORK_CHANGES: memoizeCommonLookups.
@@ -52,6 +54,7 @@ export interface StackLike {
   _len: number;
   _maxHeight: number;
   peek(n: number): bigint[];
+  pop(): bigint;
   popN(n: number): bigint[];
   push(v: bigint): void;
 }
@@ -450,6 +453,8 @@ interface JournalFrameInternals {
   journalHeight: number;
   journalDiff: [number, [Set<string>, Map<string, Set<string>>, Set<string>]][];
   touched: Set<string>;
+  /** Set while runTx reports preimages (touchAccount records each touched address's); absent otherwise. */
+  preimages?: Map<string, Uint8Array>;
   touchAccount(addressHex: string): void;
   checkpoint(): Promise<void>;
   commit(): Promise<void>;

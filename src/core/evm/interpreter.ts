@@ -33,6 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
+import { addressAccessGas } from './account_ops.js';
 import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
@@ -345,6 +346,8 @@ function makeSyncGas(common: CommonLike): { fns: (SyncGas | undefined)[]; peeks:
     };
     peeks[op] = 0;
   }
+  const access = addressAccessGas(common);
+  if (access !== undefined) for (const op of [0x31, 0x3b, 0x3f]) set(op, 1, access); // BALANCE, EXTCODESIZE, EXTCODEHASH
   set(0xf3, 2, (rs, gas) => gas + mem(rs, top(rs, 0), top(rs, 1)));
   set(0xfd, 2, (rs, gas) => gas + mem(rs, top(rs, 0), top(rs, 1)));
   return { fns, peeks };
@@ -424,11 +427,6 @@ function frameStorage(it: InterpreterLike): FrameStorage | null {
 }
 
 // Journal.isWarmedStorage / addWarmedStorage on precomputed hex keys (the journal's own key format).
-/** Journal.isWarmedAddress for an address already in its journal key form (unprefixed hex). */
-export function isWarmAddressHex(j: { journal: Map<string, unknown>; alwaysWarmJournal: Map<string, unknown> }, addrHex: string): boolean {
-  return j.journal.has(addrHex) || j.alwaysWarmJournal.has(addrHex);
-}
-
 function isWarmSlot(j: JournalLike, addrHex: string, slotHex: string): boolean {
   const slots = j.journal.get(addrHex);
   if (slots !== undefined && slots.has(slotHex)) return true;
@@ -453,7 +451,43 @@ function warmSlot(j: JournalLike, address: Uint8Array, addrHex: string, slotHex:
   j.accessList?.get(addrHex)!.add(slotHex);
 }
 
-const wordOf = (b: Uint8Array): bigint => (b.length === 0 ? 0n : readWord(b, 0, b.length));
+// Stored values are unpadded big-endian bytes (state.ts). Both directions go through a scratch word and native
+// 64-bit reads or writes: readWord's short path and encoding.ts's unpad are JavaScript loops over the bytes.
+const SLOT_WORD = new Uint8Array(32);
+const SLOT_VIEW = new DataView(SLOT_WORD.buffer);
+const TWO64 = 1n << 64n;
+const TWO128 = 1n << 128n;
+
+function wordOf(b: Uint8Array): bigint {
+  const n = b.length;
+  if (n === 0) return 0n;
+  if (n === 1) return BYTE_WORDS[b[0]!]!;
+  if (n <= 8) {
+    SLOT_WORD.fill(0, 24, 32 - n);
+    SLOT_WORD.set(b, 32 - n);
+    return SLOT_VIEW.getBigUint64(24);
+  }
+  SLOT_WORD.fill(0, 0, 32 - n);
+  SLOT_WORD.set(b, 32 - n);
+  const c = SLOT_VIEW.getBigUint64(16);
+  const d = SLOT_VIEW.getBigUint64(24);
+  if (n <= 16) return (c << 64n) | d;
+  return (((((SLOT_VIEW.getBigUint64(0) << 64n) | SLOT_VIEW.getBigUint64(8)) << 64n) | c) << 64n) | d;
+}
+
+/** A word as FlatStateManager stores it: its big-endian bytes without leading zeros, in a fresh array. */
+function storedBytesOf(v: bigint): Uint8Array {
+  if (v === 0n) return EMPTY;
+  SLOT_VIEW.setBigUint64(24, v);
+  if (v >= TWO64) {
+    SLOT_VIEW.setBigUint64(16, v >> 64n);
+    if (v >= TWO128) {
+      SLOT_VIEW.setBigUint64(8, v >> 128n);
+      SLOT_VIEW.setBigUint64(0, v >> 192n);
+    }
+  }
+  return SLOT_WORD.slice(32 - ((v.toString(16).length + 1) >> 1));
+}
 const slotHexOf = (key: bigint): string => key.toString(16).padStart(64, '0');
 
 /** Whether `evm` runs on the fast loop (for tests). */
@@ -740,11 +774,9 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 pc++;
                 budget.tick();
                 sp -= 2;
-                const bytes = new Uint8Array(32);
-                writeWord(bytes, 0, val);
-                sm.putStorageSync(ref, bytes);
-                // as Interpreter.storageStore: the frame's contract account is re-read after the write
-                it._env.contract = sm.getAccountSync(address)!;
+                // as Interpreter.storageStore, the frame's contract account is re-read after the write, when the write
+                // changed its record (storage presence); otherwise the re-read gives the same nonce, balance and code.
+                if (sm.putStorageSync(ref, storedBytesOf(val))) it._env.contract = sm.getAccountSync(address)!;
                 break look;
               }
             }
@@ -825,7 +857,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             const len = s[sp - 2]!;
             budget.require(keccakReserve(Number(len)));
             const off = s[sp - 1]!;
-            s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len))), 0, 32);
+            // (a view of memory, not a copy: the hash keeps nothing of its input)
+            s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len), true)), 0, 32);
             sp--;
             break look;
           }

@@ -360,14 +360,17 @@ export class FlatStateManager {
     return ref.s.origTx === this.txSeq ? ref.s.orig : ref.s.value;
   }
 
-  /** putStorage for a ref from storageRefSync; valid only until the next state change. */
-  putStorageSync(ref: StorageRef, value: Uint8Array): void {
+  /**
+   * putStorage for a ref from storageRefSync; valid only until the next state change. True when the account's
+   * record changed too (its storage presence): only then does a re-read of the account differ.
+   */
+  putStorageSync(ref: StorageRef, value: Uint8Array): boolean {
     const rec = ref.a.rec;
     if (rec === null || !rec.exists) throw new Error('putStorage() called on a non-existing account');
-    this.writeStorage(ref.a, rec, ref.s, value);
+    return this.writeStorage(ref.a, rec, ref.s, value);
   }
 
-  private writeStorage(a: AccountSlot, rec: AccountRecord, s: StorageSlot, value: Uint8Array): void {
+  private writeStorage(a: AccountSlot, rec: AccountRecord, s: StorageSlot, value: Uint8Array): boolean {
     if (s.origTx !== this.txSeq) {
       s.orig = s.value;
       s.origTx = this.txSeq;
@@ -376,7 +379,9 @@ export class FlatStateManager {
     this.journal.push({ s, value: s.value, dirty: s.dirty });
     s.value = v.length === 0 ? EMPTY : v.slice();
     s.dirty = true;
-    if (v.length > 0 && !rec.hasStorage) this.writeAccount(a, { ...rec, hasStorage: true });
+    if (v.length === 0 || rec.hasStorage) return false;
+    this.writeAccount(a, { ...rec, hasStorage: true });
+    return true;
   }
 
   async clearStorage(address: Address): Promise<void> {
