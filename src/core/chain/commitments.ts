@@ -27,8 +27,8 @@
 // `commitment`; absent: version 1, every chain installed before versions existed):
 //   1  H = keccak256.
 //   2  H = BLAKE3 (../blake3.ts): the same bytes at a fraction of keccak's cost per byte inside the canister
-//      (commit_hash.block.instructions against keccak.block.instructions); the receipts commitment hashes
-//      every log byte, so this is most of the block-level cost of a contract transaction.
+//      (docs/performance.md, "Block commitments with BLAKE3"); the receipts commitment hashes every log byte
+//      (block.finalize.instructions_per_log_byte), most of the block-level cost of a contract transaction.
 // export_blocks carries the version in every block (docs/export-format.md, format 3), so a consumer verifies
 // each block by the rule it was made with.
 //
