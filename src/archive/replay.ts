@@ -2,7 +2,8 @@
 // (@ethereumjs/vm runTx, Prague, the block's own context) on the archive's head state, and checks every
 // result the canister exported: each receipt (status, gas used, cumulative gas, effective gas price, contract
 // address, logs), the block's gas used, transactionsRoot, receiptsRoot, PREVRANDAO and the stateRoot (the hash
-// chain of net state changes). The first difference is returned as a Mismatch; after one the replayer's state
+// chain of net state changes), each by the block's own commitment version (core/chain/commitments.ts, carried
+// in the export). The first difference is returned as a Mismatch; after one the replayer's state
 // is unusable (the follower stops).
 //
 // Two halts are the canister's own and cannot be re-derived by a reference EVM: a transaction that ran out of
@@ -146,7 +147,7 @@ export class Replayer {
     const maps = { accounts: this.state.accounts, code: this.state.code, storage: this.state.storage };
     if (eb.stateChanges.length > 0) {
       for (const c of eb.stateChanges) applyAccountChangeToMaps(maps, c);
-      chainStateChanges(this.state.accounts, b.stateChanges!);
+      chainStateChanges(this.state.accounts, b.stateChanges!, b.commitment);
     } else if (b.number === 0n && this.fallbackGenesis.length > 0) this.applyGenesis(this.fallbackGenesis);
     if (!bytesEqual(b.mixHash, ctx.prevRandao)) return bad('block.mixHash (PREVRANDAO = parent hash)', hex(b.mixHash), hex(ctx.prevRandao));
     const ethBlock = ethBlockOf(ctx);
@@ -201,11 +202,11 @@ export class Replayer {
       if (m !== undefined) return bad(m[0], m[1], m[2], i);
     }
     if (b.gasUsed !== cumulative) return bad('block.gasUsed', b.gasUsed, cumulative);
-    const txRoot = transactionsRoot(eb.txs.map((t) => t.ethHash));
+    const txRoot = transactionsRoot(eb.txs.map((t) => t.ethHash), b.commitment);
     if (!bytesEqual(txRoot, b.transactionsRoot)) return bad('block.transactionsRoot', hex(b.transactionsRoot), hex(txRoot));
-    const rRoot = receiptsRoot(outcomes.map((o, i) => ({ status: o.status, cumulativeGasUsed: eb.receipts[i]!.cumulativeGasUsed, logs: o.logs })));
+    const rRoot = receiptsRoot(outcomes.map((o, i) => ({ status: o.status, cumulativeGasUsed: eb.receipts[i]!.cumulativeGasUsed, logs: o.logs })), b.commitment);
     if (!bytesEqual(rRoot, b.receiptsRoot)) return bad('block.receiptsRoot', hex(b.receiptsRoot), hex(rRoot));
-    const stateRoot = this.sm.commitToMaps();
+    const stateRoot = this.sm.commitToMaps(b.commitment);
     const writes = this.state.takeWrites();
     if (!bytesEqual(stateRoot, b.stateRoot)) return bad('block.stateRoot', hex(b.stateRoot), hex(stateRoot));
     this.rememberHash(b.number, b.hash);

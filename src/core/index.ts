@@ -20,6 +20,7 @@ import { ChainStore } from './chain/store.js';
 import { produceBlock, type ProduceResult } from './chain/producer.js';
 import { encodeHeader, headerHash } from './chain/header.js';
 import { EMPTY_TRIE_ROOT } from './chain/trie.js';
+import { COMMITMENT_VERSION, markCommitmentVersion, type CommitmentVersion } from './chain/commitments.js';
 import { rlpListLength } from './codec/rlp.js';
 import { PendingPool } from './mempool/pool.js';
 import { screenRaw, submitIc, submitRaw, type SenderKeyHint } from './mempool/submit.js';
@@ -92,6 +93,11 @@ export interface ChainInitArgs {
   readonly feeRecipient?: Address;
   /** A development canister (the devnet): the dev_* methods answer. Stored at install, never changed after. */
   readonly development?: boolean;
+  /**
+   * The chain's commitment version (chain/commitments.ts; default COMMITMENT_VERSION). Not an install argument
+   * of the canister: tests pass 1 for a chain as installed before versions existed.
+   */
+  readonly commitmentVersion?: CommitmentVersion;
 }
 
 export interface EvmCoreOptions {
@@ -205,6 +211,8 @@ export class EvmCore {
     this.meta.setConfig(cfg);
     if (args.development === true) markDevelopment(this.host.openMap(MemoryId.Meta));
     this.development = args.development === true;
+    // Before block 0's state root: every root of this chain uses the version's hash (chain/commitments.ts).
+    markCommitmentVersion(this.host.openMap(MemoryId.Meta), args.commitmentVersion ?? COMMITMENT_VERSION);
     this.lifecycle.checkLayout(); // nothing stored yet: writes the current layout version
     // Block 0's state changes: the allocations, then the code (a contract account's nonce starts at 1, EIP-161,
     // as the deployed originals' did), net per address; written to state, chained into the genesis state root,

@@ -8,6 +8,7 @@ import { createEvmEngine } from '../../src/core/evm/index.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { EvmCore } from '../../src/core/index.js';
 import { ExportAssembler, type ExportedBlock } from '../../src/core/export/decode.js';
+import type { CommitmentVersion } from '../../src/core/chain/commitments.js';
 import type { GenesisEntry } from '../../src/archive/replay.js';
 import { STORE_INIT, REVERTER_INIT } from '../fixtures/contracts/index.js';
 import { asm, deployCode } from './asm.js';
@@ -44,7 +45,8 @@ export class ArchiveTestChain {
   /** Rewrites each export_blocks answer before it is returned (tests alter the stream). */
   alter: ((b: ExportedBlock) => ExportedBlock) | undefined;
 
-  static async create(): Promise<ArchiveTestChain> {
+  /** `commitmentVersion`: 1 for a chain as installed before commitment versions (keccak256 roots). */
+  static async create(opts: { commitmentVersion?: CommitmentVersion } = {}): Promise<ArchiveTestChain> {
     const c = new ArchiveTestChain();
     const engine = await createEvmEngine({ host: c.host, blockHash: (n) => c.core?.getBlockHash(n) });
     c.core = new EvmCore(c.host, engine);
@@ -53,6 +55,7 @@ export class ArchiveTestChain {
         genesisAllocations: [{ address: A.address, balance: 100n * ETH }, { address: B.address, balance: 5n * ETH }],
         genesisCode: [{ address: GENESIS_CODE_AT, code: CONTEXT_RUNTIME }],
         feeRecipient: addr(0xcb),
+        ...(opts.commitmentVersion === undefined ? {} : { commitmentVersion: opts.commitmentVersion }),
       }),
     );
     return c;

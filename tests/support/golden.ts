@@ -73,12 +73,13 @@ function exportAsFormat1(client: HostClient): Json[] {
       if (c.byte_offset + c.data.length < c.segment_len) continue;
       const bytes = Buffer.concat(parts);
       parts = [];
-      expect(bytes[0]).toBe(2);
+      expect(bytes[0]).toBe(3);
       let v1 = Uint8Array.from(bytes);
       v1[0] = 1;
       if (c.segment === 0) {
-        expect([...v1.subarray(v1.length - 4)], `state changes of block ${c.block_number}`).toEqual([0, 0, 0, 0]);
-        v1 = v1.subarray(0, v1.length - 4);
+        // The chain was installed before commitment versions: its blocks, old and new, are version 1 (keccak256).
+        expect([...v1.subarray(v1.length - 5)], `commitment version and state changes of block ${c.block_number}`).toEqual([1, 0, 0, 0, 0]);
+        v1 = v1.subarray(0, v1.length - 5);
       }
       segments.push({ block: c.block_number, segment: c.segment, bytes: v1 });
     }
@@ -177,9 +178,9 @@ export function describeGoldenUpgrade(image: string): void {
     expectSame('txs', expected.txs, actual.txs);
     expectSame('accounts', expected.accounts, actual.accounts);
     expectSame('logs', expected.logs, actual.logs);
-    // The images recorded export format 1; the stream now is format 2: the same segments with version byte 2
-    // and, at the end of segment 0, the block's state changes (none in these images: an empty list).
-    for (const r of actual.export) if (r !== null && typeof r === 'object' && 'format_version' in r) expect(r.format_version).toBe(2);
+    // The images recorded export format 1; the stream now is format 3: the same segments with version byte 3
+    // and, at the end of segment 0, the block's commitment version (1) and state changes (none in these images).
+    for (const r of actual.export) if (r !== null && typeof r === 'object' && 'format_version' in r) expect(r.format_version).toBe(3);
     expectSame('export', expected.export, exportAsFormat1(client));
 
     // Entries per stable map, by name: a later release may add maps (new memory ids); every recorded map must

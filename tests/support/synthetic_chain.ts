@@ -8,6 +8,7 @@ import { exportCursorFromCandid, exportResultToCandid } from '../../src/canister
 import { CanisterClient, type CanisterMethod, type Transport } from '../../src/client/index.js';
 import { ChainStore, type StoredLog, type StoredReceipt } from '../../src/core/chain/store.js';
 import { CHAIN_ID } from '../../src/core/constants.js';
+import { COMMITMENT_VERSION } from '../../src/core/chain/commitments.js';
 import { exportBlocks } from '../../src/core/export/export.js';
 import { MemoryKvMap } from '../../src/core/host.js';
 import { keccak256 } from '../../src/core/keccak.js';
@@ -154,7 +155,7 @@ export class SyntheticChain {
         }
         const [cursor, maxBytes] = args as [[] | [{ block_number: bigint; segment: number; byte_offset: number }], number];
         const r = exportBlocks(
-          { host: { openMap: () => new MemoryKvMap(), timeNs: () => 0n, instructionCounter: () => 0n }, store: this.store, txs: this.txs, headNumber: this.head, firstAvailableBlock: this.firstAvailable },
+          { host: { openMap: () => new MemoryKvMap(), timeNs: () => 0n, instructionCounter: () => 0n }, store: this.store, txs: this.txs, headNumber: this.head, firstAvailableBlock: this.firstAvailable, commitment: COMMITMENT_VERSION },
           cursor[0] === undefined ? undefined : exportCursorFromCandid(cursor[0]),
           maxBytes,
         );

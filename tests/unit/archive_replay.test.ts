@@ -10,6 +10,7 @@ import { ArchiveTestChain, GENESIS } from '../support/archive_chain.js';
 import { ETH } from '../support/chain_testkit.js';
 import { Common } from '@ethereumjs/common';
 import { archiveCommon, archiveTxCommon } from '../../src/archive/evm_context.js';
+import { COMMITMENT_VERSION, transactionsRoot } from '../../src/core/chain/commitments.js';
 
 async function replayAll(blocks: readonly ExportedBlock[], fallbackGenesis: GenesisEntry[] = []) {
   const r = new Replayer();
@@ -46,6 +47,22 @@ describe('archive replay', () => {
     // the scenario has a failed transaction and a revert
     expect(blocks.some((b) => b.receipts.some((r) => r.status === 0))).toBe(true);
     expect(await replayAll(blocks)).toBeUndefined();
+  }, 60_000);
+
+  it('verifies each block by its own commitment version: BLAKE3 on a chain installed now, keccak256 on an older one', async () => {
+    expect(blocks.every((b) => b.block.commitment === COMMITMENT_VERSION)).toBe(true);
+    // The same blocks claimed as version 1: block 0's state root no longer recomputes.
+    const relabelled = blocks.map((b) => ({ ...b, block: { ...b.block, commitment: 1 as const } }));
+    expect(await replayAll(relabelled)).toMatchObject({ block: 0n, field: 'block.stateRoot' });
+    // A chain installed before commitment versions (keccak256 roots) still replays clean.
+    const old = await ArchiveTestChain.create({ commitmentVersion: 1 });
+    await old.runScenario();
+    const oldBlocks = old.exportedBlocks();
+    expect(oldBlocks.every((b) => b.block.commitment === 1)).toBe(true);
+    expect(await replayAll(oldBlocks)).toBeUndefined();
+    // Its transaction and receipt roots are not version 2's.
+    const b1 = oldBlocks[1]!;
+    expect(transactionsRoot(b1.txs.map((t) => t.ethHash), 2)).not.toEqual(b1.block.transactionsRoot);
   }, 60_000);
 
   it('catches an altered receipt (gas used) at its block and transaction', async () => {

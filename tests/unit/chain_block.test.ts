@@ -1,3 +1,4 @@
+import { blake3 } from '@noble/hashes/blake3.js';
 import { describe, expect, it } from 'vitest';
 import { createBlockHeader } from '@ethereumjs/block';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -303,15 +304,16 @@ describe('header and views', () => {
       expect(toHex(h.hash())).toBe(toHex(b.hash));
     }
     const b1 = core.getBlockByNumber(1n, true)!;
-    // Block commitments (src/core/chain/commitments.ts), recomputed here from the views with an independent
-    // keccak: transactionsRoot = keccak(tx hashes in block order); receiptsRoot = keccak(per receipt: status u8
-    // || cumulativeGasUsed u64 || logCount u32 || per log: address || topicCount u8 || topics || u32 len || data).
+    // Block commitments (src/core/chain/commitments.ts; a chain installed now: version 2, H = BLAKE3), recomputed
+    // here from the views with an independent BLAKE3: transactionsRoot = H(tx hashes in block order); receiptsRoot
+    // = H(per receipt: status u8 || cumulativeGasUsed u64 || logCount u32 || per log: address || topicCount u8
+    // || topics || u32 len || data).
     if (b1.transactions.kind !== 'Full') throw new Error('full');
     const ordered = b1.transactions.txs.map((t) => raws.find((r) => toHex(keccak256(r)) === toHex(t.hash))!);
     expect(ordered.every((r) => r !== undefined)).toBe(true);
     const txStream = Buffer.concat(ordered.map((r) => keccak_256(r)));
     expect(txStream.length).toBe(32 * 3);
-    expect(toHex(b1.transactionsRoot)).toBe(toHex(keccak_256(txStream)));
+    expect(toHex(b1.transactionsRoot)).toBe(toHex(blake3(txStream)));
     const u32 = (n: number): Buffer => { const x = Buffer.alloc(4); x.writeUInt32BE(n); return x; };
     const receiptParts: Buffer[] = [];
     let logsSeen = 0;
@@ -326,7 +328,7 @@ describe('header and views', () => {
       }
     }
     expect(logsSeen).toBeGreaterThan(0);
-    expect(toHex(b1.receiptsRoot)).toBe(toHex(keccak_256(Buffer.concat(receiptParts))));
+    expect(toHex(b1.receiptsRoot)).toBe(toHex(blake3(Buffer.concat(receiptParts))));
     // The genesis block (no transactions) carries Ethereum's empty-trie root for both.
     const b0 = core.getBlockByNumber(0n, false)!;
     expect(toHex(b0.transactionsRoot)).toBe('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');

@@ -1,30 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { Bloom } from '@ethereumjs/vm';
-import { receiptsRoot, transactionsRoot } from '../../src/core/chain/commitments.js';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { COMMITMENT_VERSION, chainedRoot, commitmentVersionOf, markCommitmentVersion, receiptsRoot, storedCommitmentVersion, transactionsRoot } from '../../src/core/chain/commitments.js';
+import { MemoryKvMap } from '../../src/core/host.js';
 import { EMPTY_TRIE_ROOT } from '../../src/core/chain/trie.js';
 import { BloomHasher } from '../../src/core/chain/bloom.js';
 import { computeEffectiveGasPrice, computeNextBaseFee } from '../../src/core/chain/fees.js';
 import { fromHex, toHex } from '../../src/core/codec/bytes.js';
 
-describe('block commitments (commitments.ts)', () => {
+describe.each([
+  { version: 1 as const, name: 'keccak256', H: keccak_256 },
+  { version: 2 as const, name: 'BLAKE3', H: (d: Uint8Array) => blake3(d) },
+])('block commitments, version $version: H = $name (commitments.ts)', ({ version, H }) => {
   const h = (i: number): Uint8Array => keccak_256(Uint8Array.of(i & 255, i >> 8));
   it('empty lists give the empty-trie root', () => {
     expect(toHex(EMPTY_TRIE_ROOT)).toBe(toHex(keccak_256(Uint8Array.of(0x80))));
-    expect(transactionsRoot([])).toEqual(EMPTY_TRIE_ROOT);
-    expect(receiptsRoot([])).toEqual(EMPTY_TRIE_ROOT);
+    expect(transactionsRoot([], version)).toEqual(EMPTY_TRIE_ROOT);
+    expect(receiptsRoot([], version)).toEqual(EMPTY_TRIE_ROOT);
   });
-  it('transactionsRoot = keccak256 of the concatenated eth tx hashes, in order', () => {
+  it('transactionsRoot = H of the concatenated eth tx hashes, in order', () => {
     for (const n of [1, 2, 5, 142, 300]) {
       const hashes = Array.from({ length: n }, (_, i) => h(i));
       const cat = new Uint8Array(32 * n);
       hashes.forEach((x, i) => cat.set(x, 32 * i));
-      expect(toHex(transactionsRoot(hashes)), `n=${n}`).toBe(toHex(keccak_256(cat)));
+      expect(toHex(transactionsRoot(hashes, version)), `n=${n}`).toBe(toHex(H(cat)));
     }
     // Order matters.
-    expect(toHex(transactionsRoot([h(1), h(2)]))).not.toBe(toHex(transactionsRoot([h(2), h(1)])));
+    expect(toHex(transactionsRoot([h(1), h(2)], version))).not.toBe(toHex(transactionsRoot([h(2), h(1)], version)));
   });
-  it('receiptsRoot = keccak256 of status u8 || cumulative gas u64 || logCount u32 || logs, per receipt', () => {
+  it('receiptsRoot = H of status u8 || cumulative gas u64 || logCount u32 || logs, per receipt', () => {
     const addr = new Uint8Array(20).fill(0xaa);
     const t1 = new Uint8Array(32).fill(1);
     const t2 = new Uint8Array(32).fill(2);
@@ -37,14 +42,33 @@ describe('block commitments (commitments.ts)', () => {
       '00' + '0102030405060708' + '00000002' +
       'aa'.repeat(20) + '02' + '01'.repeat(32) + '02'.repeat(32) + '00000003' + '090807' +
       'aa'.repeat(20) + '00' + '00000000';
-    expect(toHex(receiptsRoot(receipts))).toBe(toHex(keccak_256(fromHex(expected))));
+    expect(toHex(receiptsRoot(receipts, version))).toBe(toHex(H(fromHex(expected))));
     // Every field is committed: status, gas, log data.
     const flip = [{ ...receipts[0]!, status: 0 as const }, receipts[1]!];
-    expect(toHex(receiptsRoot(flip))).not.toBe(toHex(receiptsRoot(receipts)));
+    expect(toHex(receiptsRoot(flip, version))).not.toBe(toHex(receiptsRoot(receipts, version)));
     const gas = [{ ...receipts[0]!, cumulativeGasUsed: 21001n }, receipts[1]!];
-    expect(toHex(receiptsRoot(gas))).not.toBe(toHex(receiptsRoot(receipts)));
+    expect(toHex(receiptsRoot(gas, version))).not.toBe(toHex(receiptsRoot(receipts, version)));
     const data = [receipts[0]!, { ...receipts[1]!, logs: [{ ...receipts[1]!.logs[0]!, data: Uint8Array.of(9, 8, 6) }, receipts[1]!.logs[1]!] }];
-    expect(toHex(receiptsRoot(data))).not.toBe(toHex(receiptsRoot(receipts)));
+    expect(toHex(receiptsRoot(data, version))).not.toBe(toHex(receiptsRoot(receipts, version)));
+  });
+  it('a state root step is H(parent || H(data))', () => {
+    const parent = h(7);
+    const w = Uint8Array.from({ length: 300 }, (_, i) => i * 7);
+    expect(toHex(chainedRoot(parent, w, version))).toBe(toHex(H(Uint8Array.of(...parent, ...H(w)))));
+  });
+});
+
+describe('commitment versions', () => {
+  it('the two versions give different roots for the same bytes', () => {
+    const hashes = [keccak_256(Uint8Array.of(1))];
+    expect(toHex(transactionsRoot(hashes, 1))).not.toBe(toHex(transactionsRoot(hashes, 2)));
+  });
+  it('a new chain is marked with COMMITMENT_VERSION; an unmarked chain is version 1', () => {
+    const meta = new MemoryKvMap();
+    expect(storedCommitmentVersion(meta)).toBeUndefined();
+    expect(commitmentVersionOf(meta)).toBe(1);
+    markCommitmentVersion(meta, COMMITMENT_VERSION);
+    expect(commitmentVersionOf(meta)).toBe(2);
   });
 });
 

@@ -4,6 +4,7 @@
 // run like any other (receipt, logs, origin Impersonated) with anvil's hash; drop, base fee and coinbase.
 // Replaying the exported chain (state changes re-applied, transactions re-submitted) gives every block's
 // state root.
+import { blake3 } from '@noble/hashes/blake3.js';
 import { RLP } from '@ethereumjs/rlp';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { describe, expect, it } from 'vitest';
@@ -92,8 +93,9 @@ describe('development methods', () => {
     expect(b1!.stateChanges).toEqual(expected);
     const S = encodeStateChanges(expected);
     expect(b1!.block.stateChanges).toEqual(S);
-    // An empty block: its root is the state-change link alone.
-    expect(toHex(b1!.block.stateRoot)).toBe(toHex(keccak256(concatBytes(parentRoot, keccak256(S)))));
+    // An empty block: its root is the state-change link alone (commitment version 2: H = BLAKE3).
+    expect(b1!.block.commitment).toBe(2);
+    expect(toHex(b1!.block.stateRoot)).toBe(toHex(blake3(concatBytes(parentRoot, blake3(S)))));
     // Recorded once: the next block has none.
     okValue(core.submitRawTx(sign1559(A, { nonce: 0n, to: X, value: 1n, gasLimit: 60_000n })));
     await core.produceBlock();

@@ -19,7 +19,7 @@ describe('shared code cache', () => {
     const at = new Address(new Uint8Array(20).fill(0xab));
     const code = Uint8Array.from([0x60, 0x01, 0x5b, 0x00]);
     await block.putCode(at, code);
-    block.commitToMaps();
+    block.commitToMaps(1);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toEqual(code);
     expect(maps.code.get(keccak256(code))).toEqual(code);

@@ -142,8 +142,8 @@ describe('export_blocks', () => {
     await mineBlocks(c, 1);
     const r = exportOk(c.core, undefined, 100_000);
     const bad = r.chunks[0]!.data.slice();
-    bad[0] = 3;
-    expect(() => decodeBlockSegment(bad)).toThrow(/version 3/);
+    bad[0] = 4;
+    expect(() => decodeBlockSegment(bad)).toThrow(/version 4/);
     const asm = new ExportAssembler({ blockNumber: 0n, segment: 0, byteOffset: 0 });
     expect(() => asm.push(r.chunks[1]!)).toThrow(ExportFormatError);
   });

@@ -8,6 +8,7 @@ import { applyAccountChangeToMaps } from '../../src/core/evm/account_change.js';
 import { MemoryCoreHost } from '../../src/core/host.js';
 import { EvmCore } from '../../src/core/index.js';
 import { keccak256 } from '../../src/core/crypto.js';
+import { blake3 } from '@noble/hashes/blake3.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { concatBytes, fromHex, toHex } from '../../src/core/codec/bytes.js';
 import { ExportAssembler, ExportFormatError, decodeBlock, decodeBlockSegment, type ExportedBlock } from '../../src/core/export/decode.js';
@@ -122,7 +123,7 @@ function pull(core: EvmCore): ExportedBlock[] {
   }
 }
 
-describe('export format 2 over the real engine', () => {
+describe('export formats 1 to 3 over the real engine', () => {
   it('block 0 carries the genesis allocations and code; its state root commits to them; they rebuild genesis state', async () => {
     const { host, core } = await realChain();
     okValue(core.submitRawTx(sign1559(A, { nonce: 0n, to: deployer, value: 1n })));
@@ -136,7 +137,9 @@ describe('export format 2 over the real engine', () => {
     expect(b1!.stateChanges).toEqual([]);
     expect(b1!.block.stateChanges).toBeUndefined();
     const encoded = b0!.block.stateChanges!;
-    expect(toHex(b0!.block.stateRoot)).toBe(toHex(keccak256(concatBytes(new Uint8Array(32), keccak256(encoded)))));
+    // A chain installed now: commitment version 2, H = BLAKE3 (chain/commitments.ts).
+    expect(b0!.block.commitment).toBe(2);
+    expect(toHex(b0!.block.stateRoot)).toBe(toHex(blake3(concatBytes(new Uint8Array(32), blake3(encoded)))));
     // The same view as the canister's block 0 (the store decodes the same record).
     expect(core.getBlockByNumber(0n, false)!.stateRoot).toEqual(b0!.block.stateRoot);
     // Applying the exported changes to empty maps gives the canister's genesis records byte for byte.
@@ -151,18 +154,26 @@ describe('export format 2 over the real engine', () => {
     for (const c of b0!.stateChanges) if (c.code !== undefined) expect(maps.code.get(keccak256(c.code))).toEqual(live.code.get(keccak256(c.code)));
   }, 60_000);
 
-  it('reads format 1 segments (no state changes) and refuses a malformed tail', async () => {
+  it('reads format 1 (no state changes) and 2 (no commitment version) segments and refuses a malformed tail', async () => {
     const { core } = await realChain();
     okValue(core.submitRawTx(sign1559(A, { nonce: 0n, to: deployer, value: 1n })));
     await core.produceBlock();
     const [b0, b1] = pull(core);
     const s0 = b1!.segments[0];
-    expect(s0.subarray(s0.length - 4)).toEqual(new Uint8Array(4));
-    const v1 = s0.slice(0, s0.length - 4);
+    // Format 3: the commitment version, then an empty state-change list.
+    expect(s0[0]).toBe(3);
+    expect(s0.subarray(s0.length - 5)).toEqual(Uint8Array.of(2, 0, 0, 0, 0));
+    const v1 = s0.slice(0, s0.length - 5);
     v1[0] = 1;
     const again = decodeBlock([v1, b1!.segments[1], b1!.segments[2]]);
-    expect(again.block).toEqual(b1!.block);
+    // Formats 1 and 2 were written before commitment versions: their blocks are version 1 (keccak256).
+    expect(again.block).toEqual({ ...b1!.block, commitment: 1 });
     expect(again.stateChanges).toEqual([]);
+    const v2 = concatBytes(s0.subarray(0, s0.length - 5), s0.subarray(s0.length - 4));
+    v2[0] = 2;
+    expect(decodeBlock([v2, b1!.segments[1], b1!.segments[2]]).block).toEqual({ ...b1!.block, commitment: 1 });
+    // A commitment version this decoder does not know.
+    expect(() => decodeBlockSegment(s0.map((x, i) => (i === s0.length - 5 ? 9 : x)))).toThrow(/commitment version 9/);
     // Version 1 with bytes after the transaction list, version 2 without the list's count, or a bad list.
     expect(() => decodeBlockSegment(s0.map((x, i) => (i === 0 ? 1 : x)))).toThrow(/trailing/);
     expect(() => decodeBlockSegment(s0.subarray(0, s0.length - 2))).toThrow(ExportFormatError);
@@ -170,7 +181,7 @@ describe('export format 2 over the real engine', () => {
     g[g.length - b0!.block.stateChanges!.length + 3]! += 1; // one more entry than the bytes hold
     expect(() => decodeBlock([g, b0!.segments[1], b0!.segments[2]])).toThrow(ExportFormatError);
     // A transaction count the segment cannot hold: refused before allocating.
-    const big = s0.slice(0, s0.length - 4);
+    const big = s0.slice(0, s0.length - 5);
     big.set([0xff, 0xff, 0xff, 0xff], big.length - 4);
     expect(() => decodeBlockSegment(big)).toThrow(ExportFormatError);
   }, 60_000);

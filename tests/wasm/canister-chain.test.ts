@@ -1,6 +1,7 @@
 // The execution core through the real canister wasm: signed transactions of all three types (value
 // transfers, creations, a call with logs, a revert) mined by the timer, and everything a client reads
 // back (receipts, balances, code, storage, pending status, both identifiers, blocks).
+import { blake3 } from '@noble/hashes/blake3.js';
 import { createBlockHeader } from '@ethereumjs/block';
 import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
@@ -297,7 +298,8 @@ describe('evm canister: transactions of all three types through the mining timer
     // The hash is Ethereum's header hash of the view's fields; the two roots are the chain's documented
     // flat commitments (src/core/chain/commitments.ts), recomputed here from what the client read.
     expect(hex(await headerHashOf(evm, head))).toBe(hex(b.hash));
-    expect(hex(b.transactions_root)).toBe(hex(keccak(cat(...plan.map((p) => p.tx.hash())))));
+    // A canister installed now: commitment version 2, H = BLAKE3 (src/core/chain/commitments.ts).
+    expect(hex(b.transactions_root)).toBe(hex(blake3(cat(...plan.map((p) => p.tx.hash())))));
     expect(hex(b.receipts_root)).toBe(hex(receiptsCommitment(receipts)));
 
     // Nothing left: the next timer makes no block.
@@ -421,7 +423,7 @@ describe('evm canister: submit and read errors as Candid Err values', () => {
 });
 
 /**
- * receiptsRoot as commitments.ts documents it: keccak256 over, per receipt, status u8 || cumulativeGasUsed
+ * receiptsRoot as commitments.ts documents it: BLAKE3 (commitment version 2) over, per receipt, status u8 || cumulativeGasUsed
  * u64 || logCount u32 || per log (address || topicCount u8 || topics || dataLength u32 || data), big-endian.
  */
 function receiptsCommitment(receipts: readonly Receipt[]): Uint8Array {
@@ -432,7 +434,7 @@ function receiptsCommitment(receipts: readonly Receipt[]): Uint8Array {
     u(r.logs.length, 4),
     ...r.logs.flatMap((l) => [l.address, u(l.topics.length, 1), ...l.topics, u(l.data.length, 4), l.data]),
   ]);
-  return keccak(cat(...parts));
+  return blake3(cat(...parts));
 }
 
 /** keccak(RLP(header)) computed by EthereumJS from the block view's fields. */

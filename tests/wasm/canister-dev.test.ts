@@ -4,6 +4,7 @@
 // dev_set_account at once and runs an impersonated transaction, and an upgrade cannot turn it off.
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeInitArgs } from '../../src/client/host.js';
+import { EXPORT_FORMAT_VERSION } from '../../src/core/export/format.js';
 import { Evm, LATEST } from '../support/canister.js';
 import { ETH } from '../support/eth.js';
 import { selfAuthenticating } from '../support/ic.js';
@@ -76,6 +77,6 @@ describe('development flag', () => {
     expect(e.ok<bigint>('rpc_eth_get_balance', TO, LATEST)).toBe(1n);
     // Exported: block 1 carries the dev_set_account change.
     const exp = e.client.querySync('export_blocks', [[{ block_number: 1n, segment: 0, byte_offset: 0 }], 100_000]);
-    expect('Ok' in exp && exp.Ok.format_version).toBe(2);
+    expect('Ok' in exp && exp.Ok.format_version).toBe(EXPORT_FORMAT_VERSION);
   }, 180_000);
 });

@@ -5,6 +5,8 @@
 import { Principal } from '@dfinity/principal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExportAssembler, type ExportedBlock } from '../../src/core/export/decode.js';
+import { EXPORT_FORMAT_VERSION } from '../../src/core/export/format.js';
+import { COMMITMENT_VERSION, receiptsRoot, transactionsRoot } from '../../src/core/chain/commitments.js';
 import { exportedBlockViews } from '../support/export_views.js';
 import { blockToCandid, receiptToCandid, txToCandid } from '../../src/canister/convert.js';
 import { STORE_INIT, STORED_TOPIC } from '../fixtures/contracts/index.js';
@@ -129,7 +131,7 @@ describe('export_blocks', () => {
       const r = exportBlocks(cursor, 700);
       if (!('Ok' in r)) throw new Error(`export failed: ${JSON.stringify(r.Err)}`);
       calls++;
-      expect(r.Ok.format_version).toBe(2);
+      expect(r.Ok.format_version).toBe(EXPORT_FORMAT_VERSION);
       const bytes = r.Ok.chunks.reduce((n, c) => n + c.data.length, 0);
       expect(bytes).toBeLessThanOrEqual(700);
       if (r.Ok.chunks.length === 0) break;
@@ -156,6 +158,14 @@ describe('export_blocks', () => {
     }
     // The Store constructor's log plus one per Store call.
     expect(logs).toBe(1 + Math.floor((BLOCKS - 1) / 3));
+    // A chain installed now uses COMMITMENT_VERSION, and every root recomputes from the exported records by
+    // chain/commitments.ts (the archive replays the state root: tests/unit/archive_replay.test.ts).
+    for (const b of blocks) {
+      expect(b.block.commitment).toBe(COMMITMENT_VERSION);
+      if (b.txs.length === 0) continue;
+      expect(transactionsRoot(b.txs.map((t) => t.ethHash), b.block.commitment)).toEqual(b.block.transactionsRoot);
+      expect(receiptsRoot(b.receipts, b.block.commitment)).toEqual(b.block.receiptsRoot);
+    }
     expect(blocks[4]!.receipts[0]!.logs[0]!.topics[0]).toEqual(STORED_TOPIC);
   });
 

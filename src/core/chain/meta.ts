@@ -18,6 +18,7 @@ import type { Address, Bytes32 } from '../engine.js';
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter, readU64be, u64be } from '../codec/bytes.js';
 import { MetaKey, metaKey } from '../store/meta_keys.js';
+import { COMMITMENT_VERSION_UNMARKED, storedCommitmentVersion, type CommitmentVersion } from './commitments.js';
 
 const K_CONFIG = metaKey(MetaKey.Config);
 const K_HEAD = metaKey(MetaKey.Head);
@@ -52,7 +53,17 @@ export class MetaStore {
   private head: Head | undefined | null = null;
   private nextBaseFee: bigint | undefined;
 
+  private commitment: CommitmentVersion | undefined;
+
   constructor(private readonly map: KvMap) {}
+
+  /** The chain's commitment version (commitments.ts: fixed at install; read until the install wrote it). */
+  getCommitmentVersion(): CommitmentVersion {
+    if (this.commitment !== undefined) return this.commitment;
+    const v = storedCommitmentVersion(this.map);
+    this.commitment = v;
+    return v ?? COMMITMENT_VERSION_UNMARKED;
+  }
 
   getConfig(): ChainConfig {
     if (this.config !== undefined) return this.config;

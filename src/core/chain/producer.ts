@@ -312,6 +312,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   const stateChanges = d.stateChanges?.pending();
   if (stateChanges !== undefined) engine.chainStateChanges(stateChanges);
   const { stateRoot } = await engine.commitBlock();
+  const commitment = d.meta.getCommitmentVersion();
 
   // Header, roots and bloom.
   const blockBloom = new Uint8Array(BLOOM_BYTES);
@@ -327,8 +328,8 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     parentHash: head.hash,
     coinbase: cfg.coinbase,
     stateRoot,
-    transactionsRoot: transactionsRoot(included.map((x) => x.entry.ethHash)),
-    receiptsRoot: receiptsRoot(included.map((x) => ({ status: x.receipt.status, cumulativeGasUsed: x.receipt.cumulativeGasUsed, logs: x.logs }))),
+    transactionsRoot: transactionsRoot(included.map((x) => x.entry.ethHash), commitment),
+    receiptsRoot: receiptsRoot(included.map((x) => ({ status: x.receipt.status, cumulativeGasUsed: x.receipt.cumulativeGasUsed, logs: x.logs })), commitment),
     logsBloom: blockBloom,
     number: env.number,
     gasLimit: cfg.blockGasLimit,

@@ -55,6 +55,7 @@ import type {
 import { ErrorCode } from '../errors.js';
 import type { CoreHost } from '../host.js';
 import { MemoryId } from '../store/memory_ids.js';
+import { COMMITMENT_VERSION_UNMARKED, storedCommitmentVersion, type CommitmentVersion } from '../chain/commitments.js';
 import {
   InstructionBudget,
   InstructionBudgetExceeded,
@@ -219,6 +220,8 @@ export class EvmEngine implements ExecutionEngine {
   /** Intrinsic gas of a transaction without calldata or access list; undefined: no plain-transfer path. */
   private readonly plainTransferGas: bigint | undefined;
   private readonly lean: LeanRunTxParams | undefined;
+  /** The chain's commitment version once the install has written it (fixed for the chain's life). */
+  private commitmentVersion: CommitmentVersion | undefined;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -253,7 +256,7 @@ export class EvmEngine implements ExecutionEngine {
 
   async commitBlock(): Promise<{ readonly stateRoot: Bytes32 }> {
     if (this.block === undefined) throw new Error('commitBlock: no open block');
-    const stateRoot = this.blockExec.sm.commitToMaps();
+    const stateRoot = this.blockExec.sm.commitToMaps(this.commitment());
     this.block = undefined;
     return { stateRoot };
   }
@@ -336,7 +339,15 @@ export class EvmEngine implements ExecutionEngine {
 
   chainStateChanges(encoded: Uint8Array): Bytes32 {
     // Allowed with a block open (before its commitBlock): the root is not part of the block's cache.
-    return chainStateChanges(this.blockExec.sm.maps.accounts, encoded);
+    return chainStateChanges(this.blockExec.sm.maps.accounts, encoded, this.commitment());
+  }
+
+  /** The hash of the state root chain (chain/commitments.ts): the Meta key, read until the install wrote it. */
+  private commitment(): CommitmentVersion {
+    if (this.commitmentVersion !== undefined) return this.commitmentVersion;
+    const v = storedCommitmentVersion(this.opts.host.openMap(MemoryId.Meta));
+    this.commitmentVersion = v;
+    return v ?? COMMITMENT_VERSION_UNMARKED;
   }
 
   setGenesisBalance(address: Address, balance: bigint): void {

@@ -10,19 +10,20 @@
 //   unchanged since the transaction began, so their current value is the original.
 //
 // stateRoot (no trie): a hash chain over net state changes,
-//   root(block) = keccak256(root(parent) || keccak256(W)) if the block changed state, else root(parent),
+//   root(block) = H(root(parent) || H(W)) if the block changed state, else root(parent),
 //   where W is the concatenation, in ascending key order, of every entry whose value differs from its
 //   value at the start of the block: accounts first (0x01 || address || len:2 BE || record, len 0 = key
 //   removed), then storage (0x02 || storageKey || len:1 || value, len 0 = slot cleared). The encodings are
 //   those of ./encoding.ts. A block's state changes (genesis allocations, development cheats: writes outside
-//   any transaction) are chained first, as keccak256(root || keccak256(their encoded list)), see
-//   chainStateChanges.
+//   any transaction) are chained first, as H(root || H(their encoded list)), see chainStateChanges. H is the
+//   chain's commitment version's hash (keccak256 or BLAKE3, ../chain/commitments.ts), passed by the caller.
 
 import type { Address } from '@ethereumjs/util';
 import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import type { KvMap } from '../host.js';
 import { keccak256 } from '../crypto.js';
-import { bytesEqual, compareBytes, concatBytes } from '../codec/bytes.js';
+import { chainedRoot, type CommitmentVersion } from '../chain/commitments.js';
+import { bytesEqual, compareBytes } from '../codec/bytes.js';
 import {
   type AccountRecord,
   decodeAccount,
@@ -470,7 +471,7 @@ export class FlatStateManager {
   }
 
   /** Writes the block's net changes to the KvMaps and advances the state root (see the header comment). */
-  commitToMaps(): Uint8Array {
+  commitToMaps(commitment: CommitmentVersion): Uint8Array {
     const parts: Uint8Array[] = [];
     let total = 0;
     const push = (b: Uint8Array): void => {
@@ -520,7 +521,7 @@ export class FlatStateManager {
       w.set(p, off);
       off += p.length;
     }
-    const root = keccak256(concatBytes(parent, keccak256(w)));
+    const root = chainedRoot(parent, w, commitment);
     this.maps.accounts.insert(STATE_ROOT_KEY, root);
     headRoots.set(this.maps.accounts, root);
     return root;
@@ -569,11 +570,11 @@ export function readHeadAccount(accounts: KvMap, address: Uint8Array): AccountRe
 
 /**
  * Chains a block's state changes (export/state_changes.ts: writes made outside any transaction, already in the
- * maps) into the state root: root = keccak256(root || keccak256(encoded list)). Their block's commitToMaps
- * then chains its transactions' writes on top.
+ * maps) into the state root: root = H(root || H(encoded list)). Their block's commitToMaps then chains its
+ * transactions' writes on top.
  */
-export function chainStateChanges(accounts: KvMap, encoded: Uint8Array): Uint8Array {
-  const root = keccak256(concatBytes(headStateRootOf(accounts), keccak256(encoded)));
+export function chainStateChanges(accounts: KvMap, encoded: Uint8Array, commitment: CommitmentVersion): Uint8Array {
+  const root = chainedRoot(headStateRootOf(accounts), encoded, commitment);
   accounts.insert(STATE_ROOT_KEY, root);
   headRoots.set(accounts, root);
   return root;

@@ -1,4 +1,4 @@
-// The decoder of the export_blocks payload (format versions 1 and 2, docs/export-format.md), beside its encoder
+// The decoder of the export_blocks payload (format versions 1, 2 and 3, docs/export-format.md), beside its encoder
 // (./format.ts): pure functions from the exported bytes to the stored records they carry. The indexer reads
 // the stream with it; tests rebuild the canister's views from its records (tests/support/export_views.ts).
 //
@@ -10,6 +10,7 @@ import { ByteReader } from '../codec/bytes.js';
 import { readBlockFields, type StoredBlock, type StoredLog, type StoredReceipt } from '../chain/store.js';
 import type { StoredTx } from '../tx/stored.js';
 import type { TxOrigin } from '../tx/types.js';
+import { isCommitmentVersion, type CommitmentVersion } from '../chain/commitments.js';
 import { decodeStateChanges, StateChangesError, type AccountChange } from './state_changes.js';
 import { EXPORT_FORMAT_VERSIONS_READ, EXPORT_MAX_SEGMENT, SEGMENT_BLOCK, SEGMENT_RECEIPTS, SEGMENT_TRANSACTIONS, type ExportChunk, type ExportCursor } from './format.js';
 
@@ -26,7 +27,7 @@ export interface ExportedReceipt extends StoredReceipt {
 }
 
 export interface ExportedBlock {
-  readonly block: StoredBlock;
+  readonly block: ExportedBlockRecord;
   /** In block order. */
   readonly txs: readonly ExportedTx[];
   readonly receipts: readonly ExportedReceipt[];
@@ -55,22 +56,36 @@ function readHeader(r: Reader, segment: number): { blockNumber: bigint; version:
   return { blockNumber: r.u64(), version: v };
 }
 
+/** A block record as exported: the stored record and the rule its roots were made with. */
+export type ExportedBlockRecord = StoredBlock & {
+  /** Its commitment version (../chain/commitments.ts): from format 3 on in segment 0; 1 for formats 1 and 2. */
+  readonly commitment: CommitmentVersion;
+};
+
 /**
- * Segment 0: the block record, its (tx_id, eth_tx_hash) list and (version 2) its state changes, kept encoded
- * in `block.stateChanges` as the store keeps them (absent when there are none); decodeBlock decodes them.
+ * Segment 0: the block record, its (tx_id, eth_tx_hash) list, (version 3) its commitment version and (version
+ * 2) its state changes, kept encoded in `block.stateChanges` as the store keeps them (absent when there are
+ * none); decodeBlock decodes them.
  */
-export function decodeBlockSegment(bytes: Uint8Array): StoredBlock {
+export function decodeBlockSegment(bytes: Uint8Array): ExportedBlockRecord {
   const r = new Reader(bytes);
   const { blockNumber, version } = readHeader(r, SEGMENT_BLOCK);
   const block = readBlockFields(r, blockNumber);
   if (version === 1) {
     if (r.remaining !== 0) throw new ExportFormatError(`${r.remaining} trailing bytes in segment 0`);
-    return block;
+    return { ...block, commitment: 1 };
+  }
+  let commitment: CommitmentVersion = 1;
+  if (version >= 3) {
+    const v = r.u8();
+    if (!isCommitmentVersion(v)) throw new ExportFormatError(`block ${blockNumber}: unknown commitment version ${v}`);
+    commitment = v;
   }
   const changes = r.fixed(r.remaining);
   if (changes.length < 4) throw new ExportFormatError('segment 0 ends before its state changes');
   // An empty list (4 zero bytes) is stored as none.
-  return changes.length === 4 && changes[0] === 0 && changes[1] === 0 && changes[2] === 0 && changes[3] === 0 ? block : { ...block, stateChanges: changes };
+  const empty = changes.length === 4 && changes[0] === 0 && changes[1] === 0 && changes[2] === 0 && changes[3] === 0;
+  return empty ? { ...block, commitment } : { ...block, commitment, stateChanges: changes };
 }
 
 /** The decoded state changes of a block record (empty when it has none); ExportFormatError if malformed. */

@@ -10,6 +10,7 @@
 //   - byte_offset equal to the segment's length is the start of the next segment.
 
 import type { ChainStore, StoredBlock, StoredLog } from '../chain/store.js';
+import type { CommitmentVersion } from '../chain/commitments.js';
 import type { CoreHost, KvMap } from '../host.js';
 import { decodeReceipt } from '../chain/store.js';
 import { decodeStoredTx } from '../tx/stored.js';
@@ -37,6 +38,8 @@ export interface ExportDeps {
   readonly txs: KvMap;
   readonly headNumber: bigint;
   readonly firstAvailableBlock: bigint;
+  /** The chain's commitment version, written into every block segment. */
+  readonly commitment: CommitmentVersion;
 }
 
 export type ExportResult = { ok: true; value: ExportResponse } | { ok: false; error: ExportError };
@@ -44,8 +47,8 @@ export type ExportResult = { ok: true; value: ExportResponse } | { ok: false; er
 const fail = (error: ExportError): ExportResult => ({ ok: false, error });
 
 /** Builds one segment of a block (the block record is read once per block by the caller). */
-export function buildSegment(d: Pick<ExportDeps, 'store' | 'txs'>, b: StoredBlock, segment: number): Result<Uint8Array> {
-  if (segment === SEGMENT_BLOCK) return ok(encodeBlockSegment(b));
+export function buildSegment(d: Pick<ExportDeps, 'store' | 'txs' | 'commitment'>, b: StoredBlock, segment: number): Result<Uint8Array> {
+  if (segment === SEGMENT_BLOCK) return ok(encodeBlockSegment(b, d.commitment));
   if (segment === SEGMENT_TRANSACTIONS) {
     const records: Uint8Array[] = [];
     for (const t of b.txs) {

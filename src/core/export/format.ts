@@ -1,10 +1,11 @@
-// export_blocks payload, format version 2 (docs/export-format.md is the reference; ./decode.ts the
+// export_blocks payload, format version 3 (docs/export-format.md is the reference; ./decode.ts the
 // decoder). Every block is three byte strings, its segments, read in the order (block, segment, offset):
 //
 //   segment 0  block:        header(0) || hash[32] || parent_hash[32] || timestamp u64 || gas_limit u64 || gas_used u64
 //                            || base_fee big || state_root[32] || transactions_root[32] || receipts_root[32]
 //                            || logs_bloom[256] || miner[20] || mix_hash[32] || size u32
-//                            || u32 n || n * (tx_id[8] || eth_tx_hash[32]) || state changes (./state_changes.ts)
+//                            || u32 n || n * (tx_id[8] || eth_tx_hash[32]) || commitment u8
+//                            || state changes (./state_changes.ts)
 //   segment 1  transactions: header(1) || u32 n || n * (u32 len || tx record)
 //                            tx record = tx_id[8] || eth_tx_hash[32] || u8 origin (0 EthSigned, 1 IcSynthetic, 2 Impersonated)
 //                            || sender[20] || u8 len || principal || u32 len || raw
@@ -13,21 +14,26 @@
 //                            || effective_gas_price big || u8 has_contract || contract[20]? || failure_code str
 //                            || first_log_index u32 || u8 has_bloom || logs_bloom[256]? || u32 m
 //                            || m * (address[20] || u8 k || k * topic[32] || u32 len || data)
-//   header(s) = u8 format_version (2) || u8 segment || block_number u64
+//   header(s) = u8 format_version (3) || u8 segment || block_number u64
 //
 // Integers are big-endian; big = u8 length + minimal big-endian bytes; str = u8 length + UTF-8. Records are
 // length-prefixed so that a decoder can skip fields appended at a record's end. Version 2 added the state
-// changes at the end of segment 0; version 1 (without them) is still read by ./decode.ts.
+// changes at the end of segment 0, version 3 the block's commitment version (../chain/commitments.ts) before
+// them; ./decode.ts still reads versions 1 and 2 (their blocks are all of commitment version 1).
 
 import { ByteWriter } from '../codec/bytes.js';
 import { NO_STATE_CHANGES } from './state_changes.js';
 import { writeBlockFields, type StoredBlock, type StoredLog, type StoredReceipt } from '../chain/store.js';
 import type { StoredTx } from '../tx/stored.js';
+import type { CommitmentVersion } from '../chain/commitments.js';
 
 /** The version the canister writes. */
-export const EXPORT_FORMAT_VERSION = 2;
-/** The versions ./decode.ts reads (1: segment 0 without state changes, as archived by earlier indexers). */
-export const EXPORT_FORMAT_VERSIONS_READ: readonly number[] = [1, 2];
+export const EXPORT_FORMAT_VERSION = 3;
+/**
+ * The versions ./decode.ts reads (1: segment 0 without state changes, as archived by earlier indexers; 2:
+ * without the commitment version, keccak256's).
+ */
+export const EXPORT_FORMAT_VERSIONS_READ: readonly number[] = [1, 2, 3];
 /** Segments are 0..EXPORT_MAX_SEGMENT; INDEXER_MAX_SEGMENT must equal it (SPEC: 2). */
 export const EXPORT_MAX_SEGMENT = 2;
 export const SEGMENT_BLOCK = 0;
@@ -76,10 +82,10 @@ export type ExportError =
 
 const header = (w: ByteWriter, segment: number, n: bigint): ByteWriter => w.u8(EXPORT_FORMAT_VERSION).u8(segment).u64(n);
 
-export function encodeBlockSegment(b: StoredBlock): Uint8Array {
+export function encodeBlockSegment(b: StoredBlock, commitment: CommitmentVersion): Uint8Array {
   const changes = b.stateChanges ?? NO_STATE_CHANGES;
-  const w = writeBlockFields(header(new ByteWriter(724 + 40 * b.txs.length + changes.length), SEGMENT_BLOCK, b.number), b);
-  return w.fixed(changes).finish();
+  const w = writeBlockFields(header(new ByteWriter(725 + 40 * b.txs.length + changes.length), SEGMENT_BLOCK, b.number), b);
+  return w.u8(commitment).fixed(changes).finish();
 }
 
 export function encodeTxRecord(txId: Uint8Array, t: StoredTx): Uint8Array {

@@ -199,7 +199,7 @@ export class Lifecycle {
     const head = this.d.meta.getHead();
     if (head === undefined) return { ok: false, error: { kind: 'Unavailable', message: 'chain not initialized' } };
     return exportBlocks(
-      { host: this.d.host, store: this.d.store, txs: this.d.txs, headNumber: head.number, firstAvailableBlock: this.firstAvailableBlock() },
+      { host: this.d.host, store: this.d.store, txs: this.d.txs, headNumber: head.number, firstAvailableBlock: this.firstAvailableBlock(), commitment: this.d.meta.getCommitmentVersion() },
       cursor,
       maxBytes,
     );

@@ -27,6 +27,8 @@ export const MetaKey = {
   LayoutMigration: 'layout_migration',
   /** Present (u8 1) on a canister installed with development = opt true; written only by the install (dev/dev_api.ts). */
   Development: 'development',
+  /** The chain's commitment version (u8; absent: 1), written only by the install (chain/commitments.ts). */
+  Commitment: 'commitment',
   /** Development cheats since the last block, as an encoded state-change list (dev/pending_changes.ts). */
   DevStateChanges: 'dev_state_changes',
 } as const;
