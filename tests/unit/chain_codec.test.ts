@@ -18,6 +18,8 @@ describe('codec/bytes', () => {
       }
     }
     expect(toHex(Uint8Array.of(0, 1, 15, 16, 255))).toBe('00010f10ff');
+    expect(fromHex('0x00010F10fFaB')).toEqual(Uint8Array.of(0, 1, 15, 16, 255, 171));
+    expect(() => fromHex('abc')).toThrow(/odd hex length/);
   });
   it('bigintToMinBytes inverts bytesToBigint with no leading zeros', () => {
     for (let len = 0; len <= 40; len++) {
@@ -30,11 +32,11 @@ describe('codec/bytes', () => {
     expect(bytesToBigint(bigintToMinBytes((1n << 256n) - 1n))).toBe((1n << 256n) - 1n);
     expect(bigintToMinBytes(0n).length).toBe(0);
   });
-  it('bigintToMinBytes gives the minimal big-endian bytes around the 2^48 Number path boundary', () => {
+  it('bigintToMinBytes gives the minimal big-endian bytes around the 2^48 Number path boundary and its 48-bit chunks', () => {
     const ref = (v: bigint): string => (v === 0n ? '' : (v.toString(16).length % 2 ? '0' : '') + v.toString(16));
     const values = [1n, 127n, 128n, 255n, 256n, 65535n, 65536n, 10n ** 12n, 10n ** 15n];
-    for (let k = 1n; k <= 70n; k++) values.push((1n << k) - 1n, 1n << k, (1n << k) + 1n);
-    for (let len = 1; len <= 9; len++) for (let i = 0; i < 30; i++) values.push(bytesToBigint(bytes(len, len * 100 + i)));
+    for (let k = 1n; k <= 256n; k++) values.push((1n << k) - 1n, 1n << k, (1n << k) + 1n);
+    for (let len = 1; len <= 33; len++) for (let i = 0; i < 30; i++) values.push(bytesToBigint(bytes(len, len * 100 + i)));
     for (const v of values) expect(toHex(bigintToMinBytes(v)), String(v)).toBe(ref(v));
   });
 });
