@@ -353,10 +353,8 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     gasLimit: cfg.blockGasLimit,
     tips: groupTips(included.map((x) => ({ tip: x.receipt.effectiveGasPrice - baseFee, gasUsed: x.receipt.gasUsed }))),
   });
-  included.forEach((inc, i) => {
-    store.putReceipt(inc.entry.txId, inc.receipt);
-    pool.remove(inc.entry, { kind: 'Included', blockNumber: env.number, txIndex: i, blockHash: hash });
-  });
+  for (const inc of included) store.putReceipt(inc.entry.txId, inc.receipt);
+  pool.removeIncluded(included.map((x) => x.entry), env.number, hash);
   meta.setHead({ number: env.number, hash, timestamp: env.timestamp });
   meta.setNextBaseFee(computeNextBaseFee(baseFee, gasUsed, cfg.blockGasLimit, cfg.minGasPrice));
   const txInstructions = included.map((x) => ({ ethHash: x.entry.ethHash, instructions: x.instructions }));
