@@ -319,7 +319,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   let txBytes = 0;
   included.forEach((inc, i) => {
     if (inc.logs.length > 0) orInto(blockBloom, inc.receipt.logsBloom);
-    for (const l of inc.logs) logs.push({ ...l, txIndex: i });
+    for (const l of inc.logs) logs.push({ address: l.address, topics: l.topics, data: l.data, txIndex: i });
     // Legacy txs embed as RLP lists; typed envelopes and IcSynthetic canonical bytes as byte strings.
     txBytes += inc.origin === TxOrigin.EthSigned && inc.type === 0 ? inc.raw.length : rlpStringLength(inc.raw.length, inc.raw[0]);
   });
