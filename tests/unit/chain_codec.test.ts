@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RLP } from '@ethereumjs/rlp';
-import { bigintToMinBytes, ByteReader, ByteWriter, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
+import { bigintToMinBytes, ByteReader, ByteWriter, bytesEqual, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
 import { rlpEncodeBytesList } from '../../src/core/codec/rlp.js';
 import { randomBytes as bytes } from '../support/random.js';
 
@@ -20,6 +20,21 @@ describe('codec/bytes', () => {
     expect(toHex(Uint8Array.of(0, 1, 15, 16, 255))).toBe('00010f10ff');
     expect(fromHex('0x00010F10fFaB')).toEqual(Uint8Array.of(0, 1, 15, 16, 255, 171));
     expect(() => fromHex('abc')).toThrow(/odd hex length/);
+  });
+  it('bytesEqual: every length around its string path (32..4096 bytes), a difference at any byte, any byte value', () => {
+    for (const len of [0, 1, 31, 32, 33, 56, 100, 4095, 4096, 4097, 9000]) {
+      const a = bytes(len, len + 11);
+      expect(bytesEqual(a, a.slice())).toBe(true);
+      expect(bytesEqual(a, a.subarray(0, Math.max(0, len - 1)))).toBe(len === 0);
+      for (const at of [0, len >> 1, len - 1]) {
+        if (at < 0 || at >= len) continue;
+        for (const flip of [1, 0x80, 0xff]) {
+          const b = a.slice();
+          b[at]! ^= flip;
+          expect(bytesEqual(a, b), `len=${len} at=${at} flip=${flip}`).toBe(false);
+        }
+      }
+    }
   });
   it('bigintToMinBytes inverts bytesToBigint with no leading zeros', () => {
     for (let len = 0; len <= 40; len++) {
