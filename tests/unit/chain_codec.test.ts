@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RLP } from '@ethereumjs/rlp';
-import { bigintToMinBytes, ByteReader, ByteWriter, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
+import { bigintToMinBytes, ByteReader, ByteWriter, bytesEqual, bytesToBigint, fromHex, toHex } from '../../src/core/codec/bytes.js';
 import { rlpEncodeBytesList } from '../../src/core/codec/rlp.js';
 import { randomBytes as bytes } from '../support/random.js';
 
@@ -18,6 +18,23 @@ describe('codec/bytes', () => {
       }
     }
     expect(toHex(Uint8Array.of(0, 1, 15, 16, 255))).toBe('00010f10ff');
+    expect(fromHex('0x00010F10fFaB')).toEqual(Uint8Array.of(0, 1, 15, 16, 255, 171));
+    expect(() => fromHex('abc')).toThrow(/odd hex length/);
+  });
+  it('bytesEqual: every length around its string path (32..4096 bytes), a difference at any byte, any byte value', () => {
+    for (const len of [0, 1, 31, 32, 33, 56, 100, 4095, 4096, 4097, 9000]) {
+      const a = bytes(len, len + 11);
+      expect(bytesEqual(a, a.slice())).toBe(true);
+      expect(bytesEqual(a, a.subarray(0, Math.max(0, len - 1)))).toBe(len === 0);
+      for (const at of [0, len >> 1, len - 1]) {
+        if (at < 0 || at >= len) continue;
+        for (const flip of [1, 0x80, 0xff]) {
+          const b = a.slice();
+          b[at]! ^= flip;
+          expect(bytesEqual(a, b), `len=${len} at=${at} flip=${flip}`).toBe(false);
+        }
+      }
+    }
   });
   it('bigintToMinBytes inverts bytesToBigint with no leading zeros', () => {
     for (let len = 0; len <= 40; len++) {
@@ -30,11 +47,11 @@ describe('codec/bytes', () => {
     expect(bytesToBigint(bigintToMinBytes((1n << 256n) - 1n))).toBe((1n << 256n) - 1n);
     expect(bigintToMinBytes(0n).length).toBe(0);
   });
-  it('bigintToMinBytes gives the minimal big-endian bytes around the 2^48 Number path boundary', () => {
+  it('bigintToMinBytes gives the minimal big-endian bytes around the 2^48 Number path boundary and its 48-bit chunks', () => {
     const ref = (v: bigint): string => (v === 0n ? '' : (v.toString(16).length % 2 ? '0' : '') + v.toString(16));
     const values = [1n, 127n, 128n, 255n, 256n, 65535n, 65536n, 10n ** 12n, 10n ** 15n];
-    for (let k = 1n; k <= 70n; k++) values.push((1n << k) - 1n, 1n << k, (1n << k) + 1n);
-    for (let len = 1; len <= 9; len++) for (let i = 0; i < 30; i++) values.push(bytesToBigint(bytes(len, len * 100 + i)));
+    for (let k = 1n; k <= 256n; k++) values.push((1n << k) - 1n, 1n << k, (1n << k) + 1n);
+    for (let len = 1; len <= 33; len++) for (let i = 0; i < 30; i++) values.push(bytesToBigint(bytes(len, len * 100 + i)));
     for (const v of values) expect(toHex(bigintToMinBytes(v)), String(v)).toBe(ref(v));
   });
 });

@@ -82,6 +82,20 @@ describe('logs bloom', () => {
     for (const t of topics) ref.add(t);
     expect(toHex(mine)).toBe(toHex(ref.bitvector));
   });
+  it('one hasher over many logs (its memo keyed by the item bytes) matches EthereumJS Bloom log by log', () => {
+    const hasher = new BloomHasher();
+    const item = (len: number, seed: number): Uint8Array => Uint8Array.from({ length: len }, (_, i) => (seed * 131 + i * 29) & 0xff);
+    for (let n = 0; n < 12; n++) {
+      // Items repeat across logs (n % 3, n % 4) and differ only in bytes above 0x7f for some seeds.
+      const address = item(20, n % 3);
+      const topics = [item(32, 100), item(32, 200 + (n % 4)), item(32, n)];
+      const mine = hasher.logsBloom([{ address, topics, data: new Uint8Array(0) }]);
+      const ref = new Bloom();
+      ref.add(address);
+      for (const t of topics) ref.add(t);
+      expect(toHex(mine), `log ${n}`).toBe(toHex(ref.bitvector));
+    }
+  });
 });
 
 describe('fees', () => {

@@ -320,7 +320,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   let txBytes = 0;
   included.forEach((inc, i) => {
     if (inc.logs.length > 0) orInto(blockBloom, inc.receipt.logsBloom);
-    for (const l of inc.logs) logs.push({ ...l, txIndex: i });
+    for (const l of inc.logs) logs.push({ address: l.address, topics: l.topics, data: l.data, txIndex: i });
     // Legacy txs embed as RLP lists; typed envelopes and IcSynthetic canonical bytes as byte strings.
     txBytes += inc.origin === TxOrigin.EthSigned && inc.type === 0 ? inc.raw.length : rlpStringLength(inc.raw.length, inc.raw[0]);
   });
@@ -354,10 +354,8 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     gasLimit: cfg.blockGasLimit,
     tips: groupTips(included.map((x) => ({ tip: x.receipt.effectiveGasPrice - baseFee, gasUsed: x.receipt.gasUsed }))),
   });
-  included.forEach((inc, i) => {
-    store.putReceipt(inc.entry.txId, inc.receipt);
-    pool.remove(inc.entry, { kind: 'Included', blockNumber: env.number, txIndex: i, blockHash: hash });
-  });
+  for (const inc of included) store.putReceipt(inc.entry.txId, inc.receipt);
+  pool.removeIncluded(included.map((x) => x.entry), env.number, hash);
   meta.setHead({ number: env.number, hash, timestamp: env.timestamp });
   meta.setNextBaseFee(computeNextBaseFee(baseFee, gasUsed, cfg.blockGasLimit, cfg.minGasPrice));
   const txInstructions = included.map((x) => ({ ethHash: x.entry.ethHash, instructions: x.instructions }));

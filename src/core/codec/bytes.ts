@@ -36,10 +36,16 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  const n = a.length;
+  if (n !== b.length) return false;
+  // From 32 bytes (hashes, account records) two latin1 strings, one native call each, cost less in the
+  // canister than the JavaScript loop; the argument count stays far below any engine's limit.
+  if (n >= 32 && n <= 4096) return latin1(a) === latin1(b);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+const latin1 = (b: Uint8Array): string => String.fromCharCode.apply(null, b as unknown as number[]);
 
 /** Minimal big-endian bytes of a non-negative bigint (0 -> empty), the RLP integer form. */
 export function bigintToMinBytes(n: bigint): Uint8Array {
@@ -56,10 +62,28 @@ export function bigintToMinBytes(n: bigint): Uint8Array {
     }
     return out;
   }
-  let hex = n.toString(16);
-  if (hex.length % 2) hex = '0' + hex;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  if (n < 0n) throw new RangeError('negative integer');
+  // 48 bits at a time as exact doubles (balances, 256-bit words): two bigint operations a chunk instead of
+  // a hex string and a parseInt per byte.
+  const chunks: number[] = [];
+  for (let x = n; x > 0n; x >>= 48n) chunks.push(Number(x & 0xffffffffffffn));
+  let top = chunks[chunks.length - 1]!;
+  let topLen = 0;
+  for (let x = top; x >= 1; x = Math.floor(x / 256)) topLen++;
+  const len = topLen + 6 * (chunks.length - 1);
+  const out = new Uint8Array(len);
+  let o = len;
+  for (let c = 0; c < chunks.length - 1; c++) {
+    let v = chunks[c]!;
+    for (let k = 0; k < 6; k++) {
+      out[--o] = v % 256;
+      v = Math.floor(v / 256);
+    }
+  }
+  for (let k = 0; k < topLen; k++) {
+    out[--o] = top % 256;
+    top = Math.floor(top / 256);
+  }
   return out;
 }
 
@@ -124,12 +148,22 @@ export function toHex(b: Uint8Array): string {
 }
 
 export function fromHex(hex: string): Uint8Array {
-  const h = hex.startsWith('0x') ? hex.slice(2) : hex;
-  if (h.length % 2) throw new Error('odd hex length');
-  const out = new Uint8Array(h.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(h.slice(i * 2, i * 2 + 2), 16);
+  const p = hex.startsWith('0x') ? 2 : 0;
+  if ((hex.length - p) % 2) throw new Error('odd hex length');
+  const out = new Uint8Array((hex.length - p) / 2);
+  // Digit values by character code (no substring and parseInt per byte); a non-hex digit reads as 0, as
+  // parseInt's NaN did when stored into the array.
+  for (let i = 0; i < out.length; i++) out[i] = (HEX_VALUE[hex.charCodeAt(p + 2 * i)]! << 4) | HEX_VALUE[hex.charCodeAt(p + 2 * i + 1)]!;
   return out;
 }
+
+/** Value of a hex digit by character code (0-9, a-f, A-F); 0 for anything else. */
+const HEX_VALUE: Uint8Array = (() => {
+  const t = new Uint8Array(128);
+  for (let i = 0; i < 10; i++) t[48 + i] = i;
+  for (let i = 0; i < 6; i++) t[97 + i] = t[65 + i] = 10 + i;
+  return t;
+})();
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -14,7 +14,7 @@
 // generation instead: the old slots become unreachable garbage. A deleted account that had storage
 // leaves a tombstone holding its next generation so a later re-creation cannot see the old slots.
 
-import { toHex } from '../codec/bytes.js';
+import { bigintToMinBytes, bytesToBigint } from '../codec/bytes.js';
 
 // One hex codec for the core (src/core/codec/bytes.ts).
 export { fromHex, toHex } from '../codec/bytes.js';
@@ -37,19 +37,11 @@ export interface AccountRecord {
 
 const MAX_GEN = 0xffff_ffff;
 
-export function bigintToMinimalBytes(v: bigint): Uint8Array {
-  if (v === 0n) return new Uint8Array(0);
-  let hex = v.toString(16);
-  if (hex.length % 2 === 1) hex = '0' + hex;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
-  return out;
-}
+/** Minimal big-endian bytes (empty for 0): the codec's, which needs no hex string. */
+export const bigintToMinimalBytes = bigintToMinBytes;
 
-export function bytesToBigint(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n;
-  return BigInt('0x' + toHex(b));
-}
+/** Big-endian bytes to bigint (empty = 0): the codec's, 48 bits at a time. */
+export { bytesToBigint } from '../codec/bytes.js';
 
 /** Strips leading zero bytes (the canonical stored form of a storage value). */
 export function unpad(v: Uint8Array): Uint8Array {

@@ -23,7 +23,7 @@ import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import type { KvMap } from '../host.js';
 import { keccak256 } from '../crypto.js';
 import { chainedRoot, type CommitmentVersion } from '../chain/commitments.js';
-import { bytesEqual, compareBytes } from '../codec/bytes.js';
+import { bytesEqual } from '../codec/bytes.js';
 import {
   type AccountRecord,
   decodeAccount,
@@ -97,6 +97,9 @@ export interface StateMark {
  */
 /** Code by the identity of a record's code-hash array (see codeByHash). */
 const codeOfHashArray = new WeakMap<Uint8Array, Uint8Array>();
+
+/** A storage generation as the 8 hex digits of its big-endian u32, for the usual small ones (see storageSlotHex). */
+const GEN_HEX: readonly string[] = Array.from({ length: 16 }, (_, g) => g.toString(16).padStart(8, '0'));
 
 const accountKey = (address: Uint8Array): string => String.fromCharCode.apply(null, address as unknown as number[]);
 
@@ -302,7 +305,9 @@ export class FlatStateManager {
   }
 
   private storageSlotHex(address: Uint8Array, addrHex: string, gen: number, slotHex: string, slotKey?: Uint8Array): StorageSlot {
-    const k = addrHex + gen.toString(16) + ':' + slotHex;
+    // Fixed widths (40 + 8 + 64 lower-case hex digits): the keys sort like the stable-map keys they stand
+    // for (address || gen BE || slot), so commitToMaps orders them with the native string sort.
+    const k = addrHex + (gen < 16 ? GEN_HEX[gen]! : gen.toString(16).padStart(8, '0')) + slotHex;
     let s = this.storage.get(k);
     if (s === undefined) {
       const key = storageKey(address, gen, slotKey ?? fromHex(slotHex));
@@ -472,15 +477,13 @@ export class FlatStateManager {
 
   /** Writes the block's net changes to the KvMaps and advances the state root (see the header comment). */
   commitToMaps(commitment: CommitmentVersion): Uint8Array {
-    const parts: Uint8Array[] = [];
+    // W is sized first and written once (no part arrays), and both key sets are ordered by the native string
+    // sort of the cache's keys, which sort like the map keys (block.finalize.instructions_per_storage_write).
     let total = 0;
-    const push = (b: Uint8Array): void => {
-      parts.push(b);
-      total += b.length;
-    };
-    const accountKeys = [...this.accounts.keys()].sort();
+    const accounts: AccountSlot[] = [];
+    const encoded: (Uint8Array | undefined)[] = [];
     const referencedCode: Uint8Array[] = [];
-    for (const k of accountKeys) {
+    for (const k of [...this.accounts.keys()].sort()) {
       const a = this.accounts.get(k)!;
       if (!a.dirty) continue;
       const enc = a.rec === null ? undefined : encodeAccount(a.rec);
@@ -488,11 +491,9 @@ export class FlatStateManager {
       if (enc === undefined) this.maps.accounts.remove(a.address);
       else this.maps.accounts.insert(a.address, enc);
       if (a.rec?.codeHash !== undefined) referencedCode.push(a.rec.codeHash);
-      const len = enc?.length ?? 0;
-      push(Uint8Array.of(0x01));
-      push(a.address);
-      push(Uint8Array.of(len >> 8, len & 0xff));
-      if (enc !== undefined) push(enc);
+      accounts.push(a);
+      encoded.push(enc);
+      total += 23 + (enc?.length ?? 0);
     }
     for (const h of referencedCode) {
       const k = toHex(h);
@@ -502,24 +503,38 @@ export class FlatStateManager {
       this.codeCache.set(k, code);
       this.hooks.codeStored?.(code);
     }
-    const storageEntries = [...this.storage.values()].filter((s) => s.dirty && !bytesEqual(s.value, s.base));
-    storageEntries.sort((x, y) => compareBytes(x.key, y.key));
-    for (const s of storageEntries) {
+    const storageKeys: string[] = [];
+    for (const [k, s] of this.storage) if (s.dirty && s.value !== s.base && !bytesEqual(s.value, s.base)) storageKeys.push(k);
+    storageKeys.sort();
+    const slots: StorageSlot[] = [];
+    for (const k of storageKeys) {
+      const s = this.storage.get(k)!;
       if (s.value.length === 0) this.maps.storage.remove(s.key);
       else this.maps.storage.insert(s.key, s.value);
-      push(Uint8Array.of(0x02));
-      push(s.key);
-      push(Uint8Array.of(s.value.length));
-      push(s.value);
+      slots.push(s);
+      total += 58 + s.value.length;
     }
     this.discard();
     const parent = this.headStateRoot();
     if (total === 0) return parent;
     const w = new Uint8Array(total);
-    let off = 0;
-    for (const p of parts) {
-      w.set(p, off);
-      off += p.length;
+    let o = 0;
+    for (let i = 0; i < accounts.length; i++) {
+      const enc = encoded[i];
+      const len = enc?.length ?? 0;
+      w[o] = 0x01;
+      w.set(accounts[i]!.address, o + 1);
+      w[o + 21] = len >> 8;
+      w[o + 22] = len & 0xff;
+      if (enc !== undefined) w.set(enc, o + 23);
+      o += 23 + len;
+    }
+    for (const s of slots) {
+      w[o] = 0x02;
+      w.set(s.key, o + 1);
+      w[o + 57] = s.value.length;
+      w.set(s.value, o + 58);
+      o += 58 + s.value.length;
     }
     const root = chainedRoot(parent, w, commitment);
     this.maps.accounts.insert(STATE_ROOT_KEY, root);

@@ -197,6 +197,43 @@ export class PendingPool {
     }
   }
 
+  /**
+   * Records a block's included transactions (block order: the status of each names its index) with the writes
+   * remove() makes for each, but each sender's and principal's pending count is read and written once for the
+   * block, and the (sender, nonce) index entry is removed without reading it first: an included entry is the
+   * head of its sender's queue, which that index names (one pending entry per sender and nonce: a replacement
+   * removes the one it replaces). Finalisation work (block.finalize.instructions_per_tx).
+   */
+  removeIncluded(entries: readonly PendingEntry[], blockNumber: bigint, blockHash: Bytes32): void {
+    const m = this.maps;
+    const senders = new Map<string, { readonly sender: Address; n: number }>();
+    const principals = new Map<string, { readonly principal: Uint8Array; n: number }>();
+    entries.forEach((entry, txIndex) => {
+      m.pending.remove(entry.txId);
+      m.bySenderNonce.remove(senderNonceKey(entry.sender, entry.nonce));
+      m.status.insert(entry.txId, encodeTxStatus({ kind: 'Included', blockNumber, txIndex, blockHash }));
+      if (this.notExecutable.size > 0) this.notExecutable.delete(toHex(entry.txId));
+      const k = toHex(entry.sender);
+      const s = senders.get(k);
+      if (s === undefined) senders.set(k, { sender: entry.sender, n: 1 });
+      else s.n++;
+      if (entry.principal.length > 0) {
+        const pk = toHex(entry.principal);
+        const p = principals.get(pk);
+        if (p === undefined) principals.set(pk, { principal: entry.principal, n: 1 });
+        else p.n++;
+      }
+      const q = this.queues?.get(k);
+      if (q !== undefined) {
+        const i = q[0] === entry ? 0 : q.findIndex((e) => bytesEqual(e.txId, entry.txId));
+        if (i >= 0) q.splice(i, 1);
+        if (q.length === 0) this.queues!.delete(k);
+      }
+    });
+    for (const { sender, n } of senders.values()) writeCount(m.bySenderNonce, sender, this.senderCount(sender) - n);
+    for (const { principal, n } of principals.values()) writeCount(m.byPrincipal, principal, this.principalCount(principal) - n);
+  }
+
   drop(entry: PendingEntry, code: ErrorCode): void {
     this.remove(entry, { kind: 'Dropped', code });
   }
