@@ -68,13 +68,14 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
-import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
+import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, opcodeMap, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
 import { compileQueued } from './interpreter_compiled.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
 import { toHex } from './encoding.js';
 import { FlatStateManager, chainStateChanges, readHeadAccount } from './state.js';
+import { codeReadsNoGas, type GasWatch, noteCode, watchGasReaders } from './gas_left.js';
 import { applyAccountChangeToMaps } from './account_change.js';
 import { encodeStateChanges, type AccountChange } from '../export/state_changes.js';
 import { runPlainTransfer } from './transfer.js';
@@ -115,6 +116,8 @@ interface Executor {
   readonly sm: FlatStateManager;
   readonly budget: InstructionBudget;
   precompiles: Set<string>;
+  /** The gas readers' handlers note themselves in sm.storeWatch (gas_left.ts watchGasReaders). */
+  readonly watchesGas: boolean;
 }
 
 interface OpenBlock {
@@ -152,9 +155,15 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
   // One code cache for both executors; code a block stores is analysed for the interpreter at commit (about
   // instructions grow with the code's bytes, once per contract instead of in every eth_call of it).
   const codeCache = new Map<string, Uint8Array>();
-  const makeExecutor = async (): Promise<Executor> => {
+  const makeExecutor = async (forCalls: boolean): Promise<Executor> => {
     const budget = new InstructionBudget(counter, opts.checkInterval);
-    const hooks = { beforeCodeHash: (len: number) => budget.require(keccakReserve(len)), codeStored: analyseCode };
+    const hooks = {
+      beforeCodeHash: (len: number) => budget.require(keccakReserve(len)),
+      codeStored: (code: Uint8Array) => {
+        analyseCode(code);
+        noteCode(code);
+      },
+    };
     const sm = new FlatStateManager(maps, hooks, codeCache);
     const vm = await createVM({
       common,
@@ -173,10 +182,12 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       installCallGas(vm.evm);
     }
     instrumentTopLevel(vm, budget);
+    // last, outside every other wrapper of these handlers
+    if (forCalls) watchGasReaders(opcodeMap(vm.evm), () => sm.storeWatch);
     const precompiles = new Set(precompileMap(vm.evm).keys());
-    return { vm, sm, budget, precompiles };
+    return { vm, sm, budget, precompiles, watchesGas: forCalls };
   };
-  return new EvmEngine(opts, common, await makeExecutor(), await makeExecutor());
+  return new EvmEngine(opts, common, await makeExecutor(false), await makeExecutor(true));
 }
 
 /**
@@ -205,6 +216,13 @@ function instrumentTopLevel(vm: VM, budget: InstructionBudget): void {
   };
 }
 
+/** Whether SSTORE_SET and SSTORE_RESET (EIP-2200, as EIP-2929 prices them) are both above the stipend. */
+function firstChangeAboveStipend(common: Common): boolean {
+  if (!common.gteHardfork('istanbul') || !common.isActivatedEIP(2929)) return false;
+  const sentry = common.param('sstoreSentryEIP2200Gas');
+  return common.param('sstoreInitEIP2200Gas') > sentry && common.param('sstoreCleanEIP2200Gas') > sentry;
+}
+
 type EthLog = [Uint8Array, Uint8Array[], Uint8Array];
 interface RunCallResult {
   execResult: { logs?: EthLog[] };
@@ -217,6 +235,8 @@ export class EvmEngine implements ExecutionEngine {
   /** Intrinsic gas of a transaction without calldata or access list; undefined: no plain-transfer path. */
   private readonly plainTransferGas: bigint | undefined;
   private readonly lean: LeanRunTxParams | undefined;
+  /** EIP-2200's two first-change costs are above its stipend (the estimate's one-run answer relies on it). */
+  private readonly firstChangeAboveStipend: boolean;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -228,6 +248,7 @@ export class EvmEngine implements ExecutionEngine {
     this.txCommon = sharedTxCommon(common);
     this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
     this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common, blockExec.vm.evm.precompiles);
+    this.firstChangeAboveStipend = firstChangeAboveStipend(blockExec.vm.evm.common);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
@@ -283,7 +304,7 @@ export class EvmEngine implements ExecutionEngine {
     const callEnv = tx.maxFeePerGas === 0n ? { ...env, baseFeePerGas: 0n } : env;
     const blk: OpenBlock = { env: callEnv, ethBlock: makeEthBlock(callEnv, this.common), gasUsed: 0n };
     try {
-      const out = await this.execute(ex, tx, blk, true, opts.instructionBudget ?? this.budget);
+      const out = await this.execute(ex, tx, blk, true, opts.instructionBudget ?? this.budget, opts.checkGasUsedRun === true);
       if (out.kind === 'included') return out;
       return {
         kind: 'included',
@@ -364,8 +385,10 @@ export class EvmEngine implements ExecutionEngine {
     blk: OpenBlock,
     isCall: boolean,
     budget: bigint,
+    checkGasUsedRun = false,
   ): Promise<TxOutcome> {
     const start = ex.budget.begin(budget);
+    let watch: GasWatch | undefined;
     try {
       const env = blk.env;
       if (!isCall && tx.gasLimit > env.gasLimit - blk.gasUsed) {
@@ -399,6 +422,12 @@ export class EvmEngine implements ExecutionEngine {
       }
       const mark = ex.sm.mark();
       ex.sm.originalStorageCache.clear();
+      // A call to code without GAS (gas_left.ts), not to a precompile: its other gas readers and its storage
+      // writes are watched (the eth_call executor's opcode table, the state manager).
+      if (checkGasUsedRun && ex.watchesGas && this.firstChangeAboveStipend && tx.to !== undefined && !ex.precompiles.has(toHex(tx.to)) && codeReadsNoGas(ex.sm.getCodeSync(tx.to))) {
+        watch = { reader: false, unknownStore: false, lastIsFirstChange: true };
+        ex.sm.storeWatch = watch;
+      }
       let res: { execResult: RunTxResult['execResult']; totalGasSpent: bigint; gasRefund?: bigint; bloom?: RunTxResult['bloom'] };
       try {
         const lean =
@@ -457,8 +486,19 @@ export class EvmEngine implements ExecutionEngine {
         instructions: this.opts.host.instructionCounter() - start,
         logsBloom: res.bloom?.bitvector,
         gasRefund: res.gasRefund ?? 0n,
+        // With limit = gasUsed the frame has (limit - gasUsed) less gas at every step. No inner frame ran, so
+        // gas left only fell, and this run ended with at least that much spare (a zero refund makes gasUsed
+        // all the gas it consumed, or the EIP-7623 floor above that): every charge still fits. Nothing read
+        // the gas left or the sender's balance (gasLimit * gasPrice is taken from it). The stipend check
+        // (gas left > 2300) passes before every write if it passes before the last, whose own cost
+        // (SSTORE_SET or SSTORE_RESET) is above 2300.
+        sameAtGasUsed:
+          watch === undefined
+            ? undefined
+            : status === 1 && (res.execResult.gasRefund ?? 0n) === 0n && !watch.reader && !watch.unknownStore && watch.lastIsFirstChange,
       };
     } finally {
+      ex.sm.storeWatch = undefined;
       ex.budget.end();
     }
   }

@@ -23,6 +23,7 @@ import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import type { KvMap } from '../host.js';
 import { keccak256 } from '../crypto.js';
 import { bytesEqual, compareBytes, concatBytes } from '../codec/bytes.js';
+import type { GasWatch } from './gas_left.js';
 import {
   type AccountRecord,
   decodeAccount,
@@ -111,6 +112,13 @@ export class FlatStateManager {
   private static readonly CODE_CACHE_MAX = 256;
 
   readonly originalStorageCache: { get(address: Address, key: Uint8Array): Promise<Uint8Array>; clear(): void };
+
+  /**
+   * Set by the engine around a call whose estimate may stop after one run (EvmEngine.execute, gas_left.ts):
+   * what the storage writes tell about EIP-2200's stipend check, and the run's other gas readers.
+   * undefined otherwise (one field read a write).
+   */
+  storeWatch: GasWatch | undefined = undefined;
 
   /**
    * `codeCache` (code by hex hash) may be shared: the engine gives its block and eth_call state managers one
@@ -331,6 +339,8 @@ export class FlatStateManager {
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    // EthereumJS's own SSTORE (the stock loop): its gas left is not known here
+    if (this.storeWatch !== undefined) this.storeWatch.unknownStore = true;
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
     const a = this.accountSlot(address.bytes);
@@ -364,6 +374,12 @@ export class FlatStateManager {
   putStorageSync(ref: StorageRef, value: Uint8Array): void {
     const rec = ref.a.rec;
     if (rec === null || !rec.exists) throw new Error('putStorage() called on a non-existing account');
+    const w = this.storeWatch;
+    if (w !== undefined) {
+      // original = current != new: the slot's first change in the transaction
+      const cur = unpad(ref.s.value);
+      w.lastIsFirstChange = bytesEqual(unpad(this.originalStorageOf(ref)), cur) && !bytesEqual(cur, unpad(value));
+    }
     this.writeStorage(ref.a, rec, ref.s, value);
   }
 
