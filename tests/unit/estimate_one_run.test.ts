@@ -196,6 +196,17 @@ describe('eth_estimateGas: the one-run answer', () => {
       expect(r.ok && r.value.gas > (await engine.call(t, e)).gasUsed, name).toBe(true);
     }
 
+    // code read from the stable map and not scanned yet: the full search, until the step after a block scans it
+    const genesis = new Uint8Array(20).fill(0x77);
+    const fresh = await make();
+    fresh.engine.setGenesisCode(genesis, Uint8Array.of(...SET, 0x00)); // code no block stored (SET's hash is cached)
+    const unscanned = call({ to: genesis, data: pair(9n, 1n) });
+    const before = await estimate(fresh.engine, fresh.host, e, unscanned, true);
+    fresh.engine.afterBlock();
+    const after = await estimate(fresh.engine, fresh.host, e, unscanned, true);
+    expect([before.ok && before.value.runs, after.ok && after.value.runs]).toEqual([2, 1]);
+    expect(before.ok && after.ok && before.value.gas === after.value.gas).toBe(true);
+
     // EthereumJS's own loop writes storage through putStorage, whose gas left is not known: no one-run answer
     const stock = await make({ stockInterpreter: true });
     const transfer = cases[0]!.tx;

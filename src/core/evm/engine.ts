@@ -75,7 +75,7 @@ import { compileQueued } from './interpreter_compiled.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
 import { toHex } from './encoding.js';
 import { FlatStateManager, chainStateChanges, readHeadAccount } from './state.js';
-import { codeReadsNoGas, type GasWatch, noteCode, watchGasReaders } from './gas_left.js';
+import { type GasWatch, knownReadsNoGas, noteCode, queueCode, scanQueued, watchGasReaders } from './gas_left.js';
 import { applyAccountChangeToMaps } from './account_change.js';
 import { encodeStateChanges, type AccountChange } from '../export/state_changes.js';
 import { runPlainTransfer } from './transfer.js';
@@ -163,6 +163,9 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
         analyseCode(code);
         noteCode(code);
       },
+      // code read from the stable map is scanned after the next block (afterBlock), outside any transaction;
+      // what a query queues is discarded with its heap
+      codeLoaded: queueCode,
     };
     const sm = new FlatStateManager(maps, hooks, codeCache);
     const vm = await createVM({
@@ -285,6 +288,7 @@ export class EvmEngine implements ExecutionEngine {
   afterBlock(): void {
     // Outside every transaction's budget and the block's finalisation: compile code the fast loop met, a bounded amount.
     compileQueued();
+    scanQueued();
   }
 
   /** Gas used so far by the open block's included transactions. */
@@ -422,9 +426,9 @@ export class EvmEngine implements ExecutionEngine {
       }
       const mark = ex.sm.mark();
       ex.sm.originalStorageCache.clear();
-      // A call to code without GAS (gas_left.ts), not to a precompile: its other gas readers and its storage
+      // A call to code known to have no GAS (gas_left.ts), not to a precompile: its other gas readers and its storage
       // writes are watched (the eth_call executor's opcode table, the state manager).
-      if (checkGasUsedRun && ex.watchesGas && this.firstChangeAboveStipend && tx.to !== undefined && !ex.precompiles.has(toHex(tx.to)) && codeReadsNoGas(ex.sm.getCodeSync(tx.to))) {
+      if (checkGasUsedRun && ex.watchesGas && this.firstChangeAboveStipend && tx.to !== undefined && !ex.precompiles.has(toHex(tx.to)) && knownReadsNoGas(ex.sm.getCodeSync(tx.to))) {
         watch = { reader: false, unknownStore: false, lastIsFirstChange: true };
         ex.sm.storeWatch = watch;
       }

@@ -59,23 +59,23 @@ export function watchGasReaders(map: OpTableEntry[], watch: () => GasWatch | und
 const known = new WeakMap<Uint8Array, boolean>();
 
 /**
+ * Whether `code` is known to have no reachable GAS: scanned when a block stored or loaded it (noteCode,
+ * scanQueued). Code not scanned yet answers false (the estimate then takes its full search): scanning in the
+ * query itself would cost more than the run it saves for large code, and be discarded with the query's heap.
+ */
+export function knownReadsNoGas(code: Uint8Array): boolean {
+  return code.length === 0 || known.get(code) === true;
+}
+
+/**
  * True when no reachable GAS is in `code`. The scan follows execution's instruction boundaries (PUSH data
  * skipped) and skips what cannot be reached: after STOP, JUMP, RETURN, REVERT, INVALID or SELFDESTRUCT, only a
  * JUMPDEST starts reachable code again (Solidity's metadata sits behind an INVALID; its bytes may still hold a
  * JUMPDEST and a GAS, which only costs the shortcut). An EIP-7702 delegation (code starting 0xef) runs other
- * code: false. Kept per code array; the engine scans code a block stores (noteCode), since what a query
- * computes is discarded with its heap.
+ * code: false.
  */
 export function codeReadsNoGas(code: Uint8Array): boolean {
-  let r = known.get(code);
-  if (r === undefined) {
-    r = code.length > 0 && code[0] === 0xef ? false : scan(code);
-    known.set(code, r);
-  }
-  return r;
-}
-
-function scan(code: Uint8Array): boolean {
+  if (code.length > 0 && code[0] === 0xef) return false;
   const n = code.length;
   let live = true;
   for (let i = 0; i < n; i++) {
@@ -90,7 +90,27 @@ function scan(code: Uint8Array): boolean {
   return true;
 }
 
-/** Scans `code` now (the engine's hook for code a block stores). */
+/** Scans `code` now (the engine's hook for code a block stores, outside transactions' budgets). */
 export function noteCode(code: Uint8Array): void {
-  codeReadsNoGas(code);
+  if (!known.has(code)) known.set(code, codeReadsNoGas(code));
+}
+
+/** Code read from the stable map (after an upgrade, or evicted from the code cache), to scan after the next block. */
+const queue: Uint8Array[] = [];
+const QUEUE_MAX = 256;
+
+/** The state managers' hook for code they loaded: scanned after the block (scanQueued), not inside a transaction. */
+export function queueCode(code: Uint8Array): void {
+  if (!known.has(code) && queue.length < QUEUE_MAX) queue.push(code);
+}
+
+/** Scans queued code, at most about `maxBytes` of it (the engine's afterBlock step); the rest waits for the next block. */
+export function scanQueued(maxBytes = 64 * 1024): void {
+  let bytes = 0;
+  while (queue.length > 0 && bytes < maxBytes) {
+    const code = queue.shift()!;
+    if (known.has(code)) continue;
+    noteCode(code);
+    bytes += code.length;
+  }
 }

@@ -81,6 +81,8 @@ export interface FlatStateHooks {
   beforeCodeHash?(length: number): void;
   /** Called by commitToMaps for each new code array it stores and caches. */
   codeStored?(code: Uint8Array): void;
+  /** Called for each code array read from the stable map into the code cache. */
+  codeLoaded?(code: Uint8Array): void;
 }
 
 /** A position in the undo journal, for rolling a whole transaction back from outside EthereumJS. */
@@ -264,6 +266,7 @@ export class FlatStateManager {
       if (oldest !== undefined) this.codeCache.delete(oldest);
     }
     this.codeCache.set(k, code);
+    this.hooks.codeLoaded?.(code);
     return code;
   }
 
