@@ -287,7 +287,7 @@ describe('eth_call and eth_estimateGas against a solc ERC-20', () => {
     // A small loop estimates fine, and the answer is exact.
     const mid = estimate({ to: countAt, data: word(n / 2n) });
     expect('Ok' in mid.value).toBe(true);
-    console.log(`estimate of the ${n / 2n}-iteration loop: ${mid.instructions} instructions (two runs)`);
+    console.log(`estimate of the ${n / 2n}-iteration loop: ${mid.instructions} instructions (one run: the one-run answer)`);
     const small = ok(estimate({ to: countAt, data: word(50n) }).value);
     expect('Ok' in call({ to: countAt, data: word(50n), gas: small }).value).toBe(true);
     expect(errCode(call({ to: countAt, data: word(50n), gas: small - 1n }).value)).toBe('exec.halt');
