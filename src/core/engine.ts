@@ -57,6 +57,11 @@ export interface IncludedOutcome {
   readonly logsBloom?: Uint8Array;
   /** Gas refund earned (before the 1/5 cap), where the engine knows it; eth_estimateGas starts its search from gasUsed + refund. */
   readonly gasRefund?: bigint;
+  /**
+   * Set (CallOptions.checkGasUsedRun) when a run with gas limit exactly gasUsed would take the same path and
+   * succeed: status 1, no refund, and the top-level frame could not observe the gas it had (src/core/evm/gas_left.ts).
+   */
+  readonly sameAtGasUsed?: boolean;
 }
 
 /** The transaction cannot be included at all (nonce no longer matches, balance too low for gas * price, ...). */
@@ -70,6 +75,8 @@ export type TxOutcome = IncludedOutcome | RejectedOutcome;
 
 export interface CallOptions {
   readonly instructionBudget?: bigint;
+  /** eth_estimateGas's first run: report IncludedOutcome.sameAtGasUsed (engines that cannot tell leave it unset). */
+  readonly checkGasUsedRun?: boolean;
 }
 
 export interface ExecutionEngine {

@@ -87,3 +87,16 @@ export const COUNT_LOOP_RUNTIME = asm(
   ref('loop'), 'JUMP',
   label('end'), 'STOP',
 );
+
+/**
+ * The counter loop reading GAS before it stops: an estimate cannot answer it after one run (the one-run answer,
+ * src/core/evm/gas_left.ts), so it takes the search.
+ */
+export const COUNT_LOOP_GAS_RUNTIME = asm(
+  0, 'CALLDATALOAD',
+  label('loop'),
+  'DUP1', 'ISZERO', ref('end'), 'JUMPI',
+  1, 'SWAP1', 'SUB',
+  ref('loop'), 'JUMP',
+  label('end'), 'GAS', 'POP', 'STOP',
+);

@@ -8,7 +8,7 @@ import { JUMPDEST_LOOP_INIT } from '../fixtures/contracts/index.js';
 import { deployCode, word } from '../support/asm.js';
 import { Evm, LATEST, errCode, type BlockTag, type CandidResult } from '../support/canister.js';
 import { BASE_FEE, ETH, GWEI, account, createAddress, feeMarketTx, hex, legacyTx, plainAddress, transfer } from '../support/eth.js';
-import { COUNT_LOOP_RUNTIME, callObject, type CallObjectFields } from '../support/read.js';
+import { COUNT_LOOP_GAS_RUNTIME, COUNT_LOOP_RUNTIME, callObject, type CallObjectFields } from '../support/read.js';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Hardfork, Mainnet, createCustomCommon } from '@ethereumjs/common';
 
@@ -255,6 +255,8 @@ describe('eth_call and eth_estimateGas against a solc ERC-20', () => {
     const loopAt = createAddress(ALICE.address, aliceNonce.n - 1n);
     await evm.submit(feeMarketTx(ALICE, { nonce: aliceNonce.n++, data: deployCode(COUNT_LOOP_RUNTIME), gasLimit: 300_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }));
     const countAt = createAddress(ALICE.address, aliceNonce.n - 1n);
+    await evm.submit(feeMarketTx(ALICE, { nonce: aliceNonce.n++, data: deployCode(COUNT_LOOP_GAS_RUNTIME), gasLimit: 300_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }));
+    const countGasAt = createAddress(ALICE.address, aliceNonce.n - 1n);
     await mineAll();
     const heavy = estimate({ to: loopAt });
     expect(errCode(heavy.value)).toBe('exec.halt.instruction_budget');
@@ -262,8 +264,8 @@ describe('eth_call and eth_estimateGas against a solc ERC-20', () => {
     const heavyCall = call({ to: loopAt });
     expect(errCode(heavyCall.value)).toBe('exec.halt.instruction_budget');
     // A loop whose single run costs about half of the budget: the call answers, but after the run at the cap
-    // there is no room for a second run, so the search stops with its own error instead of trapping. (For
-    // this loop two runs would do: gas_used is exact, lo = gas_used - 1 is known to fail.)
+    // there is no room for a second run, so a search that needs one (the loop that reads GAS) stops with its own
+    // error instead of trapping. The loop without GAS is answered after its one run (the one-run answer).
     // Per-iteration cost from two lengths, so the fixed cost of a call cancels out.
     const one = call({ to: countAt, data: word(1000n) });
     const two = call({ to: countAt, data: word(2000n) });
@@ -274,13 +276,18 @@ describe('eth_call and eth_estimateGas against a solc ERC-20', () => {
     const big = call({ to: countAt, data: word(n) });
     expect('Ok' in big.value).toBe(true);
     console.log(`count loop: ${perIteration} instructions/iteration; ${n} iterations: call ${big.instructions} instructions`);
-    const search = estimate({ to: countAt, data: word(n) });
+    const search = estimate({ to: countGasAt, data: word(n) });
     expect(errCode(search.value)).toBe('exec.estimate.instruction_budget');
     expect(search.instructions < QUERY_LIMIT).toBe(true);
+    const oneRun = estimate({ to: countAt, data: word(n) });
+    expect(oneRun.instructions < QUERY_LIMIT).toBe(true);
+    const answer = ok(oneRun.value);
+    expect('Ok' in call({ to: countAt, data: word(n), gas: answer }).value).toBe(true);
+    expect(errCode(call({ to: countAt, data: word(n), gas: answer - 1n }).value)).toBe('exec.halt');
     // A small loop estimates fine, and the answer is exact.
     const mid = estimate({ to: countAt, data: word(n / 2n) });
     expect('Ok' in mid.value).toBe(true);
-    console.log(`estimate of the ${n / 2n}-iteration loop: ${mid.instructions} instructions (two runs)`);
+    console.log(`estimate of the ${n / 2n}-iteration loop: ${mid.instructions} instructions (one run: the one-run answer)`);
     const small = ok(estimate({ to: countAt, data: word(50n) }).value);
     expect('Ok' in call({ to: countAt, data: word(50n), gas: small }).value).toBe(true);
     expect(errCode(call({ to: countAt, data: word(50n), gas: small - 1n }).value)).toBe('exec.halt');

@@ -69,7 +69,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
-import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, precompileMap, resetEvmAfterAbort } from './internals.js';
+import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, opcodeMap, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
 import { compileQueued } from './interpreter_compiled.js';
@@ -77,6 +77,7 @@ import { installCallFrames, installCallGas } from './call_frame.js';
 import { installAccountOps } from './account_ops.js';
 import { toHex } from './encoding.js';
 import { FlatStateManager, chainStateChanges, readHeadAccount } from './state.js';
+import { type GasWatch, knownReadsNoGas, noteCode, queueCode, scanQueued, watchGasReaders } from './gas_left.js';
 import { applyAccountChangeToMaps } from './account_change.js';
 import { encodeStateChanges, type AccountChange } from '../export/state_changes.js';
 import { runPlainTransfer } from './transfer.js';
@@ -117,6 +118,8 @@ interface Executor {
   readonly sm: FlatStateManager;
   readonly budget: InstructionBudget;
   precompiles: Set<string>;
+  /** The gas readers' handlers note themselves in sm.storeWatch (gas_left.ts watchGasReaders). */
+  readonly watchesGas: boolean;
 }
 
 interface OpenBlock {
@@ -154,9 +157,18 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
   // One code cache for both executors; code a block stores is analysed for the interpreter at commit (about
   // instructions grow with the code's bytes, once per contract instead of in every eth_call of it).
   const codeCache = new Map<string, Uint8Array>();
-  const makeExecutor = async (): Promise<Executor> => {
+  const makeExecutor = async (forCalls: boolean): Promise<Executor> => {
     const budget = new InstructionBudget(counter, opts.checkInterval);
-    const hooks = { beforeCodeHash: (len: number) => budget.require(keccakReserve(len)), codeStored: analyseCode };
+    const hooks = {
+      beforeCodeHash: (len: number) => budget.require(keccakReserve(len)),
+      codeStored: (code: Uint8Array) => {
+        analyseCode(code);
+        noteCode(code);
+      },
+      // code read from the stable map is scanned after the next block (afterBlock), outside any transaction;
+      // what a query queues is discarded with its heap
+      codeLoaded: queueCode,
+    };
     const sm = new FlatStateManager(maps, hooks, codeCache);
     const vm = await createVM({
       common,
@@ -176,10 +188,12 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       installAccountOps(vm.evm, () => budget.tick());
     }
     instrumentTopLevel(vm, budget);
+    // last, outside every other wrapper of these handlers
+    if (forCalls) watchGasReaders(opcodeMap(vm.evm), () => sm.storeWatch);
     const precompiles = new Set(precompileMap(vm.evm).keys());
-    return { vm, sm, budget, precompiles };
+    return { vm, sm, budget, precompiles, watchesGas: forCalls };
   };
-  return new EvmEngine(opts, common, await makeExecutor(), await makeExecutor());
+  return new EvmEngine(opts, common, await makeExecutor(false), await makeExecutor(true));
 }
 
 /**
@@ -208,6 +222,13 @@ function instrumentTopLevel(vm: VM, budget: InstructionBudget): void {
   };
 }
 
+/** Whether SSTORE_SET and SSTORE_RESET (EIP-2200, as EIP-2929 prices them) are both above the stipend. */
+function firstChangeAboveStipend(common: Common): boolean {
+  if (!common.gteHardfork('istanbul') || !common.isActivatedEIP(2929)) return false;
+  const sentry = common.param('sstoreSentryEIP2200Gas');
+  return common.param('sstoreInitEIP2200Gas') > sentry && common.param('sstoreCleanEIP2200Gas') > sentry;
+}
+
 type EthLog = [Uint8Array, Uint8Array[], Uint8Array];
 interface RunCallResult {
   execResult: { logs?: EthLog[] };
@@ -222,6 +243,8 @@ export class EvmEngine implements ExecutionEngine {
   private readonly lean: LeanRunTxParams | undefined;
   /** The chain's commitment version once the install has written it (fixed for the chain's life). */
   private commitmentVersion: CommitmentVersion | undefined;
+  /** EIP-2200's two first-change costs are above its stipend (the estimate's one-run answer relies on it). */
+  private readonly firstChangeAboveStipend: boolean;
 
   constructor(
     private readonly opts: EvmEngineOptions,
@@ -233,6 +256,7 @@ export class EvmEngine implements ExecutionEngine {
     this.txCommon = sharedTxCommon(common);
     this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
     this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common, blockExec.vm.evm.precompiles);
+    this.firstChangeAboveStipend = firstChangeAboveStipend(blockExec.vm.evm.common);
   }
 
   /** The VM that runs block transactions (warm-up and diagnostics). */
@@ -269,6 +293,7 @@ export class EvmEngine implements ExecutionEngine {
   afterBlock(): void {
     // Outside every transaction's budget and the block's finalisation: compile code the fast loop met, a bounded amount.
     compileQueued();
+    scanQueued();
   }
 
   /** Gas used so far by the open block's included transactions. */
@@ -288,7 +313,7 @@ export class EvmEngine implements ExecutionEngine {
     const callEnv = tx.maxFeePerGas === 0n ? { ...env, baseFeePerGas: 0n } : env;
     const blk: OpenBlock = { env: callEnv, ethBlock: makeEthBlock(callEnv, this.common), gasUsed: 0n };
     try {
-      const out = await this.execute(ex, tx, blk, true, opts.instructionBudget ?? this.budget);
+      const out = await this.execute(ex, tx, blk, true, opts.instructionBudget ?? this.budget, opts.checkGasUsedRun === true);
       if (out.kind === 'included') return out;
       return {
         kind: 'included',
@@ -377,8 +402,10 @@ export class EvmEngine implements ExecutionEngine {
     blk: OpenBlock,
     isCall: boolean,
     budget: bigint,
+    checkGasUsedRun = false,
   ): Promise<TxOutcome> {
     const start = ex.budget.begin(budget);
+    let watch: GasWatch | undefined;
     try {
       const env = blk.env;
       if (!isCall && tx.gasLimit > env.gasLimit - blk.gasUsed) {
@@ -412,6 +439,12 @@ export class EvmEngine implements ExecutionEngine {
       }
       const mark = ex.sm.mark();
       ex.sm.originalStorageCache.clear();
+      // A call to code known to have no GAS (gas_left.ts), not to a precompile: its other gas readers and its storage
+      // writes are watched (the eth_call executor's opcode table, the state manager).
+      if (checkGasUsedRun && ex.watchesGas && this.firstChangeAboveStipend && tx.to !== undefined && !ex.precompiles.has(toHex(tx.to)) && knownReadsNoGas(ex.sm.getCodeSync(tx.to))) {
+        watch = { reader: false, unknownStore: false, lastIsFirstChange: true };
+        ex.sm.storeWatch = watch;
+      }
       let res: { execResult: RunTxResult['execResult']; totalGasSpent: bigint; gasRefund?: bigint; bloom?: RunTxResult['bloom'] };
       try {
         const lean =
@@ -470,8 +503,19 @@ export class EvmEngine implements ExecutionEngine {
         instructions: this.opts.host.instructionCounter() - start,
         logsBloom: res.bloom?.bitvector,
         gasRefund: res.gasRefund ?? 0n,
+        // With limit = gasUsed the frame has (limit - gasUsed) less gas at every step. No inner frame ran, so
+        // gas left only fell, and this run ended with at least that much spare (a zero refund makes gasUsed
+        // all the gas it consumed, or the EIP-7623 floor above that): every charge still fits. Nothing read
+        // the gas left or the sender's balance (gasLimit * gasPrice is taken from it). The stipend check
+        // (gas left > 2300) passes before every write if it passes before the last, whose own cost
+        // (SSTORE_SET or SSTORE_RESET) is above 2300.
+        sameAtGasUsed:
+          watch === undefined
+            ? undefined
+            : status === 1 && (res.execResult.gasRefund ?? 0n) === 0n && !watch.reader && !watch.unknownStore && watch.lastIsFirstChange,
       };
     } finally {
+      ex.sm.storeWatch = undefined;
       ex.budget.end();
     }
   }

@@ -3,8 +3,9 @@
 // that moves one of them fails there, with a message naming what changed, instead of misbehaving later.
 //
 // Reached from here:
-// - EVM._opcodeMap (256 entries of { opcodeInfo, opHandler, gasHandler }): budget.ts wraps the handlers;
-//   call_frame.ts replaces the CALL family's, account_ops.ts BALANCE's, EXTCODESIZE's and EXTCODEHASH's;
+// - EVM._opcodeMap (256 entries of { opcodeInfo, opHandler, gasHandler }): budget.ts wraps the handlers (and
+//   gas_left.ts those that read the gas left, for eth_call); call_frame.ts replaces the CALL family's,
+//   account_ops.ts BALANCE's, EXTCODESIZE's and EXTCODEHASH's;
 // - EVM._precompiles (Map of 40-hex-digit address -> function): budget.ts wraps them, engine.ts lists them;
 // - EVM.runCall (patched by engine.ts for the top-level checks), EVM.journal.cleanJournal() and
 //   EVM.transientStorage.clear() (engine.ts, after an aborted transaction);

@@ -120,9 +120,9 @@ export async function leanRunTx(
   const baseFee = block.header.baseFeePerGas!;
   if (tx.maxFeePerGas < baseFee) return undefined;
   const sm = vm.stateManager;
-  const before = await sm.getAccount(caller);
   if (!isCall) {
     // the engine checked nonce and gasLimit * maxFee + value; runTx's upfront cost is not above that
+    const before = await sm.getAccount(caller);
     if (before === undefined || before.nonce !== tx.nonce || before.balance < tx.value + tx.gasLimit * tx.maxFeePerGas) return undefined;
   }
 
@@ -171,9 +171,11 @@ async function body(
     const warm = (journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal;
     for (let i = 0; i < keys.length; i++) if (!warm.has(keys[i]!)) warm.set(keys[i]!, new Set());
   } else for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
-  journal.addAlwaysWarmAddress(caller.toString().slice(2)); // Address.toString is 0x-prefixed: stripped here, not by a regular expression
-  if (to !== undefined) journal.addAlwaysWarmAddress(toHex(to.bytes));
-  if (p.warmCoinbase) journal.addAlwaysWarmAddress(toHex(block.header.coinbase.bytes));
+  // Address.toString is 0x-prefixed: stripped here, not by a regular expression. The engine's Addresses keep
+  // their hex (the coinbase's across messages), which the frame's touches ask for again.
+  journal.addAlwaysWarmAddress(caller.toString().slice(2));
+  if (to !== undefined) journal.addAlwaysWarmAddress(to.toString().slice(2));
+  if (p.warmCoinbase) journal.addAlwaysWarmAddress(block.header.coinbase.toString().slice(2));
 
   const fromAccount = (await sm.getAccount(caller)) ?? new Account();
   let inclusionFeePerGas: bigint;
@@ -189,21 +191,16 @@ async function body(
   if (isCall) {
     // skipBalance: runTx tops the balance up to the upfront cost (types 0 and 1), then to the max cost
     const upFrontCost = tx.gasLimit * gasPrice + tx.value;
-    if (fromAccount.balance < upFrontCost && tx.type !== 2) {
-      fromAccount.balance = upFrontCost;
-      await journal.putAccount(caller, fromAccount);
-    }
+    if (fromAccount.balance < upFrontCost && tx.type !== 2) fromAccount.balance = upFrontCost;
     const maxCost = tx.value + (tx.type === 2 ? tx.gasLimit * tx.maxFeePerGas : 0n);
-    if (fromAccount.balance < maxCost) {
-      fromAccount.balance = maxCost;
-      await journal.putAccount(caller, fromAccount);
-    }
+    if (fromAccount.balance < maxCost) fromAccount.balance = maxCost;
   }
   const txCost = tx.gasLimit * gasPrice;
   fromAccount.balance -= txCost;
   if (isCall && fromAccount.balance < 0n) fromAccount.balance = 0n;
-  await journal.putAccount(caller, fromAccount);
   fromAccount.nonce += 1n;
+  // runTx writes the account after each of these steps; nothing reads it in between, so one write leaves the
+  // same state, journal entry and touched set
   await journal.putAccount(caller, fromAccount);
 
   await journal.checkpoint();

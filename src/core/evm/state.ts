@@ -24,6 +24,7 @@ import type { KvMap } from '../host.js';
 import { keccak256 } from '../crypto.js';
 import { chainedRoot, type CommitmentVersion } from '../chain/commitments.js';
 import { bytesEqual } from '../codec/bytes.js';
+import type { GasWatch } from './gas_left.js';
 import {
   type AccountRecord,
   decodeAccount,
@@ -81,6 +82,8 @@ export interface FlatStateHooks {
   beforeCodeHash?(length: number): void;
   /** Called by commitToMaps for each new code array it stores and caches. */
   codeStored?(code: Uint8Array): void;
+  /** Called for each code array read from the stable map into the code cache. */
+  codeLoaded?(code: Uint8Array): void;
 }
 
 /** A position in the undo journal, for rolling a whole transaction back from outside EthereumJS. */
@@ -115,6 +118,13 @@ export class FlatStateManager {
   private static readonly CODE_CACHE_MAX = 256;
 
   readonly originalStorageCache: { get(address: Address, key: Uint8Array): Promise<Uint8Array>; clear(): void };
+
+  /**
+   * Set by the engine around a call whose estimate may stop after one run (EvmEngine.execute, gas_left.ts):
+   * what the storage writes tell about EIP-2200's stipend check, and the run's other gas readers.
+   * undefined otherwise (one field read a write).
+   */
+  storeWatch: GasWatch | undefined = undefined;
 
   /**
    * `codeCache` (code by hex hash) may be shared: the engine gives its block and eth_call state managers one
@@ -260,6 +270,7 @@ export class FlatStateManager {
       if (oldest !== undefined) this.codeCache.delete(oldest);
     }
     this.codeCache.set(k, code);
+    this.hooks.codeLoaded?.(code);
     return code;
   }
 
@@ -337,6 +348,8 @@ export class FlatStateManager {
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    // EthereumJS's own SSTORE (the stock loop): its gas left is not known here
+    if (this.storeWatch !== undefined) this.storeWatch.unknownStore = true;
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long');
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
     const a = this.accountSlot(address.bytes);
@@ -373,6 +386,12 @@ export class FlatStateManager {
   putStorageSync(ref: StorageRef, value: Uint8Array): boolean {
     const rec = ref.a.rec;
     if (rec === null || !rec.exists) throw new Error('putStorage() called on a non-existing account');
+    const w = this.storeWatch;
+    if (w !== undefined) {
+      // original = current != new: the slot's first change in the transaction
+      const cur = unpad(ref.s.value);
+      w.lastIsFirstChange = bytesEqual(unpad(this.originalStorageOf(ref)), cur) && !bytesEqual(cur, unpad(value));
+    }
     return this.writeStorage(ref.a, rec, ref.s, value);
   }
 

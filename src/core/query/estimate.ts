@@ -4,9 +4,13 @@
 // 1. Run at the cap (the callObject's gas, default and at most the block gas limit). A failure there is the
 //    answer: the execution error with its revert data (exec.reverted + data), or exec.halt.instruction_budget
 //    when the call does not even fit a query's budget.
-// 2. Probe gasUsed + refund (the gas the run consumed before refunds): for most calls the minimum is exactly
+// 2. When the engine reports the first run the same at a limit of its gasUsed (IncludedOutcome.sameAtGasUsed:
+//    no refund, a top-level frame that cannot observe its gas, the stipend check proven; src/core/evm/gas_left.ts),
+//    gasUsed is the answer after that one run: step 3 would probe gasUsed, find it succeeds, and stop, since
+//    gasUsed - 1 is taken to fail.
+// 3. Probe gasUsed + refund (the gas the run consumed before refunds): for most calls the minimum is exactly
 //    that, and one more probe one below it proves it (3 runs in all).
-// 3. Otherwise binary search, starting near (gasUsed + refund + 2300) * 64 / 63 (63/64 rule for calls, the
+// 4. Otherwise binary search, starting near (gasUsed + refund + 2300) * 64 / 63 (63/64 rule for calls, the
 //    call stipend) as geth does, so a handful of runs converge. lo = gasUsed - 1 always fails (a limit below
 //    the gas a run consumes cannot succeed), hi always succeeds.
 // Every run spends from one shared budget: the message's instruction counter may not pass `deadline`. A run
@@ -17,8 +21,8 @@ import type { IncludedOutcome } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 
 export interface EstimateDeps {
-  /** Runs the call with this gas limit and this many instructions at most. */
-  run(gas: bigint, instructionBudget: bigint): Promise<IncludedOutcome>;
+  /** Runs the call with this gas limit and this many instructions at most; `first`: the run at the cap (CallOptions.checkGasUsedRun). */
+  run(gas: bigint, instructionBudget: bigint, first: boolean): Promise<IncludedOutcome>;
   /** Instructions spent so far by this message. */
   counter(): bigint;
   /** Counter value the whole estimate must stay under. */
@@ -50,7 +54,7 @@ export async function estimateGas(d: EstimateDeps): Promise<Result<EstimateResul
       return err(ErrorCode.ExecEstimateInstructionBudget, `gas estimation did not finish within one query's instruction budget after ${runs} runs`);
     }
     const before = d.counter();
-    const out = await d.run(gas, left > 0n ? left : 0n);
+    const out = await d.run(gas, left > 0n ? left : 0n, first);
     runs++;
     const cost = d.counter() - before;
     if (cost > maxRunCost) maxRunCost = cost;
@@ -64,6 +68,7 @@ export async function estimateGas(d: EstimateDeps): Promise<Result<EstimateResul
   const top = await attempt(d.cap, true);
   if (isErr(top)) return top;
   if (top.status === 0) return failureResult(top);
+  if (top.sameAtGasUsed === true) return ok({ gas: top.gasUsed, runs });
 
   let lo = top.gasUsed - 1n; // fails
   let hi = d.cap; // succeeds

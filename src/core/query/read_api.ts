@@ -78,7 +78,7 @@ export class ReadApi {
     const head = this.d.meta.getHead()!;
     const env = nextBlockEnv(head, this.d.host.timeNs(), this.d.meta.getConfig(), this.d.meta.getNextBaseFee());
     const r = await estimateGas({
-      run: (gas, instructionBudget) => this.d.engine.call({ ...tx, gasLimit: gas }, env, { instructionBudget }),
+      run: (gas, instructionBudget, first) => this.d.engine.call({ ...tx, gasLimit: gas }, env, { instructionBudget, checkGasUsedRun: first }),
       counter: () => this.d.host.instructionCounter(),
       deadline: QUERY_CALL_INSTRUCTION_BUDGET,
       cap: tx.gasLimit,
