@@ -151,3 +151,15 @@ export abstract class ExportFollower {
     progress.end();
   }
 }
+
+/** Stops the follower on SIGINT or SIGTERM (after the pull in progress); returns which signal came, if one did. */
+export function stopOnSignals(follower: { stop(): void }): () => string | undefined {
+  let signal: string | undefined;
+  for (const s of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(s, () => {
+      signal = s;
+      follower.stop();
+    });
+  }
+  return () => signal;
+}
