@@ -40,7 +40,7 @@ export interface FollowTiming {
 }
 
 /** The first line of an error (the agent's messages carry a stack trace). */
-export const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
+const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
 export abstract class ExportFollower {
   protected stopped = false;
