@@ -19,16 +19,21 @@
 //   rpc.gateway.logs_dispatch.block_10000_logs_1024_subs_ms
 //                                           that dispatch's whole time
 //   rpc.gateway.query_gate.overhead_us      one pass through the query gate (no contention)
+//   rpc.gateway.sender_key_recovery_ms      recovering a signed transfer's sender key for the canister's hint
+//                                           (src/gateway/sender_key.ts), median
 //   rpc.victim_eth_blockNumber_under_call_flood.p50_ms / .p90_ms, rpc.call_flood.refused
 //                                           on `npm start`: one client keeps 200 distinct eth_calls in flight while
 //                                           another (another address) reads eth_blockNumber
 import { request } from 'node:http';
+import { hexToBytes } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import type { LogView } from '../src/client/schema.js';
 import { MAX_LOG_PAGE_BYTES } from '../src/core/constants.js';
 import { approxJsonBytes } from '../src/gateway/cache.js';
 import { DEFAULT_CONFIG } from '../src/gateway/config.js';
 import { SharedLogRead, type LogListener } from '../src/gateway/log_feed.js';
 import { QueryGate } from '../src/gateway/query_gate.js';
+import { senderPublicKey } from '../src/gateway/sender_key.js';
 import { startGateway } from '../src/gateway/server.js';
 import { FakeClient, fakeContext } from '../tests/support/gateway_fake.js';
 import type { Report } from './evm.js';
@@ -148,6 +153,16 @@ export async function benchGatewayBounds(report: Report): Promise<void> {
   const t3 = performance.now();
   for (let i = 0; i < n; i++) await (async () => undefined)();
   report('rpc.gateway.query_gate.overhead_us', round((((t3 - t2) - (performance.now() - t3)) * 1000) / n, 1000), 'us');
+
+  const signer = privateKeyToAccount(`0x${'11'.repeat(32)}`);
+  const raw = hexToBytes(await signer.signTransaction({ chainId: 4801360, type: 'eip1559', to: `0x${'22'.repeat(20)}`, value: 1n, gas: 21_000n, maxFeePerGas: 10n ** 12n, maxPriorityFeePerGas: 1n, nonce: 0 }));
+  const recoveries: number[] = [];
+  for (let i = 0; i < 201; i++) {
+    const t = performance.now();
+    if (senderPublicKey(raw) === undefined) throw new Error('sender key bench: the transfer does not recover');
+    recoveries.push(performance.now() - t);
+  }
+  report('rpc.gateway.sender_key_recovery_ms', round(median(recoveries.slice(1)), 1000), 'ms');
 }
 
 function postFrom(url: string, from: string, body: string): Promise<any> {

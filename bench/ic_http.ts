@@ -12,6 +12,9 @@
 //   ic_http.body_flood.refused_per_s                          bodies refused a second
 //   ic_http.body_flood.devnet_cpu_ms_per_body                 the devnet's CPU time (its process, user and kernel)
 //                                                               per refused body, over its time at rest (Linux /proc)
+//   host.heap_snapshot.diff_restore_ms_per_mib                 the host's per-message atomicity (src/host/heap.ts):
+//                                                               compare a 128 MiB heap page by page, restore 16 pages
+//   host.heap_snapshot.full_copy_ms_per_mib                    a whole copy of the same heap, for comparison
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +24,7 @@ import { decodeEnvelope, MAX_ENVELOPE_ITEMS } from '../src/host/ic_http/envelope
 import { SubnetKeys } from '../src/host/ic_http/keys.js';
 import { SeenRequestLog } from '../src/host/ic_http/replay.js';
 import { MAX_BODY_BYTES } from '../src/host/ic_http/server.js';
+import { measureSnapshotCost } from '../src/host/bench.js';
 import { certify, StateTree } from '../src/host/ic_http/tree.js';
 import { smallArraysBody, startBodyFlood } from '../tests/support/ic_http_attack.js';
 import { removeDir, rpc, startDevnetProcess, tempDir } from '../tests/support/e2e.js';
@@ -154,4 +158,8 @@ export async function benchIcHttp(report: Report): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+
+  const heap = measureSnapshotCost(128);
+  report('host.heap_snapshot.diff_restore_ms_per_mib', Number((heap.diffRestoreMs / heap.heapMiB).toFixed(3)), 'ms');
+  report('host.heap_snapshot.full_copy_ms_per_mib', Number((heap.fullCopyMs / heap.heapMiB).toFixed(3)), 'ms');
 }

@@ -11,7 +11,7 @@
 // bytes of each input (the selector).
 import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
-import { checkEvmInternals } from '../core/evm/internals.js';
+import { checkEvmInternals, checkRunStateShapes, type AccountReaderLike, type OpEntry, type OpHandler, type RunState } from '../core/evm/internals.js';
 import { gethError } from './trace/errors.js';
 import type { Frame } from './trace/frames.js';
 import { stackAddress } from './trace/hex.js';
@@ -19,25 +19,6 @@ import { CALL_DEPTH_ERROR } from './trace/refused_calls.js';
 import type { CallType } from './trace/run.js';
 
 type Evm = VM['evm'];
-
-/** The parts of EthereumJS's RunState the wrappers read. */
-interface RunState {
-  readonly opCode: number;
-  readonly gasLeft: bigint;
-  readonly messageGasLimit?: bigint;
-  readonly stack: { readonly length: number; peek(n: number): bigint[] };
-  readonly memory: { read(offset: number, size: number): Uint8Array };
-  readonly env: { readonly address: { readonly bytes: Uint8Array }; readonly depth: number };
-  readonly stateManager: { getAccount(a: unknown): Promise<{ balance: bigint } | undefined> };
-}
-
-type Handler = (rs: RunState, common: unknown, gas?: bigint) => unknown;
-
-interface OpEntry {
-  readonly opcodeInfo: { readonly code: number; readonly fullName: string };
-  readonly opHandler: Handler;
-  readonly gasHandler?: (rs: RunState, gas: bigint, common: unknown) => Promise<bigint> | bigint;
-}
 
 /** A CALL-family opcode under way; `entered` once its message starts. */
 interface PendingCall {
@@ -55,6 +36,7 @@ const CALLS: readonly [number, CallType][] = [
 const SSTORE = 0x55;
 const SELFDESTRUCT = 0xff;
 const MAX_DEPTH = 1024;
+const MAX_STACK = 1024;
 const EMPTY = new Uint8Array(0);
 
 export class CallCapture {
@@ -66,11 +48,13 @@ export class CallCapture {
   private sstoreGasLeft = 0n;
   private opcodeMap: readonly OpEntry[] = [];
   private active = false;
+  private shapesChecked = false;
 
   /** Installs the hooks on this EVM (its own copy of the opcode table: other EVMs are untouched). */
   attach(evm: Evm): void {
-    // The opcode table is EthereumJS's internal: core/evm/internals.ts declares it and checks that it still has
-    // the shape relied on here (a 256-entry array of { opcodeInfo, opHandler, gasHandler }).
+    // The opcode table and the RunState the wrappers read are EthereumJS's internals: core/evm/internals.ts
+    // declares them and checks that they still have the shapes relied on here (the RunState on the first one
+    // a wrapper sees, checkShapes).
     checkEvmInternals(evm);
     const e = evm as unknown as { _opcodeMap: OpEntry[] };
     const map = e._opcodeMap.slice();
@@ -127,8 +111,16 @@ export class CallCapture {
     return r;
   }
 
-  private async onCall(type: CallType, rs: RunState, common: unknown, orig: Handler): Promise<void> {
+  /** Checks the first live RunState's shape (core's check pushes one value, so it waits for room on the stack). */
+  private checkShapes(rs: RunState): void {
+    if (this.shapesChecked || rs.stack.length >= MAX_STACK) return;
+    checkRunStateShapes(rs);
+    this.shapesChecked = true;
+  }
+
+  private async onCall(type: CallType, rs: RunState, common: unknown, orig: OpHandler): Promise<void> {
     if (!this.active) return orig(rs, common) as Promise<void>;
+    this.checkShapes(rs);
     const withValue = type === 'CALL' || type === 'CALLCODE';
     const st = rs.stack.peek(withValue ? 7 : 6);
     const gas = rs.messageGasLimit ?? 0n;
@@ -164,9 +156,10 @@ export class CallCapture {
     const f = this.stack[this.stack.length - 1];
     // An empty stack: the opcode fails with a stack underflow before it does anything (no frame, as for geth).
     if (!this.active || f === undefined || rs.stack.length < 1) return;
+    this.checkShapes(rs);
     const [beneficiary] = rs.stack.peek(1);
     const address = rs.env.address;
-    const balance = (await rs.stateManager.getAccount(address))?.balance ?? 0n;
+    const balance = (await (rs.stateManager as AccountReaderLike).getAccount(address))?.balance ?? 0n;
     f.calls.push({
       type: 'SELFDESTRUCT',
       depth: f.depth + 1,

@@ -7,24 +7,13 @@ import { ConfigError } from '../client/errors.js';
 import { envReaders, type Env } from '../client/env.js';
 import { CHAIN_ID } from '../core/constants.js';
 import { EXPORT_MAX_BYTES } from '../core/export/format.js';
-import { DEFAULT_INDEXER_IC_HOST } from '../indexer/config.js';
+import { DEFAULT_INDEXER_IC_HOST, type ExportFollowerConfig } from '../indexer/config.js';
 
-export interface ArchiveConfig {
+/** The database (databaseUrl) is the one a gateway's RPC_GATEWAY_ARCHIVE_DATABASE_URL reads. */
+export interface ArchiveConfig extends ExportFollowerConfig {
   readonly canisterId: string;
-  /** A PostgreSQL server (what a gateway's RPC_GATEWAY_ARCHIVE_DATABASE_URL reads); undefined: PGlite in pgliteDir. */
-  readonly databaseUrl: string | undefined;
-  readonly pgliteDir: string;
-  readonly icHost: string;
-  readonly fetchRootKey: boolean;
-  readonly identityPemPath: string | undefined;
-  readonly dbPoolMax: number;
   /** Blocks of history kept below the verified head; undefined: from genesis. */
   readonly keepBlocks: number | undefined;
-  readonly maxBytes: number;
-  readonly backoffInitialMs: number;
-  readonly backoffMaxMs: number;
-  readonly idlePollMs: number;
-  readonly chainId: bigint;
 }
 
 const { present, int, bool, url, canisterId: canisterIdOf } = envReaders((variable, message) => new ConfigError(variable, message));

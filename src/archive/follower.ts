@@ -2,20 +2,21 @@
 // whole blocks re-executed and verified (./replay.ts), each pull's verified blocks committed with the new cursor
 // in one transaction (./store.ts). A mismatch commits the blocks verified before it, records the alarm and
 // stops: nothing past the last verified block is ever stored or served. Canister and database errors are
-// retried with backoff; an evm_revert on the devnet rewinds it (requestRewind), as the indexer does.
+// retried with backoff; an evm_revert on the devnet rewinds it (requestRewind): the loop the indexer runs too
+// (../client/follow.ts).
 import type { CanisterClient } from '../client/index.js';
 import { ConfigError } from '../client/errors.js';
 import { EXPORT_FORMAT_VERSIONS_READ } from '../core/export/format.js';
 import { ExportAssembler, ExportFormatError, type ExportedBlock } from '../core/export/decode.js';
 import { bytesEqual } from '../core/codec/bytes.js';
 import type { Db } from '../indexer/db.js';
-import { Progress } from '../indexer/progress.js';
+import { ExportFollower, type FollowTiming, type PullOutcome } from '../client/follow.js';
+import type { Progress } from '../client/progress.js';
 import { HeadState } from './head_state.js';
 import { describeMismatch, type Mismatch } from './mismatch.js';
 import { Replayer, type GenesisEntry, type ReplayedBlock, type TxObserver } from './replay.js';
 import { ArchiveStateError, ensureArchiveSchema } from './schema.js';
 import { commitReplayed, loadHeadState, readMeta, recordAlarm, rewindArchive } from './store.js';
-import { Pause } from '../indexer/pause.js';
 import { readRetention, recordUnservable, Retention } from './retention.js';
 
 export interface ArchiveFollowerOptions {
@@ -57,9 +58,7 @@ export class ArchiveFatalError extends Error {
   override name = 'ArchiveFatalError';
 }
 
-const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
-
-export class ArchiveFollower {
+export class ArchiveFollower extends ExportFollower {
   private replayer: Replayer | undefined;
   private cursor = 0n;
   private lastHash: Uint8Array | undefined;
@@ -69,35 +68,16 @@ export class ArchiveFollower {
   private floor = 0n;
   private readonly retention: Retention | undefined;
   private pruned = { rows: 0, loggedAt: 0 };
-  private stopped = false;
-  private readonly pause = new Pause();
   private assembler: ExportAssembler | undefined;
-  private rewindTo: bigint | undefined;
-  private readonly rewindWaiters: (() => void)[] = [];
-  private readonly log: (line: string) => void;
   readonly stats = { blocks: 0, txs: 0, retried: 0 };
 
   constructor(private readonly o: ArchiveFollowerOptions) {
-    this.log = o.log ?? ((l) => console.log(l));
+    super('archive', o.log ?? ((l) => console.log(l)), o.tty === true);
     this.retention = o.keepBlocks === undefined ? undefined : new Retention(o.db, o.keepBlocks);
   }
 
   status(): ArchiveStatus {
     return { verifiedHead: this.cursor - 1n, chainHead: this.chainHead, alarm: this.alarm, floor: this.floor, unservable: this.unservable };
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.pause.wake();
-    for (const w of this.rewindWaiters.splice(0)) w();
-  }
-
-  /** Forgets every archived block above `head` and follows again from there (the devnet's evm_revert). */
-  requestRewind(head: bigint): Promise<void> {
-    if (this.rewindTo === undefined || head < this.rewindTo) this.rewindTo = head;
-    const done = new Promise<void>((resolve) => this.rewindWaiters.push(resolve));
-    this.pause.wake();
-    return done;
   }
 
   /** Checks the chain id and schema and rebuilds the head state from the history tables. */
@@ -127,59 +107,35 @@ export class ArchiveFollower {
     if (this.alarm !== undefined) this.log(`${describeMismatch(this.alarm)} (recorded earlier; start a new archive database once the cause is known)`);
   }
 
-  /** Runs until stop(), an alarm, or (with untilCaughtUp) the canister's head. */
-  async run(opts: { untilCaughtUp?: boolean } = {}): Promise<void> {
-    const initial = this.o.backoffInitialMs ?? 200;
-    const max = this.o.backoffMaxMs ?? 5000;
-    let backoff = initial;
-    const progress = new Progress(this.log, this.o.tty === true, undefined, 'archive');
-    let prepared = false;
-    let caughtUpReported = false;
-    while (!this.stopped) {
-      let caughtUp = false;
-      try {
-        if (!prepared) {
-          await this.prepare();
-          prepared = true;
-        }
-        if (this.rewindTo !== undefined) await this.applyRewind();
-        if (this.alarm !== undefined || this.unservable !== undefined) {
-          // Stopped at the mismatch: only a rewind below it (devnet) can let it go on. Stopped at blocks the
-          // canister pruned: nothing can (a restart asks the canister again).
-          if (opts.untilCaughtUp === true) break;
-          await this.pause.sleep(this.o.idlePollMs ?? 1000);
-          continue;
-        }
-        caughtUp = await this.step(progress);
-        await this.retain(caughtUp);
-        backoff = initial;
-      } catch (e) {
-        progress.end();
-        if (e instanceof ArchiveFatalError || e instanceof ConfigError || e instanceof ArchiveStateError) throw e;
-        this.stats.retried++;
-        // The in-memory head state may be ahead of what was committed: rebuild it from the tables.
-        prepared = false;
-        this.log(`archive: ${oneLine(e)}; retrying in ${backoff} ms`);
-        await this.pause.sleep(backoff);
-        backoff = Math.min(backoff * 2, max);
-        continue;
-      }
-      if (caughtUp) {
-        if (!caughtUpReported) {
-          progress.end();
-          this.log(`archive: caught up at block ${this.cursor - 1n}, every block re-executed and verified (${this.stats.blocks} blocks, ${this.stats.txs} txs this run)`);
-          caughtUpReported = true;
-        }
-        if (opts.untilCaughtUp === true) break;
-        await this.pause.sleep(this.o.idlePollMs ?? 1000);
-      } else caughtUpReported = false;
-    }
-    progress.end();
+  protected isFatal(e: unknown): boolean {
+    return e instanceof ArchiveFatalError || e instanceof ConfigError || e instanceof ArchiveStateError;
   }
 
-  private async applyRewind(): Promise<void> {
+  /** The in-memory head state may be ahead of what was committed: rebuilt from the tables after an error. */
+  protected override prepareAfterError(): boolean {
+    return true;
+  }
+
+  protected timing(): FollowTiming {
+    return { backoffInitialMs: this.o.backoffInitialMs ?? 200, backoffMaxMs: this.o.backoffMaxMs ?? 5000, idlePollMs: this.o.idlePollMs ?? 1000 };
+  }
+
+  protected async pull(progress: Progress): Promise<PullOutcome> {
+    // Stopped at the mismatch: only a rewind below it (devnet) can let it go on. Stopped at blocks the canister
+    // pruned: nothing can (a restart asks the canister again).
+    if (this.alarm !== undefined || this.unservable !== undefined) return 'halted';
+    const caughtUp = await this.step(progress);
+    await this.retain(caughtUp);
+    return caughtUp ? 'caughtUp' : 'behind';
+  }
+
+  protected caughtUpLine(): string {
+    return `archive: caught up at block ${this.cursor - 1n}, every block re-executed and verified (${this.stats.blocks} blocks, ${this.stats.txs} txs this run)`;
+  }
+
+  protected async applyRewind(): Promise<void> {
     const head = this.rewindTo!;
-    const waiters = this.rewindWaiters.splice(0);
+    const waiters = this.takeRewindWaiters();
     if (head < this.floor) {
       // The state at that block was pruned: replaying from there would start from a state the archive no longer has.
       this.rewindTo = undefined;

@@ -3,6 +3,7 @@
 // or SIGINT stops it after the pull in progress is committed; it resumes from there.
 import { agentClient } from '../client/index.js';
 import { ConfigError } from '../client/errors.js';
+import { stopOnSignals } from '../client/follow.js';
 import { describeDbUrl, openDb } from '../indexer/db.js';
 import { loadArchiveConfig } from './config.js';
 import { ArchiveFatalError, ArchiveFollower } from './follower.js';
@@ -33,14 +34,9 @@ try {
     });
     const keep = config.keepBlocks === undefined ? 'history from genesis' : `keeping ${config.keepBlocks} blocks of history`;
     console.log(`archive: canister ${config.canisterId} at ${config.icHost} into ${where}; ${keep}`);
-    let signal: string | undefined;
-    const stop = (s: string): void => {
-      signal = s;
-      follower.stop();
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    const stoppedBy = stopOnSignals(follower);
     await follower.run();
+    const signal = stoppedBy();
     const s = follower.status();
     console.log(`archive: stopped${signal === undefined ? '' : ` (${signal})`} at block ${s.verifiedHead}; it resumes from block ${s.verifiedHead + 1n}`);
   } finally {

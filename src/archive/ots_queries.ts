@@ -73,6 +73,9 @@ export function matchesSql(dir: Dir, limit: boolean): string {
   ].join(' UNION ');
 }
 
+/** A sender's transaction with a nonce, the newest if several (as anvil walks from the head). */
+export const TX_BY_SENDER_AND_NONCE_SQL = 'SELECT eth_tx_hash AS hash FROM txs WHERE from_address = $1 AND nonce = $2 ORDER BY block_number DESC, tx_index DESC LIMIT 1';
+
 export class OtsQueries {
   private indexerSeen = false;
 
@@ -133,16 +136,12 @@ export class OtsQueries {
   /** The hash of `sender`'s transaction with this nonce (the newest, as anvil walks from the head), if indexed. */
   async txBySenderAndNonce(sender: Uint8Array, nonce: bigint): Promise<Uint8Array | undefined> {
     await this.requireIndexer();
-    // The sender's index walked from the newest end: its cost is the sender's transactions newer than the one
-    // found. The next nonce (Otterscan asks it to know whether there is a next transaction) is answered from
-    // the newest one alone.
+    // The next nonce (Otterscan asks it to know whether there is a next transaction) is answered from the
+    // sender's newest transaction alone (txs_from_newest); the one asked for is one probe of txs_from_nonce.
     const newest = await this.db.query<{ nonce: string | bigint }>('SELECT nonce FROM txs WHERE from_address = $1 ORDER BY block_number DESC, tx_index DESC LIMIT 1', [sender]);
     const top = newest.rows[0];
     if (top === undefined || BigInt(top.nonce) < nonce) return undefined;
-    const r = await this.db.query<{ hash: Uint8Array }>(
-      'SELECT eth_tx_hash AS hash FROM txs WHERE from_address = $1 AND nonce = $2 ORDER BY block_number DESC, tx_index DESC LIMIT 1',
-      [sender, nonce],
-    );
+    const r = await this.db.query<{ hash: Uint8Array }>(TX_BY_SENDER_AND_NONCE_SQL, [sender, nonce]);
     const row = r.rows[0];
     return row === undefined ? undefined : new Uint8Array(row.hash);
   }

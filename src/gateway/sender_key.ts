@@ -1,8 +1,8 @@
-// The sender's public key of a raw transaction, recovered here (about 1-2 ms of the gateway's CPU with
-// @noble/curves, against submit_raw.transfer.without_key.instructions' recovery in the canister) and passed as a hint
-// (rpc_eth_send_raw_transaction_with_key): the canister then verifies the signature against a key it has seen
-// instead of recovering it, about half the instructions (docs/execution.md "Sender key hints"). The key is
-// the signer's by construction, so the canister's answer is the plain method's.
+// The sender's public key of a raw transaction, recovered here (`rpc.gateway.sender_key_recovery_ms` of the
+// gateway's CPU, against the recovery in the canister's `submit_raw.transfer.without_key.instructions`) and passed
+// as a hint (rpc_eth_send_raw_transaction_with_key): the canister then verifies the signature against a key it
+// has seen instead of recovering it (`submit_raw.transfer.instructions`; docs/execution.md "Sender key
+// hints"). The key is the signer's by construction, so the canister's answer is the plain method's.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 

@@ -4,11 +4,10 @@
 // memory 64 KiB at a time (Buffer.compare is a memcmp) and copies only the pages that differ: towards the
 // committed copy when the message commits, back into the live memory when it traps or was a query. This
 // reads the whole heap twice per message but writes only what changed, instead of copying the whole heap.
-// Measured on this machine (2 shared cores, src/host/bench.ts): it is memory-bandwidth bound, about
-// 0.16 ms per MiB of heap (16 MiB: 2.8 ms, 128 MiB: 21 ms, 256 MiB: 36 ms) against 1.5 / 27 / 42 ms for a
-// full copy, so it saves the copy's writes but not the reads. Azle canisters today have an 11 MiB heap:
-// ~0.8 ms per message, about 60% of a trivial query (~1.3 ms, ~770 queries/s). A store-tracking rewrite
-// (dirty-page bitmap maintained by the wasm) would make this proportional to the pages written.
+// It is memory-bandwidth bound (`host.heap_snapshot.diff_restore_ms_per_mib` against
+// `host.heap_snapshot.full_copy_ms_per_mib`, bench group ic_http): it saves the copy's writes but not the reads,
+// so its cost follows the heap's size, not what a message wrote, and is a large part of a trivial query's. A
+// dirty-page bitmap kept by the wasm would make it proportional to the pages written.
 export const HEAP_PAGE = 65536;
 
 export interface DiffResult {

@@ -1,6 +1,6 @@
 // Turns a canister wasm into the module the host runs: optionally instrumented with ic-wasm (the IC's
 // instruction-cost counter), then rewritten with binaryen so the host can see and restore its state.
-// Results are cached on disk by the input's hash (instrument + rewrite of a 3.5 MB wasm takes ~2 s).
+// Results are cached on disk by the input's hash (instrumenting and rewriting a canister's wasm is slow next to loading the result).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -4,7 +4,7 @@
 // Copy on write: a message's first write to a page puts a fresh copy in the map and keeps the old page
 // object as the undo entry, so a committed page is never written again. Once a follower (the query replica,
 // replica.ts) follows, pages live in SharedArrayBuffers, so its worker shares them without copying and
-// without ever seeing a half-written page. (A SharedArrayBuffer page costs about 3x a plain one to allocate,
+// without ever seeing a half-written page. (A SharedArrayBuffer page costs several times a plain one to allocate,
 // so hosts without a follower keep plain pages.)
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync, fstatSync, ftruncateSync } from 'node:fs';

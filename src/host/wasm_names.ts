@@ -1,5 +1,5 @@
 // Names the wasm rewrite (prepare.ts) adds, and the module hash. Kept apart from prepare.ts so that code that
-// only runs a prepared module (the query replica's worker) does not load binaryen (about 80 MB and 1 s).
+// only runs a prepared module (the query replica's worker) does not load binaryen (a large module, slow to load).
 import { createHash } from 'node:crypto';
 
 /** Export names the rewrite adds. */

@@ -4,15 +4,15 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../client/errors.js';
 import { envReaders, type Env } from '../client/env.js';
+import type { FollowTiming } from '../client/follow.js';
 import { CHAIN_ID } from '../core/constants.js';
 import { EXPORT_MAX_BYTES, EXPORT_MAX_SEGMENT } from '../core/export/format.js';
 
 /** SPEC's {ic_host} placeholder: the IC's public boundary nodes. */
 export const DEFAULT_INDEXER_IC_HOST = 'https://icp-api.io';
 
-export interface IndexerConfig {
-  /** Required for the agent; the devnet passes its in-process client and ignores it. */
-  readonly canisterId: string | undefined;
+/** What each follower of the export stream is configured with: the indexer (below) and the archive (src/archive/config.ts). */
+export interface ExportFollowerConfig extends FollowTiming {
   /** A PostgreSQL server; undefined: PGlite in pgliteDir. */
   readonly databaseUrl: string | undefined;
   readonly pgliteDir: string;
@@ -20,18 +20,22 @@ export interface IndexerConfig {
   readonly fetchRootKey: boolean;
   readonly identityPemPath: string | undefined;
   readonly dbPoolMax: number;
+  /** Per export_blocks call. */
+  readonly maxBytes: number;
+  /** Must equal the canister's. */
+  readonly chainId: bigint;
+}
+
+export interface IndexerConfig extends ExportFollowerConfig {
+  /** Required for the agent; the devnet passes its in-process client and ignores it. */
+  readonly canisterId: string | undefined;
   readonly retentionDays: number;
   readonly retentionEnabled: boolean;
   readonly retentionDryRun: boolean;
   readonly archiveGcDeleteOrphans: boolean;
-  readonly maxBytes: number;
-  readonly backoffInitialMs: number;
-  readonly backoffMaxMs: number;
-  readonly idlePollMs: number;
   readonly prunePollMs: number;
   readonly metricsPollMs: number;
   readonly archiveDir: string;
-  readonly chainId: bigint;
   readonly zstdLevel: number;
   readonly maxSegment: number;
 }

@@ -1,6 +1,7 @@
 // The pull loop (docs/indexer.md): export_blocks from the stored cursor, whole blocks decoded, archived and
 // committed with the new cursor in one transaction. Canister and database errors are retried with backoff; a
-// malformed export chunk stops the indexer with a message naming the cursor (nothing of it is written).
+// malformed export chunk stops the indexer with a message naming the cursor (nothing of it is written). The
+// loop itself (backoff, progress, stop, rewind requests) is ../client/follow.ts, shared with the archive.
 import type { CanisterClient } from '../client/index.js';
 import { ConfigError } from '../client/errors.js';
 import { EXPORT_FORMAT_VERSIONS_READ } from '../core/export/format.js';
@@ -8,12 +9,12 @@ import { Archive } from './archive.js';
 import type { IndexerConfig } from './config.js';
 import type { Db } from './db.js';
 import { ExportAssembler, ExportFormatError, type ExportedBlock } from '../core/export/decode.js';
-import { Progress } from './progress.js';
+import { ExportFollower, type FollowTiming, type PullOutcome } from '../client/follow.js';
+import type { Progress } from '../client/progress.js';
 import { blockRows, type BlockRows } from './rows.js';
 import { SchemaTooNewError } from './migrate.js';
 import { bytesEqual } from '../core/codec/bytes.js';
 import { applyRetention, commitBlocks, ensureSchema, IndexerStateError, insertMetricsSample, openState, recordGap, rewindBlocks, updateHead, type IndexerState } from './store.js';
-import { Pause } from './pause.js';
 
 /** A condition the indexer cannot retry its way out of; the message says what to do. */
 export class IndexerFatalError extends Error {
@@ -30,9 +31,6 @@ export interface IndexerOptions {
   /** Called after every commit (tests, the devnet). */
   readonly onCommit?: (state: { cursorBlock: bigint; head: bigint }) => void;
 }
-
-/** The first line of an error (the agent's messages carry a stack trace). */
-const oneLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
 
 /** Schema and state errors say what to do; retrying cannot fix them. */
 function isRetryable(e: unknown): boolean {
@@ -53,22 +51,18 @@ export interface IndexerStats {
   retried: number;
 }
 
-export class Indexer {
+export class Indexer extends ExportFollower {
   readonly stats: IndexerStats = { blocks: 0, txs: 0, skippedTransfers: 0, gaps: 0, retried: 0 };
-  private stopped = false;
-  private readonly pause = new Pause();
   private archive: Archive | undefined;
   private state: IndexerState | undefined;
   private head = 0n;
   private firstAvailable = 0n;
-  private readonly log: (line: string) => void;
   private lastMetrics = 0;
   private lastPrune = 0;
   private lastRetention = 0;
-  private caughtUpReported = false;
 
   constructor(private readonly o: IndexerOptions) {
-    this.log = o.log ?? ((l) => console.log(l));
+    super('indexer', o.log ?? ((l) => console.log(l)), o.tty === true);
   }
 
   get cursor(): bigint | undefined {
@@ -105,36 +99,12 @@ export class Indexer {
     return { orphans: orphans.length, deleted: orphans.length };
   }
 
-  stop(): void {
-    this.stopped = true;
-    this.pause.wake();
-    for (const w of this.rewindWaiters.splice(0)) w();
-  }
-
-  private rewindTo: bigint | undefined;
-  private readonly rewindWaiters: (() => void)[] = [];
-
-  /**
-   * Forgets every indexed block above `head` and pulls again from there: for a chain that went back, which
-   * only the devnet's evm_revert does (IC blocks are final). The pull loop applies it between two steps, so a
-   * step already under way finishes first (its blocks, if from before the revert, are removed with the rest).
-   * Resolves once applied (or the indexer stopped).
-   */
-  requestRewind(head: bigint): Promise<void> {
-    this.rewindAtMost(head);
-    const done = new Promise<void>((resolve) => this.rewindWaiters.push(resolve));
-    this.pause.wake();
-    return done;
-  }
-
-  /** Asks the loop to forget the blocks above `head` (the lowest of several asks wins). */
-  private rewindAtMost(head: bigint): void {
-    if (this.rewindTo === undefined || head < this.rewindTo) this.rewindTo = head;
-  }
-
-  private async applyRewind(): Promise<void> {
+  // requestRewind (ExportFollower) is for a chain that went back, which only the devnet's evm_revert does (IC
+  // blocks are final). The loop applies it between two steps, so a step already under way finishes first (its
+  // blocks, if from before the revert, are removed with the rest).
+  protected async applyRewind(): Promise<void> {
     const head = this.rewindTo!;
-    const waiters = this.rewindWaiters.splice(0);
+    const waiters = this.takeRewindWaiters();
     const r = await rewindBlocks(this.o.db, head);
     // A request for a lower head that came meanwhile is applied by the next turn of the loop.
     if (this.rewindTo === head) this.rewindTo = undefined;
@@ -190,57 +160,32 @@ export class Indexer {
     throw new IndexerFatalError(`the indexed chain and the canister's differ for more than ${MAX_FORK_SEARCH} blocks below block ${from}: was the canister reinstalled? Index into a new database`);
   }
 
-  /** Runs until stop() (or `untilCaughtUp`); throws IndexerFatalError / ConfigError for what retrying cannot fix. */
-  async run(opts: { untilCaughtUp?: boolean } = {}): Promise<void> {
-    const { config } = this.o;
-    const progress = new Progress(this.log, this.o.tty === true);
-    let backoff = config.backoffInitialMs;
-    // The canister or the database may not answer yet: retried like any other call.
-    while (this.state === undefined && !this.stopped) {
-      try {
-        await this.prepare();
-      } catch (e) {
-        if (e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e)) throw e;
-        this.stats.retried++;
-        this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
-        await this.pause.sleep(backoff);
-        backoff = Math.min(backoff * 2, config.backoffMaxMs);
-      }
-    }
-    backoff = config.backoffInitialMs;
-    while (!this.stopped) {
-      let caughtUp: boolean;
-      try {
-        if (this.rewindTo !== undefined) await this.applyRewind();
-        caughtUp = await this.step(progress);
-        await this.poll();
-        backoff = config.backoffInitialMs;
-      } catch (e) {
-        if (e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e)) {
-          progress.end();
-          throw e;
-        }
-        this.stats.retried++;
-        progress.end();
-        this.log(`indexer: ${oneLine(e)}; retrying in ${backoff} ms`);
-        await this.pause.sleep(backoff);
-        backoff = Math.min(backoff * 2, config.backoffMaxMs);
-        continue;
-      }
-      if (caughtUp) {
-        if (!this.caughtUpReported) {
-          progress.end();
-          this.log(`indexer: caught up at block ${this.head} (${this.stats.blocks} blocks, ${this.stats.txs} txs indexed this run${this.stats.gaps > 0 ? `, ${this.stats.gaps} pruned gap(s)` : ''}${this.stats.skippedTransfers > 0 ? `, ${this.stats.skippedTransfers} malformed Transfer log(s) skipped` : ''})`);
-          this.caughtUpReported = true;
-        }
-        if (opts.untilCaughtUp === true) break;
-        await this.maybeRetention();
-        await this.pause.sleep(config.idlePollMs);
-      } else {
-        this.caughtUpReported = false;
-      }
-    }
-    progress.end();
+  protected override isPrepared(): boolean {
+    return this.state !== undefined;
+  }
+
+  /** IndexerFatalError / ConfigError and schema or state errors: retrying cannot fix them. */
+  protected isFatal(e: unknown): boolean {
+    return e instanceof IndexerFatalError || e instanceof ConfigError || !isRetryable(e);
+  }
+
+  protected timing(): FollowTiming {
+    return this.o.config;
+  }
+
+  protected async pull(progress: Progress): Promise<PullOutcome> {
+    const caughtUp = await this.step(progress);
+    await this.poll();
+    return caughtUp ? 'caughtUp' : 'behind';
+  }
+
+  protected caughtUpLine(): string {
+    const s = this.stats;
+    return `indexer: caught up at block ${this.head} (${s.blocks} blocks, ${s.txs} txs indexed this run${s.gaps > 0 ? `, ${s.gaps} pruned gap(s)` : ''}${s.skippedTransfers > 0 ? `, ${s.skippedTransfers} malformed Transfer log(s) skipped` : ''})`;
+  }
+
+  protected override whenCaughtUp(): Promise<void> {
+    return this.maybeRetention();
   }
 
   /** One export_blocks call and the commit of the blocks it completed; true when caught up. */

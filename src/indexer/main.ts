@@ -3,6 +3,7 @@
 // the database from INDEXER_ARCHIVE_DIR instead (no canister needed).
 import { agentClient } from '../client/index.js';
 import { ConfigError } from '../client/errors.js';
+import { stopOnSignals } from '../client/follow.js';
 import { loadIndexerConfig } from './config.js';
 import { describeDbUrl, openDb } from './db.js';
 import { Indexer, IndexerFatalError } from './indexer.js';
@@ -34,9 +35,7 @@ try {
       });
       const indexer = new Indexer({ config, client, db, tty: process.stdout.isTTY === true });
       console.log(`indexer: canister ${config.canisterId} at ${config.icHost} into ${where}; archive ${config.archiveDir}`);
-      const stop = (): void => indexer.stop();
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      stopOnSignals(indexer);
       await indexer.run();
     }
   } finally {

@@ -179,4 +179,13 @@ ALTER TABLE txs DROP CONSTRAINT txs_origin_check;
 ALTER TABLE txs ADD CONSTRAINT txs_origin_check CHECK (origin IN ('EthSigned', 'IcSynthetic', 'Impersonated'));
 `,
   },
+  {
+    version: 4,
+    name: 'sender and nonce index',
+    sql: `
+-- ots_getTransactionBySenderAndNonce (src/archive/ots_queries.ts): one index probe instead of a walk down the
+-- sender's transactions from the newest.
+CREATE INDEX IF NOT EXISTS txs_from_nonce ON txs (from_address, nonce, block_number DESC, tx_index DESC);
+`,
+  },
 ];

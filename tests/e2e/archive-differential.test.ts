@@ -21,6 +21,7 @@ import { CHAIN_ID } from '../../src/core/constants.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { removeDir, rpc, run, sleep, startAnvil, startDevnetProcess, tempDir, waitForReceipt, type Anvil, type DevnetProcess } from '../support/e2e.js';
+import { createdAddress, mappingSlot, word } from '../support/slots.js';
 import { classify, jsonDiff } from '../support/trace_diff.js';
 
 const accounts = devAccounts();
@@ -42,10 +43,7 @@ const tReverterC = traced('Reverter');
 const childC = traced('Child');
 const failingC = compileFixture('../../e2e/contracts/Differential.sol', 'Reverter');
 
-const word = (v: bigint | number): string => BigInt(v).toString(16).padStart(64, '0');
 const slot = (v: bigint | number): Hex => `0x${word(v)}`;
-const mappingSlot = (key: Hex, s: bigint): Hex => keccak256(`0x${key.slice(2).toLowerCase().padStart(64, '0')}${word(s)}`);
-const created = (from: Hex, nonce: number): Hex => getContractAddress({ from, nonce: BigInt(nonce) }).toLowerCase() as Hex;
 
 interface Step {
   readonly label: string;
@@ -57,18 +55,18 @@ interface Step {
 }
 
 const a = {
-  token0: created(A.address, 0),
-  token1: created(A.address, 1),
-  pair: created(A.address, 2),
-  router: created(A.address, 3),
-  lib: created(A.address, 4),
-  reverter: created(A.address, 5),
-  tracee: created(A.address, 6),
-  child: created(A.address, 7),
-  failing: created(A.address, 8),
+  token0: createdAddress(A.address, 0),
+  token1: createdAddress(A.address, 1),
+  pair: createdAddress(A.address, 2),
+  router: createdAddress(A.address, 3),
+  lib: createdAddress(A.address, 4),
+  reverter: createdAddress(A.address, 5),
+  tracee: createdAddress(A.address, 6),
+  child: createdAddress(A.address, 7),
+  failing: createdAddress(A.address, 8),
 };
 // Tracee.run's children: CREATE at the tracee's nonce 1, CREATE2 with salt 7 (self-destructed in the same transaction).
-const runChild1 = created(a.tracee, 1);
+const runChild1 = createdAddress(a.tracee, 1);
 const runChild2 = getContractAddress({
   opcode: 'CREATE2',
   from: a.tracee,

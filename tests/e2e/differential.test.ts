@@ -13,7 +13,6 @@
 // so the grouping into blocks cannot change any result: receipts (status, gas used, logs, contract address,
 // effective gas price) and the end state (balances, nonces, code, storage of every slot written) must match
 // exactly.
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { encodeDeployData, encodeFunctionData, keccak256, toHex, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount, sign } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -21,6 +20,7 @@ import { CHAIN_ID } from '../../src/core/constants.js';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { gatewayInternalErrors, rpc, startAnvil, waitForReceipt, type Anvil } from '../support/e2e.js';
+import { createdAddress, mappingSlot, word } from '../support/slots.js';
 
 const ours = inject('devnetUrl');
 let anvil: Anvil;
@@ -40,14 +40,6 @@ const storeC = contract('Store');
 const factoryC = contract('Factory');
 const reverterC = contract('Reverter');
 
-const createAddress = (from: Hex, nonce: number): Hex => {
-  // RLP([from, nonce]) for nonce < 128
-  const n = nonce === 0 ? '80' : nonce < 0x80 ? nonce.toString(16).padStart(2, '0') : (() => { throw new Error('nonce too large'); })();
-  const rlp = `d694${from.slice(2).toLowerCase()}${n}`;
-  return `0x${Buffer.from(keccak_256(Buffer.from(rlp, 'hex'))).toString('hex').slice(24)}` as Hex;
-};
-const word = (v: bigint | number) => BigInt(v).toString(16).padStart(64, '0');
-const mappingSlot = (key: Hex, slot: bigint): Hex => keccak256(`0x${key.slice(2).toLowerCase().padStart(64, '0')}${word(slot)}`);
 const nestedSlot = (k1: Hex, k2: Hex, slot: bigint): Hex => keccak256(`0x${k2.slice(2).toLowerCase().padStart(64, '0')}${mappingSlot(k1, slot).slice(2)}`);
 
 interface Step {
@@ -110,11 +102,11 @@ interface Addresses {
 
 function phases(): { one: Step[]; two: Step[]; addresses: Addresses } {
   const addresses: Addresses = {
-    token: createAddress(A.address, 0),
-    store: createAddress(A.address, 1),
-    probe: createAddress(A.address, 2),
-    factory: createAddress(A.address, 3),
-    reverter: createAddress(A.address, 4),
+    token: createdAddress(A.address, 0),
+    store: createdAddress(A.address, 1),
+    probe: createdAddress(A.address, 2),
+    factory: createdAddress(A.address, 3),
+    reverter: createdAddress(A.address, 4),
   };
   const tokenAbi = token.abi as Abi;
   const storeAbi = storeC.abi as Abi;

@@ -16,6 +16,10 @@ describe('EthereumJS internals check', () => {
     expect(() => checkEvmInternals(broken({ _opcodeMap: [] }))).toThrow(/EVM._opcodeMap/);
     expect(() => checkEvmInternals(broken({ journal: { cleanJournal() {}, journal: {}, alwaysWarmJournal: new Map() } }))).toThrow(/warm storage slots/);
     expect(() => checkEvmInternals(broken({ transientStorage: {} }))).toThrow(/transientStorage.clear/);
+    // The archive's call capture names a frame's last opcode by its fullName.
+    const map = evm._opcodeMap as { opcodeInfo: object }[];
+    const noName = map.map((e, i) => (i === 0xf1 ? { ...e, opcodeInfo: { ...e.opcodeInfo, fullName: undefined } } : e));
+    expect(() => checkEvmInternals(broken({ _opcodeMap: noName }))).toThrow(/_opcodeMap\[241\]\.opcodeInfo has no fullName/);
   });
 
   it("checks a live frame's stack and memory as the fast loop reads them, and names what changed", async () => {
@@ -48,6 +52,8 @@ describe('EthereumJS internals check', () => {
     expect(() => checkRunStateShapes({ ...live!, memory: { _store: [] } })).toThrow(/RunState.memory/);
     // The other declared fields, by type: a run state or interpreter that lost one fails naming it.
     expect(() => checkRunStateShapes({ ...live!, gasLeft: 1 })).toThrow(/RunState\.gasLeft is no longer a bigint/);
+    // The archive's call capture reads the frame's depth.
+    expect(() => checkRunStateShapes({ ...live!, env: { ...(live as unknown as { env: object }).env, depth: undefined } })).toThrow(/RunState\.env\.depth is no longer a number/);
     const it = (live as unknown as { interpreter: object }).interpreter;
     const noUseGas = Object.assign(Object.create(Object.getPrototypeOf(it)), it, { useGas: undefined });
     expect(() => checkRunStateShapes({ ...live!, interpreter: noUseGas })).toThrow(/Interpreter\.useGas is no longer a function/);

@@ -3,7 +3,7 @@
 // blocks per page with anvil's firstPage/lastPage, the newest-first order, a sender's nonce, a contract's
 // creator, the error when the indexer's tables are missing, and that the searches use their indexes.
 import { describe, expect, it } from 'vitest';
-import { matchesSql, OtsErrorCode, OtsQueries, OtsQueryError, type OtsSearchPage } from '../../src/archive/ots_queries.js';
+import { matchesSql, OtsErrorCode, TX_BY_SENDER_AND_NONCE_SQL, OtsQueries, OtsQueryError, type OtsSearchPage } from '../../src/archive/ots_queries.js';
 import { writeInternalRows, type InternalTxRow } from '../../src/archive/internal_rows.js';
 import { ensureArchiveSchema } from '../../src/archive/schema.js';
 import { ArchiveReader } from '../../src/archive/reader.js';
@@ -12,6 +12,8 @@ import { DEFAULT_CONFIG } from '../../src/gateway/config.js';
 import { handleRequest } from '../../src/gateway/rpc.js';
 import { createContext } from '../../src/gateway/server.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
+import { migrate } from '../../src/indexer/migrate.js';
+import { INDEXER_COMPONENT, INDEXER_MIGRATIONS } from '../../src/indexer/schema.js';
 import { ensureSchema } from '../../src/indexer/store.js';
 
 const addr = (n: number): Uint8Array => new Uint8Array(20).fill(n);
@@ -124,6 +126,31 @@ describe('Otterscan lookups on the indexer and archive tables', () => {
       expect(plan).not.toMatch(/Seq Scan/);
       expect(plan.match(/Presorted Key/g)).toHaveLength(4);
     }
+    await db.close();
+  });
+
+  it("a sender's nonce: one probe of txs_from_nonce, which the migration adds to a database indexed before it", async () => {
+    const db = await openDb({ memory: true });
+    // A database at the indexer's schema before the index, holding transactions.
+    const before = INDEXER_MIGRATIONS.findIndex((m) => m.name === 'sender and nonce index');
+    expect(before).toBeGreaterThan(0);
+    await migrate(db, INDEXER_COMPONENT, INDEXER_MIGRATIONS.slice(0, before));
+    await ensureArchiveSchema(db, 4801360n);
+    await chain(db, [[], [{ from: X, to: OTHER, nonce: 0 }], [{ from: OTHER, to: X, nonce: 0 }, { from: X, to: OTHER, nonce: 1 }]]);
+    const q = new OtsQueries(db);
+    expect(await q.txBySenderAndNonce(X, 1n)).toEqual(hashOf(2, 1));
+    const indexes = async (): Promise<string[]> => (await db.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'txs'")).rows.map((r) => r.indexname);
+    expect(await indexes()).not.toContain('txs_from_nonce');
+
+    expect(await ensureSchema(db)).toEqual(INDEXER_MIGRATIONS.slice(before).map((m) => m.version));
+    expect(await indexes()).toContain('txs_from_nonce');
+    expect(await q.txBySenderAndNonce(X, 0n)).toEqual(hashOf(1, 0));
+    expect(await q.txBySenderAndNonce(X, 1n)).toEqual(hashOf(2, 1));
+    expect(await q.txBySenderAndNonce(OTHER, 0n)).toEqual(hashOf(2, 0));
+    await db.query('SET enable_seqscan = off');
+    const plan = (await db.query<Record<string, string>>(`EXPLAIN ${TX_BY_SENDER_AND_NONCE_SQL}`, [X, 1n])).rows.map((r) => Object.values(r)[0]).join('\n');
+    expect(plan).toContain('txs_from_nonce');
+    expect(plan).not.toMatch(/Sort/);
     await db.close();
   });
 

@@ -1,7 +1,7 @@
-// The backfill progress line the indexer and the archive print (src/indexer/progress.ts): the rate counts the
+// The backfill progress line the indexer and the archive print (src/client/progress.ts): the rate counts the
 // blocks committed after the clock started (the first commit starts it), so the first line is a real rate.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatEta, Progress } from '../../src/indexer/progress.js';
+import { formatEta, Progress } from '../../src/client/progress.js';
 
 afterEach(() => vi.useRealTimers());
 

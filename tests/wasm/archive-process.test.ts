@@ -4,19 +4,20 @@
 // block it stopped at with its history kept (read back from its PGlite folder). A bad variable stops it at start
 // naming the variable.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArchiveReader } from '../../src/archive/reader.js';
-import { startIcHttp, SubnetKeys, type IcHttpServer } from '../../src/host/ic_http/index.js';
+import type { IcHttpServer } from '../../src/host/ic_http/index.js';
 import { projectTempDir } from '../../src/host/paths.js';
 import { openDb } from '../../src/indexer/db.js';
-import { CANISTER_ID, Evm } from '../support/canister.js';
+import { CANISTER_ID, type Evm } from '../support/canister.js';
 import { account, ETH, plainAddress, transfer } from '../support/eth.js';
+import { minedReceipt, startIcHttpEvm, type IcHttpEvm } from '../support/ic_http_evm.js';
 
 const dir = projectTempDir('archive-process-');
 const MAIN = join(import.meta.dirname, '../../src/archive/main.ts');
 const alice = account(0x51);
+let net: IcHttpEvm;
 let evm: Evm;
 let server: IcHttpServer;
 let nonce = 0n;
@@ -24,12 +25,7 @@ let nonce = 0n;
 /** Sends a transfer and waits until the wall-clock miner includes it; returns its block. */
 async function mined(value: bigint): Promise<bigint> {
   const id = await evm.submit(transfer(alice, nonce++, plainAddress(7), value));
-  for (let i = 0; i < 200; i++) {
-    const r = evm.receipt(id);
-    if (r !== undefined) return r.block_number;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error('not mined within 10 s');
+  return (await minedReceipt(evm, id)).block_number;
 }
 
 class Proc {
@@ -65,15 +61,11 @@ class Proc {
 }
 
 beforeAll(async () => {
-  evm = await Evm.start({ genesis: [{ address: alice.address, balance: 10n * ETH }] }, { clock: 'wall', wallTickMs: 20 });
-  server = await startIcHttp({ host: evm.host, keys: SubnetKeys.loadOrCreate(join(dir, 'ic-keys.json')), port: 0 });
+  net = await startIcHttpEvm(dir, { genesis: [{ address: alice.address, balance: 10n * ETH }] });
+  ({ evm, server } = net);
 });
 
-afterAll(async () => {
-  await server?.close();
-  evm?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => net?.close());
 
 describe('npm run archive (its own process, over the IC agent)', () => {
   it('starts, follows, stops on SIGTERM with its state kept, and resumes', async () => {

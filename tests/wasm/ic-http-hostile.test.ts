@@ -6,7 +6,7 @@
 // twice after a restart or an evm_revert; admin methods are refused by canister_inspect_message for anyone
 // but a controller.
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Cbor, lookup_path, type HashTree, type HttpAgentRequest, type Identity } from '@icp-sdk/core/agent';
@@ -18,9 +18,10 @@ import { DEFAULT_CONFIG } from '../../src/gateway/config.js';
 import { startGateway, type Gateway } from '../../src/gateway/server.js';
 import { IcHttpHandler, MAX_BODY_BYTES, startIcHttp, SubnetKeys, type IcHttpServer } from '../../src/host/ic_http/index.js';
 import { projectTempDir } from '../../src/host/paths.js';
-import { CANISTER_ID, Evm } from '../support/canister.js';
+import { CANISTER_ID, type Evm } from '../support/canister.js';
 import { rpc } from '../support/e2e.js';
 import { smallArraysBody } from '../support/ic_http_attack.js';
+import { startIcHttpEvm, type IcHttpEvm } from '../support/ic_http_evm.js';
 
 const dir = projectTempDir('ic-http-hostile-');
 const canister = Principal.fromText(CANISTER_ID);
@@ -34,19 +35,17 @@ let keys: SubnetKeys;
 let server: IcHttpServer;
 let gateway: Gateway;
 
+let net: IcHttpEvm;
+
 beforeAll(async () => {
-  mkdirSync(dir, { recursive: true });
-  keys = SubnetKeys.loadOrCreate(join(dir, 'ic-keys.json'));
-  evm = await Evm.start({ controllers: [CONTROLLER.getPrincipal().toUint8Array()] }, { clock: 'wall', wallTickMs: 20 });
-  server = await startIcHttp({ host: evm.host, keys, port: 0 });
+  net = await startIcHttpEvm(dir, { controllers: [CONTROLLER.getPrincipal().toUint8Array()] });
+  ({ evm, server, keys } = net);
   gateway = await startGateway({ config: { ...DEFAULT_CONFIG, port: 0 }, client: evm.client });
 });
 
 afterAll(async () => {
   await gateway?.close();
-  await server?.close();
-  evm?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await net?.close();
 });
 
 const post = async (url: string, path: string, body: Uint8Array) => {

@@ -3,7 +3,6 @@
 // queries and updates with anonymous, Ed25519, secp256k1 and delegated identities, over the synchronous
 // call and over the older call + read_state path; bad envelopes get the IC's HTTP status and text, unknown
 // canisters the IC's reject code.
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Actor, Cbor, HttpAgent, type Identity, type HttpAgentRequest } from '@icp-sdk/core/agent';
 import { IDL } from '@icp-sdk/core/candid';
@@ -17,9 +16,10 @@ import { account, feeMarketTx } from '../support/eth.js';
 import { idlFactory } from '../../src/canister/idl.js';
 import { CHAIN_ID } from '../../src/core/constants.js';
 import { deriveSyntheticSender } from '../../src/core/tx/ic_synthetic.js';
-import { startIcHttp, SubnetKeys, type IcHttpServer } from '../../src/host/ic_http/index.js';
+import { SubnetKeys, type IcHttpServer } from '../../src/host/ic_http/index.js';
 import { projectTempDir } from '../../src/host/paths.js';
-import { CANISTER_ID, Evm } from '../support/canister.js';
+import { CANISTER_ID, type Evm } from '../support/canister.js';
+import { minedReceipt, startIcHttpEvm, type IcHttpEvm } from '../support/ic_http_evm.js';
 
 const dir = projectTempDir('ic-http-');
 const ed = Ed25519KeyIdentity.generate(new Uint8Array(32).fill(7));
@@ -35,15 +35,9 @@ const senderOf = (p: Principal): Uint8Array => {
 const ETH = 10n ** 18n;
 
 /** The devnet mines on the wall clock: waits for the transaction's receipt. */
-async function receiptOf(txId: Uint8Array) {
-  for (let i = 0; i < 100; i++) {
-    const r = evm.receipt(txId);
-    if (r !== undefined) return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error('not mined within 10 s');
-}
+const receiptOf = (txId: Uint8Array) => minedReceipt(evm, txId);
 
+let net: IcHttpEvm;
 let evm: Evm;
 let server: IcHttpServer;
 let keys: SubnetKeys;
@@ -60,20 +54,12 @@ async function actorFor(identity?: Identity, opts: { callSync?: boolean } = {}):
 const tx = (nonce: bigint) => ({ to: [new Uint8Array(20).fill(0xde)], value: 1000n, gas_limit: 21000n, max_fee_per_gas: 10n ** 12n, max_priority_fee_per_gas: 250n * 10n ** 9n, nonce, data: new Uint8Array() });
 
 beforeAll(async () => {
-  keys = SubnetKeys.loadOrCreate(join(dir, 'ic-keys.json'));
   const delegated = Principal.selfAuthenticating(new Uint8Array(root.getPublicKey().toDer()));
-  evm = await Evm.start(
-    { genesis: [ed.getPrincipal(), k1.getPrincipal(), delegated].map((p) => ({ address: senderOf(p), balance: 100n * ETH })) },
-    { clock: 'wall', wallTickMs: 20 },
-  );
-  server = await startIcHttp({ host: evm.host, keys, port: 0 });
+  net = await startIcHttpEvm(dir, { genesis: [ed.getPrincipal(), k1.getPrincipal(), delegated].map((p) => ({ address: senderOf(p), balance: 100n * ETH })) });
+  ({ evm, server, keys } = net);
 });
 
-afterAll(async () => {
-  await server?.close();
-  evm?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => net?.close());
 
 describe('IC HTTP interface with the unmodified HttpAgent', () => {
   it('publishes the root key in /api/v2/status and keeps it per data folder', async () => {

@@ -14,6 +14,9 @@
 // - Common._activatedEIPsCache / _hardfork / _chainParams: memoizeCommonLookups (engine.ts, every Common it runs);
 // - EVM.journal.addAlwaysWarmAddress (replaced per instance) and alwaysWarmJournal / accessList: fastAlwaysWarmAddress.
 // - Common.consensusType / HARDFORK_CHANGES: memoizeCommonLookups.
+// - For the archive's call capture (src/archive/call_capture.ts, stock EthereumJS): its EVM's own copy of
+//   _opcodeMap (the CALL family, SELFDESTRUCT and SSTORE's gas wrapped) and, in those wrappers, RunState's
+//   opCode, gasLeft, messageGasLimit, stack, memory, env.address / depth and stateManager.getAccount.
 // - For call_frame.ts (checkCallFrameInternals): EVM.runCall (wrapped per instance), runPrecompile,
 //   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
 //   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint and commit
@@ -29,13 +32,15 @@ import { type Account, type Address, stripHexPrefix } from '@ethereumjs/util';
 
 // ---- the private shapes (EVM 10.1.3), declared once ----
 //
-// Every EthereumJS shape the engine's modules read or write (interpreter.ts, call_frame.ts, budget.ts),
-// each with the fields some module uses; the checks below (checkEvmInternals, checkRunStateShapes,
+// Every EthereumJS shape the engine's modules (interpreter.ts, call_frame.ts, budget.ts) and the archive's
+// call_capture.ts read or write, each with the fields some module uses; the checks below (checkEvmInternals, checkRunStateShapes,
 // checkCallFrameInternals) confirm at engine creation the ones whose move would go unnoticed.
 
 /** One entry of EVM._opcodeMap: the opcode's static facts and its two handlers. */
 export interface OpInfo {
   readonly code: number;
+  /** The opcode's name as geth prints it (PUSH1, not PUSH): the archive names a frame's last opcode with it. */
+  readonly fullName: string;
   readonly feeBigInt: bigint;
   readonly dynamicGas: boolean;
   readonly isInvalid: boolean;
@@ -54,6 +59,7 @@ export interface StackLike {
   _store: bigint[];
   _len: number;
   _maxHeight: number;
+  readonly length: number;
   peek(n: number): bigint[];
   pop(): bigint;
   popN(n: number): bigint[];
@@ -90,6 +96,7 @@ export interface RunState extends MemGasState {
     address: { bytes: Uint8Array };
     caller: { bytes: Uint8Array };
     callValue: bigint;
+    depth: number;
   };
   returnBytes: Uint8Array;
   interpreter: InterpreterLike;
@@ -98,6 +105,10 @@ export interface RunState extends MemGasState {
   lastCallNewAccountStateGas?: bigint;
   stateGasSpilled?: bigint;
   eip7928PostTargetCallOog?: unknown;
+}
+/** RunState.stateManager as the archive's call capture reads it (a SELFDESTRUCT's balance). */
+export interface AccountReaderLike {
+  getAccount(address: unknown): Promise<{ balance: bigint } | undefined>;
 }
 /** EthereumJS's Common as the fast loop asks it. */
 export interface CommonLike {
@@ -218,6 +229,7 @@ export function checkEvmInternals(evm: unknown): void {
     if (entry === undefined || typeof entry.opcodeInfo !== 'object' || typeof entry.opcodeInfo.feeBigInt !== 'bigint') {
       fail(`EVM._opcodeMap[${op}] has no opcodeInfo with feeBigInt`);
     }
+    if (typeof entry!.opcodeInfo.fullName !== 'string') fail(`EVM._opcodeMap[${op}].opcodeInfo has no fullName`);
     if (!entry!.opcodeInfo.isInvalid && typeof entry!.opHandler !== 'function') fail(`EVM._opcodeMap[${op}].opHandler is not a function`);
   }
   const pcs = e._precompiles;
@@ -270,7 +282,7 @@ export function checkRunStateShapes(runState: unknown): void {
       if (t === 'Uint8Array' ? !(v instanceof Uint8Array) : typeof v !== t) fail(`${where}.${k} is no longer a ${t}`);
     }
   };
-  need(r.stack, 'RunState.stack', { peek: 'function', popN: 'function' });
+  need(r.stack, 'RunState.stack', { peek: 'function', popN: 'function', length: 'number' });
   need(r.memory, 'RunState.memory', { read: 'function', write: 'function' });
   need(r, 'RunState', {
     programCounter: 'number',
@@ -285,7 +297,7 @@ export function checkRunStateShapes(runState: unknown): void {
     env: 'object',
     interpreter: 'object',
   });
-  need(r.env, 'RunState.env', { callData: 'Uint8Array', isStatic: 'boolean', callValue: 'bigint' });
+  need(r.env, 'RunState.env', { callData: 'Uint8Array', isStatic: 'boolean', callValue: 'bigint', depth: 'number' });
   const it = r.interpreter as Record<string, unknown>;
   need(it, 'Interpreter', {
     _evm: 'object',

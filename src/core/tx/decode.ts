@@ -89,8 +89,8 @@ export function parseSignedTx(raw: Uint8Array): Result<ParsedEthTx> {
 
 /**
  * The fields of a transaction that passed parseSignedTx at submit (a stored one), without reading the
- * signature: block production needs no r and s (their bigints and range checks were about 1% of a
- * transaction's block.transfer.instructions_per_tx). Every other check runs as in parseSignedTx.
+ * signature: block production needs no r and s, so it pays for neither their bigints nor their range checks
+ * (part of block.transfer.instructions_per_tx). Every other check runs as in parseSignedTx.
  */
 export function parseStoredFields(raw: Uint8Array): Result<TxFields> {
   const p = parse(raw, false);

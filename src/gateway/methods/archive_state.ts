@@ -5,10 +5,11 @@
 // naming the blocks it holds; other errors map as the canister's do (same revert shape and codes).
 import type { CallObject } from '../../core/query/call.js';
 import type { Result } from '../../core/errors.js';
-import type { CallObjectView } from '../../client/schema.js';
+import type { ArchiveReader } from '../../archive/reader.js';
+import type { CallObjectView, CandidBlockTag, CandidResult } from '../../client/schema.js';
 import { fromCanisterError } from '../errors.js';
-import { blockParam } from '../params.js';
-import { headNumber, numberOfHash } from './common.js';
+import { blockParam, positional } from '../params.js';
+import { callObject, headNumber, numberOfHash, stateTag, unwrap } from './common.js';
 import type { MethodContext } from './types.js';
 
 /** The archived block a state read's block parameter names, or undefined when the canister answers it. */
@@ -28,6 +29,30 @@ export async function archiveBlock(ctx: MethodContext, v: unknown, name = 'block
 export function fromArchive<T>(ctx: MethodContext, r: Result<T>): T {
   if (r.ok) return r.value;
   throw fromCanisterError({ code: r.error.code, message: r.error.message, data: r.error.data === undefined ? [] : [r.error.data] }, ctx.log);
+}
+
+/**
+ * eth_call and eth_estimateGas: `[callObject, block?]` run by the archive below the head, else by the canister
+ * at the block's tag; either way the devnet's watcher (ctx.calls) hears of it.
+ */
+export async function runCallObject<T>(
+  ctx: MethodContext,
+  name: 'eth_call' | 'eth_estimateGas',
+  params: unknown,
+  run: {
+    archive(archive: ArchiveReader, call: CallObject, block: bigint): Promise<Result<T>>;
+    canister(call: CallObjectView, tag: CandidBlockTag): Promise<CandidResult<T>>;
+  },
+): Promise<T> {
+  const [o, b] = positional(params, name, 1, 2);
+  const call = callObject(o);
+  const n = await archiveBlock(ctx, b);
+  try {
+    if (n !== undefined) return fromArchive(ctx, await run.archive(ctx.archive!, archiveCallObject(call), n));
+    return unwrap(ctx, await run.canister(call, await stateTag(ctx, b)));
+  } finally {
+    ctx.calls?.called(name, call, n);
+  }
 }
 
 const opt = <T>(v: [] | [T]): T | undefined => v[0];

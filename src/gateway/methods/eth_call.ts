@@ -1,7 +1,5 @@
 import { toPrefixedHex } from '../hex.js';
-import { positional } from '../params.js';
-import { archiveBlock, archiveCallObject, fromArchive } from './archive_state.js';
-import { callObject, stateTag, unwrap } from './common.js';
+import { runCallObject } from './archive_state.js';
 import { STATE_TAGS, type MethodSpec } from './types.js';
 
 export const CALL_DIFFERENCES =
@@ -14,15 +12,10 @@ export const eth_call: MethodSpec = {
   limits: 'gas capped at the block gas limit; 4.5 B instructions',
   differences: CALL_DIFFERENCES,
   async handler(params, ctx) {
-    const [o, b] = positional(params, 'eth_call', 1, 2);
-    const call = callObject(o);
-    const n = await archiveBlock(ctx, b);
-    try {
-      if (n !== undefined) return toPrefixedHex(fromArchive(ctx, await ctx.archive!.call(archiveCallObject(call), n)));
-      const tag = await stateTag(ctx, b);
-      return toPrefixedHex(unwrap(ctx, await ctx.client.query('rpc_eth_call_object', [call, tag])));
-    } finally {
-      ctx.calls?.called('eth_call', call, n);
-    }
+    const out = await runCallObject(ctx, 'eth_call', params, {
+      archive: (archive, call, n) => archive.call(call, n),
+      canister: (call, tag) => ctx.client.query('rpc_eth_call_object', [call, tag]),
+    });
+    return toPrefixedHex(out);
   },
 };

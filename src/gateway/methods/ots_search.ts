@@ -68,7 +68,7 @@ export const ots_getTransactionBySenderAndNonce: MethodSpec = {
   name: 'ots_getTransactionBySenderAndNonce',
   canister: [],
   blockTags: '-',
-  limits: "one walk of the sender's index from its newest transaction",
+  limits: "two index lookups: the sender's newest transaction and the one with this nonce",
   differences: `${ONLY_WITH_ARCHIVE} The hash of the sender's transaction with this nonce, from the indexer's txs table; \`null\` when none is indexed. -32000 when the archive's database has no indexer tables.`,
   async handler(params, ctx) {
     const archive = archiveOf(ctx, 'ots_getTransactionBySenderAndNonce');

@@ -14,7 +14,7 @@ export class Progress {
     private readonly log: (line: string) => void,
     private readonly tty: boolean,
     private readonly write: (s: string) => void = (s) => process.stdout.write(s),
-    /** The line's prefix: which follower of the export stream this is (the archive reuses this class). */
+    /** The line's prefix: which follower of the export stream this is. */
     private readonly label = 'indexer',
   ) {}
 
