@@ -1,6 +1,6 @@
 // Helpers for the read-API wasm tests and benchmarks: callObject and log-filter records in their Candid
 // shape, and hand-assembled contracts that emit many logs or loop a given number of times.
-import { asm, label, push32, ref, word } from './asm.js';
+import { asm, type Item, label, push32, ref, word } from './asm.js';
 import type { BlockTag, Log, Opt } from './canister.js';
 
 export interface CallObjectFields {
@@ -78,25 +78,22 @@ export const EMITTER_RUNTIME = asm(
   label('end'), 'STOP',
 );
 
+/** n = calldata[0] iterations of a few cheap opcodes, then `tail` at the end. */
+const countLoop = (...tail: Item[]): Uint8Array =>
+  asm(
+    0, 'CALLDATALOAD',
+    label('loop'),
+    'DUP1', 'ISZERO', ref('end'), 'JUMPI',
+    1, 'SWAP1', 'SUB',
+    ref('loop'), 'JUMP',
+    label('end'), ...tail,
+  );
+
 /** Counter loop: n = calldata[0] iterations of a few cheap opcodes, then STOP (cost grows with n, gas too). */
-export const COUNT_LOOP_RUNTIME = asm(
-  0, 'CALLDATALOAD',
-  label('loop'),
-  'DUP1', 'ISZERO', ref('end'), 'JUMPI',
-  1, 'SWAP1', 'SUB',
-  ref('loop'), 'JUMP',
-  label('end'), 'STOP',
-);
+export const COUNT_LOOP_RUNTIME = countLoop('STOP');
 
 /**
  * The counter loop reading GAS before it stops: an estimate cannot answer it after one run (the one-run answer,
  * src/core/evm/gas_left.ts), so it takes the search.
  */
-export const COUNT_LOOP_GAS_RUNTIME = asm(
-  0, 'CALLDATALOAD',
-  label('loop'),
-  'DUP1', 'ISZERO', ref('end'), 'JUMPI',
-  1, 'SWAP1', 'SUB',
-  ref('loop'), 'JUMP',
-  label('end'), 'GAS', 'POP', 'STOP',
-);
+export const COUNT_LOOP_GAS_RUNTIME = countLoop('GAS', 'POP', 'STOP');
