@@ -7,6 +7,8 @@ import { EvmCore } from '../../src/core/index.js';
 import type { MemoryCoreHost } from '../../src/core/host.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { LAYOUT_VERSION, LayoutStore } from '../../src/core/store/layout.js';
+import { commitmentVersionOf, storedCommitmentVersion } from '../../src/core/chain/commitments.js';
+import { MetaKey, metaKey } from '../../src/core/store/meta_keys.js';
 import { decodeCounters, encodeCounters } from '../../src/core/ops/meter.js';
 import { addr, errCode, okValue, PRICE, sign1559 } from '../support/chain_testkit.js';
 import { A, B, chain, mineBlocks, type Chain } from '../support/lifecycle_kit.js';
@@ -66,7 +68,34 @@ describe('stable layout version', () => {
   });
 });
 
-describe('migration from layout 1 to 2 over a pruned chain with pending, queued, dropped transactions', () => {
+describe('layout 2 -> 3 (the commitment version key)', () => {
+  it('a layout-2 chain migrates to 3 in one step that rewrites nothing and keeps commitment version 1', async () => {
+    const c = await chain();
+    await mineBlocks(c, 3);
+    // What a layout-2 canister holds: layout 2, no commitment key (its chain commits with keccak256).
+    meta(c).remove(metaKey(MetaKey.Commitment));
+    layout(c).setStored(2);
+    const snapshot = (): string => JSON.stringify(meta(c).items().filter(([k]) => !['layout', 'layout_migration', 'metrics'].includes(Buffer.from(k).toString())).map(([k, v]) => [Buffer.from(k).toString('hex'), Buffer.from(v).toString('hex')]));
+    const before = snapshot();
+    const core = upgrade(c);
+    expect(core.checkLayout()).toEqual({ kind: 'Migrating', from: 2, target: LAYOUT_VERSION });
+    expect(core.opsStatus()).toMatchObject({ mode: 'Migration', writesAllowed: false });
+    expect(core.migrationStep(10)).toMatchObject({ done: true, visited: 0 });
+    expect(layout(c).stored()).toBe(3);
+    expect(core.opsStatus().mode).toBe('Normal');
+    expect(storedCommitmentVersion(meta(c))).toBeUndefined();
+    expect(commitmentVersionOf(meta(c))).toBe(1);
+    expect(snapshot()).toBe(before);
+  });
+
+  it('a chain installed now is layout 3 with commitment version 2, which a layout-2 wasm refuses (the refusal: "a newer layout" above)', async () => {
+    const c = await chain();
+    expect(layout(c).stored()).toBe(3);
+    expect(storedCommitmentVersion(meta(c))).toBe(2);
+  });
+});
+
+describe('migration from layout 1 (to the current layout) over a pruned chain with pending, queued, dropped transactions', () => {
   let c: Chain;
   let queued: Uint8Array;
   beforeAll(async () => {
@@ -97,7 +126,7 @@ describe('migration from layout 1 to 2 over a pruned chain with pending, queued,
     expect(core.metrics().historyBytes).toBe(layout1Bytes);
     const s = core.opsStatus();
     expect(s).toMatchObject({ mode: 'Migration', writesAllowed: false });
-    expect(s.reason).toMatch(/^stable layout migration 1 -> 2: 0 records visited in 0 steps/);
+    expect(s.reason).toMatch(new RegExp(`^stable layout migration 1 -> ${LAYOUT_VERSION}: 0 records visited in 0 steps`));
     expect(errCode(core.submitRawTx(sign1559(A, { nonce: c.nonceA, to: addr(9), value: 1n })))).toBe('ops.write.migration');
     expect((await core.produceBlock()).kind).not.toBe('Produced');
     expect(errCode(core.pruneBlocks(20n, 100))).toBe('ops.write.migration');
@@ -117,7 +146,7 @@ describe('migration from layout 1 to 2 over a pruned chain with pending, queued,
       expect(r).toMatchObject({ done: false, visited: 10 });
       visited += r.visited;
     }
-    expect(core.opsStatus().reason).toMatch(/^stable layout migration 1 -> 2: 50 records visited in 5 steps, at block \d+$/);
+    expect(core.opsStatus().reason).toMatch(new RegExp(`^stable layout migration 1 -> ${LAYOUT_VERSION}: 50 records visited in 5 steps, at block \\d+$`));
     const again = upgrade(c);
     expect(again.checkLayout()).toEqual({ kind: 'Migrating', from: 1, target: LAYOUT_VERSION });
     for (;;) {
@@ -135,7 +164,7 @@ describe('migration from layout 1 to 2 over a pruned chain with pending, queued,
     expect(BigInt(visited)).toBe(head - fromBlock + 1n + txSeqs);
     expect(steps).toBeGreaterThan(10);
 
-    expect(layout(c).stored()).toBe(2);
+    expect(layout(c).stored()).toBe(LAYOUT_VERSION);
     expect(layout(c).migration()).toBeUndefined();
     expect(again.opsStatus()).toMatchObject({ mode: 'Normal', writesAllowed: true });
     expect(again.metrics().historyBytes).toBe(expected);

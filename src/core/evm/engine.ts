@@ -512,7 +512,13 @@ export class EvmEngine implements ExecutionEngine {
         sameAtGasUsed:
           watch === undefined
             ? undefined
-            : status === 1 && (res.execResult.gasRefund ?? 0n) === 0n && !watch.reader && !watch.unknownStore && watch.lastIsFirstChange,
+            : status === 1 &&
+              // the frame's refund and runTx's total (which would also hold an EIP-7702 authorization refund)
+              (res.execResult.gasRefund ?? 0n) === 0n &&
+              (res.gasRefund ?? 0n) === 0n &&
+              !watch.reader &&
+              !watch.unknownStore &&
+              watch.lastIsFirstChange,
       };
     } finally {
       ex.sm.storeWatch = undefined;

@@ -19,6 +19,7 @@
 //           body's hash maps back to this tx_id (every TxHashToId entry has a body with its hash). The sizes
 //           (key + value) are added to history_bytes as the walk goes; nothing else writes these maps while
 //           the migration runs (writes are refused), so the total ends exact.
+//   2 -> 3  nothing to rewrite (store/layout.ts): it ends in the first timer message.
 
 import type { KvMap } from '../host.js';
 import type { MetaStore } from '../chain/meta.js';
@@ -123,6 +124,8 @@ interface StepResult {
 
 function runStep(d: MigrationDeps, m: LayoutMigration, budget: number): StepResult {
   if (m.from === 1) return step1to2(d, m, budget);
+  // 2 -> 3 only marks the layout (store/layout.ts): no record changes.
+  if (m.from === 2) return { visited: 0, phase: 0, cursor: 0n, stepDone: true };
   // A layout between 1 and LAYOUT_VERSION without a step would be a programming error; checkLayout never starts one.
   throw new Error(`no migration step from layout ${m.from}`);
 }

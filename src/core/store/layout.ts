@@ -13,13 +13,17 @@
 //   1  the first release (no version key).
 //   2  history_bytes (metrics, prune budget) also counts the index and status maps: BlockHashToNumber,
 //      TxHashToId, TxStatus, BlockFeeSummary. Migration 1 -> 2 adds the sizes of their existing entries.
+//   3  the chain's commitment version may be set (Meta key `commitment`, chain/commitments.ts): a chain
+//      installed by layout 3 code commits with BLAKE3, which a layout 2 wasm would not know, so an older wasm
+//      must refuse it rather than chain keccak roots onto it. Migration 2 -> 3 writes nothing: data from
+//      layout 2 has no key, which reads as commitment version 1.
 
 import type { KvMap } from '../host.js';
 import { ByteReader, ByteWriter } from '../codec/bytes.js';
 import { MetaKey, metaKey } from './meta_keys.js';
 
 /** The layout this code writes and reads. Raise it (and add a migration step and a golden image) for every change of a stored encoding. */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 /** Data with no layout key was written by a release before layout versions existed. */
 export const LAYOUT_UNVERSIONED = 1;
 
