@@ -107,9 +107,9 @@ function migrate(): void {
   if (core === undefined) return;
   const r = core.migrationStep();
   if (r.done) {
-    if (r.visited > 0) log('warn', `stable layout migration done (${r.visited} records in the last step)`);
-  }
-  else {
+    // a step that rewrites nothing (2 -> 3) ends with no record visited: still worth the operator's line
+    if (r.ended) log('warn', `stable layout migration done (${r.visited} records in the last step)`);
+  } else {
     log('info', `stable layout migration: ${r.state?.visited ?? 0n} records visited`);
     setTimer(0, migrate);
   }

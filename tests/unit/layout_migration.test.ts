@@ -80,7 +80,7 @@ describe('layout 2 -> 3 (the commitment version key)', () => {
     const core = upgrade(c);
     expect(core.checkLayout()).toEqual({ kind: 'Migrating', from: 2, target: LAYOUT_VERSION });
     expect(core.opsStatus()).toMatchObject({ mode: 'Migration', writesAllowed: false });
-    expect(core.migrationStep(10)).toMatchObject({ done: true, visited: 0 });
+    expect(core.migrationStep(10)).toMatchObject({ done: true, ended: true, visited: 0 });
     expect(layout(c).stored()).toBe(3);
     expect(core.opsStatus().mode).toBe('Normal');
     expect(storedCommitmentVersion(meta(c))).toBeUndefined();

@@ -87,6 +87,8 @@ export function checkLayout(d: MigrationDeps, initialized: boolean): LayoutCheck
 
 export interface MigrationProgress {
   readonly done: boolean;
+  /** This step ended a running migration (false when none was running). */
+  readonly ended: boolean;
   readonly visited: number;
   /** The migration record after the step (undefined once done). */
   readonly state: LayoutMigration | undefined;
@@ -95,7 +97,7 @@ export interface MigrationProgress {
 /** One bounded migration step (a timer message): at most `maxVisits` records. */
 export function migrationStep(d: MigrationDeps, maxVisits = MIGRATION_STEP_VISITS): MigrationProgress {
   let m = d.layout.migration();
-  if (m === undefined) return { done: true, visited: 0, state: undefined };
+  if (m === undefined) return { done: true, ended: false, visited: 0, state: undefined };
   let budget = maxVisits;
   let visited = 0;
   while (budget > 0 && m !== undefined) {
@@ -112,7 +114,7 @@ export function migrationStep(d: MigrationDeps, maxVisits = MIGRATION_STEP_VISIT
   if (m !== undefined) m = { ...m, steps: m.steps + 1 };
   d.layout.setMigration(m);
   d.meter.flush();
-  return { done: m === undefined, visited, state: m };
+  return { done: m === undefined, ended: m === undefined, visited, state: m };
 }
 
 interface StepResult {
