@@ -216,7 +216,8 @@ export class ArchiveFollower extends ExportFollower {
     this.chainHead = ok.head_block;
     const blocks: ExportedBlock[] = [];
     try {
-      for (const c of ok.chunks) blocks.push(...this.assembler.push({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data }));
+      // A block begun before a canister upgrade is pulled again from its start (ExportAssembler.pushResponse).
+      blocks.push(...this.assembler.pushResponse(ok.chunks.map((c) => ({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data })), ok.format_version));
     } catch (e) {
       this.assembler = undefined;
       if (e instanceof ExportFormatError) throw new ArchiveFatalError(`malformed export data at block ${cur.blockNumber}: ${e.message}`);

@@ -128,7 +128,9 @@ export function rememberKey(publicKey: Uint8Array, address: Uint8Array): void {
  * its last admitted submits were signed with, and how many in a row (1 or 2). Once a caller's last two
  * admitted submits had the same key, its next one is verified against that key first (knownKeys' tables,
  * built then; submit_raw.transfer.named_caller.instructions) and recovered only if that key did not sign it
- * (submit_raw.transfer.named_caller.miss.instructions). A guess only chooses the cheaper check: an address
+ * (submit_raw.transfer.named_caller.miss.instructions); a miss forgets the caller's guess at once
+ * (forgetCallerKey), whatever becomes of that submit, so a change of key costs one miss. A guess only chooses
+ * the cheaper check: an address
  * comes from a verification that passed or from a recovery, never from the caller. Least-recently-used, as
  * many callers as knownKeys holds keys; a few hundred bytes a caller (the key's tables are knownKeys').
  */
@@ -139,6 +141,14 @@ const CALLER_KEYS = KNOWN_KEYS;
 export function callerKeyGuess(caller: Uint8Array): Uint8Array | undefined {
   const entry = callerKeys.get(toHex(caller));
   return entry !== undefined && entry.streak >= 2 && knownKeys.has(entry.key) ? entry.publicKey : undefined;
+}
+
+/**
+ * After a plain submit from this caller that its guess did not sign (a miss), even one refused later or
+ * already known: the guess goes, so later submits with the new key recover instead of missing again.
+ */
+export function forgetCallerKey(caller: Uint8Array): void {
+  callerKeys.delete(toHex(caller));
 }
 
 /** After an admitted plain submit from this (named) caller whose sender is the key's: counts the run of the same key and keeps the key (rememberKey). */

@@ -231,9 +231,8 @@ export class Indexer extends ExportFollower {
     this.firstAvailable = ok.first_available_block;
     const blocks: ExportedBlock[] = [];
     try {
-      for (const c of ok.chunks) {
-        blocks.push(...this.assembler.push({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data }));
-      }
+      // A block begun before a canister upgrade is pulled again from its start (ExportAssembler.pushResponse).
+      blocks.push(...this.assembler.pushResponse(ok.chunks.map((c) => ({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data })), ok.format_version));
     } catch (e) {
       this.resetAssembler();
       if (e instanceof ExportFormatError) {

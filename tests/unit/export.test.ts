@@ -8,6 +8,7 @@ import { MAX_PRUNE_OPS_PER_TICK } from '../../src/core/prune/store.js';
 import type { EvmCore } from '../../src/core/index.js';
 import { addr, okValue, sign1559 } from '../support/chain_testkit.js';
 import { A, chain, mineBlocks } from '../support/lifecycle_kit.js';
+import { concatBytes } from '../../src/core/codec/bytes.js';
 
 function exportOk(core: EvmCore, cursor: ExportCursor | undefined, maxBytes: number): ExportResponse {
   const r = core.exportBlocks(cursor, maxBytes);
@@ -146,5 +147,48 @@ describe('export_blocks', () => {
     expect(() => decodeBlockSegment(bad)).toThrow(/version 4/);
     const asm = new ExportAssembler({ blockNumber: 0n, segment: 0, byteOffset: 0 });
     expect(() => asm.push(r.chunks[1]!)).toThrow(ExportFormatError);
+  });
+
+  it('a segment begun in format 2 and continued in format 3 (an upgrade between pages) pulls the block again from its start', async () => {
+    const c = await chain();
+    await mineBlocks(c, 3);
+    const b1 = pullAll(c.core, 1_000_000).blocks[1]!;
+    const s0 = b1.segments[0];
+    // Block 1 in format 2: segment 0 without the commitment byte (before its empty state-change list).
+    expect([...s0.subarray(s0.length - 4)]).toEqual([0, 0, 0, 0]);
+    const v2 = concatBytes(s0.subarray(0, s0.length - 5), s0.subarray(s0.length - 4));
+    v2[0] = 2;
+    const half = v2.length >> 1;
+    const asm = new ExportAssembler({ blockNumber: 1n, segment: 0, byteOffset: 0 });
+    expect(asm.pushResponse([{ blockNumber: 1n, segment: 0, byteOffset: 0, segmentLength: v2.length, data: v2.subarray(0, half) }], 2)).toEqual([]);
+    expect(asm.cursor).toEqual({ blockNumber: 1n, segment: 0, byteOffset: half });
+    // The upgraded canister continues the same cursor in format 3: the partial block is dropped, not spliced.
+    const page = exportOk(c.core, asm.cursor, 100_000);
+    expect(page.chunks[0]!.segmentLength).toBe(v2.length + 1);
+    expect(asm.pushResponse(page.chunks, 3)).toEqual([]);
+    expect(asm.cursor).toEqual({ blockNumber: 1n, segment: 0, byteOffset: 0 });
+    const again = asm.pushResponse(exportOk(c.core, asm.cursor, 100_000).chunks, 3);
+    expect(again.map((b) => b.block.number)).toEqual([1n, 2n, 3n]);
+    expect(again[0]).toEqual(b1);
+    expectSameAsCore(c.core, again[0]!);
+
+    // Same length, other format (segment 1 differs only in its header byte): also pulled again.
+    const s1 = b1.segments[1].slice();
+    s1[0] = 2;
+    const asm1 = new ExportAssembler({ blockNumber: 1n, segment: 1, byteOffset: 0 }, { segments: [s0], partial: new Uint8Array() });
+    asm1.pushResponse([{ blockNumber: 1n, segment: 1, byteOffset: 0, segmentLength: s1.length, data: s1.subarray(0, 10) }], 2);
+    expect(asm1.pushResponse(exportOk(c.core, asm1.cursor, 100_000).chunks, 3)).toEqual([]);
+    expect(asm1.cursor).toEqual({ blockNumber: 1n, segment: 0, byteOffset: 0 });
+
+    // A genuinely malformed chunk of the same encoding is still refused: one running past its segment, and
+    // corrupt bytes (an unknown commitment version where format 3 has it).
+    const asm2 = new ExportAssembler({ blockNumber: 1n, segment: 0, byteOffset: 0 });
+    asm2.pushResponse([{ blockNumber: 1n, segment: 0, byteOffset: 0, segmentLength: s0.length, data: s0.subarray(0, half) }], 3);
+    expect(() => asm2.pushResponse([{ blockNumber: 1n, segment: 0, byteOffset: half, segmentLength: s0.length, data: new Uint8Array(s0.length) }], 3)).toThrow(/runs past its segment/);
+    const bad = s0.slice();
+    bad[bad.length - 5] = 99;
+    const asm3 = new ExportAssembler({ blockNumber: 1n, segment: 0, byteOffset: 0 });
+    const rest = exportOk(c.core, { blockNumber: 1n, segment: 1, byteOffset: 0 }, 100_000).chunks;
+    expect(() => asm3.pushResponse([{ blockNumber: 1n, segment: 0, byteOffset: 0, segmentLength: bad.length, data: bad }, ...rest], 3)).toThrow(ExportFormatError);
   });
 });

@@ -78,6 +78,35 @@ describe('caller-keyed hints', () => {
     expect([then.verified, then.recovered]).toEqual([1, 0]);
   });
 
+  it('a miss forgets the guess even when that submit is refused or already known: the next submit of the new key recovers without a failed verification', async () => {
+    const { core, tx, senderOf } = await chain();
+    // Already known: B's transaction, admitted from another caller, resubmitted by C (guessing A).
+    const C = principal(305);
+    okValue(core.submitRawTx(tx(A), undefined, C));
+    okValue(core.submitRawTx(tx(A), undefined, C));
+    expect(callerKeyGuess(C)).toBeDefined();
+    const dup = tx(B);
+    const id = okValue(core.submitRawTx(dup, undefined, principal(306)));
+    const again = await counted(() => okValue(core.submitRawTx(dup, undefined, C)));
+    expect(again.result).toEqual(id);
+    expect([again.verified, again.recovered]).toEqual([1, 1]);
+    expect(callerKeyGuess(C)).toBeUndefined();
+    const next = await counted(() => okValue(core.submitRawTx(tx(B), undefined, C)));
+    expect(senderOf(next.result)).toBe(toHex(B.address));
+    expect([next.verified, next.recovered]).toEqual([0, 1]);
+
+    // Refused after screening: another transaction at the nonce of B's pending one (no fee bump), from D (guessing A).
+    const D = principal(307);
+    okValue(core.submitRawTx(tx(A), undefined, D));
+    okValue(core.submitRawTx(tx(A), undefined, D));
+    const stale = await counted(() => core.submitRawTx(sign1559(B, { nonce: 0n, to: addr(10) }), undefined, D));
+    expect(errCode(stale.result)).toBe(ErrorCode.SubmitNonceConflict);
+    expect([stale.verified, stale.recovered]).toEqual([1, 1]);
+    const after = await counted(() => okValue(core.submitRawTx(tx(B), undefined, D)));
+    expect(senderOf(after.result)).toBe(toHex(B.address));
+    expect([after.verified, after.recovered]).toEqual([0, 1]);
+  });
+
   it('the anonymous principal never gets a guess; a caller is not another caller', async () => {
     const { core, tx } = await chain();
     for (let i = 0; i < 3; i++) {

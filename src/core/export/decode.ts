@@ -165,10 +165,16 @@ export function decodeBlock(segments: readonly [Uint8Array, Uint8Array, Uint8Arr
 /**
  * Reassembles blocks from chunks, in the order export_blocks returns them (several calls in a row). Throws
  * ExportFormatError if a chunk does not continue exactly where the previous one ended.
+ *
+ * A segment is spliced only from chunks of one encoding: the canister may be upgraded between two calls, and
+ * a segment continued in another format (format 3's segment 0 is one byte longer) would decode as corrupt or,
+ * worse, as something else. Such a block is pulled again from its start (see push).
  */
 export class ExportAssembler {
   private parts: Uint8Array[] = [];
   private partsLength = 0;
+  /** segment_len of the segment in progress (undefined when none, or when restored from a snapshot). */
+  private partLength: number | undefined;
   private segments: Uint8Array[] = [];
 
   /**
@@ -201,10 +207,37 @@ export class ExportAssembler {
     this.cur = cursor;
     this.parts = [];
     this.partsLength = 0;
+    this.partLength = undefined;
     this.segments = [];
   }
 
-  push(c: ExportChunk): ExportedBlock[] {
+  /**
+   * Pushes the chunks of one export_blocks response, all of format `formatVersion`, in order; returns the
+   * blocks they complete. When a chunk continues a segment begun in another encoding (the canister was
+   * upgraded between the calls), that block's bytes are dropped, the cursor goes back to the block's start
+   * and the rest of the response is ignored: the next call pulls the block again, whole in the new format.
+   */
+  pushResponse(chunks: readonly ExportChunk[], formatVersion: number): ExportedBlock[] {
+    const out: ExportedBlock[] = [];
+    for (const c of chunks) {
+      const done = this.add(c, formatVersion);
+      if (done === undefined) break;
+      out.push(...done);
+    }
+    return out;
+  }
+
+  /**
+   * Pushes one chunk. With `formatVersion` (the response's), a chunk that cannot continue the segment in
+   * progress returns [] with the cursor back at the block's start (segment 0, offset 0): the chunks after
+   * it in the same response no longer continue the cursor, so use pushResponse for whole responses.
+   */
+  push(c: ExportChunk, formatVersion?: number): ExportedBlock[] {
+    return this.add(c, formatVersion) ?? [];
+  }
+
+  /** One chunk; undefined when its block was dropped to be pulled again from its start. */
+  private add(c: ExportChunk, formatVersion: number | undefined): ExportedBlock[] | undefined {
     const cur = this.cur;
     if (c.blockNumber !== cur.blockNumber || c.segment !== cur.segment || c.byteOffset !== cur.byteOffset) {
       throw new ExportFormatError(
@@ -216,10 +249,16 @@ export class ExportAssembler {
         `block ${c.blockNumber}: chunk at segment ${c.segment} offset ${c.byteOffset} without the bytes before it; start at segment 0 or restore a snapshot`,
       );
     }
+    if (c.byteOffset > 0 && this.otherEncoding(c, formatVersion)) {
+      // The cursor is mid-segment, so the canister answers from that offset; only the block's start is safe.
+      this.restart({ blockNumber: c.blockNumber, segment: 0, byteOffset: 0 });
+      return undefined;
+    }
     const end = c.byteOffset + c.data.length;
     if (end > c.segmentLength) throw new ExportFormatError('chunk runs past its segment');
     this.parts.push(c.data);
     this.partsLength = end;
+    this.partLength = c.segmentLength;
     if (end < c.segmentLength) {
       this.cur = { ...cur, byteOffset: end };
       return [];
@@ -227,6 +266,7 @@ export class ExportAssembler {
     this.segments.push(concat(this.parts, c.segmentLength));
     this.parts = [];
     this.partsLength = 0;
+    this.partLength = undefined;
     if (c.segment < EXPORT_MAX_SEGMENT) {
       this.cur = { blockNumber: c.blockNumber, segment: c.segment + 1, byteOffset: 0 };
       return [];
@@ -235,6 +275,14 @@ export class ExportAssembler {
     this.segments = [];
     this.cur = { blockNumber: c.blockNumber + 1n, segment: 0, byteOffset: 0 };
     return [decodeBlock([s0, s1, s2])];
+  }
+
+  /** Whether c, continuing the segment in progress, belongs to another encoding of it (length or format). */
+  private otherEncoding(c: ExportChunk, formatVersion: number | undefined): boolean {
+    if (this.partLength !== undefined && this.partLength !== c.segmentLength) return true;
+    // The segment's first byte is its format version (its header).
+    const first = this.parts[0];
+    return formatVersion !== undefined && first !== undefined && first.length > 0 && first[0] !== formatVersion;
   }
 }
 

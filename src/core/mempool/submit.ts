@@ -8,7 +8,7 @@
 // Each check is a point read; the only hashes are the eth_tx_hash and, for signed txs, the one recovery.
 
 import { CHAIN_ID, INSPECT_SCREEN_MAX_TX_BYTES, MAX_NONCE_WINDOW, MAX_NOT_EXECUTABLE_GLOBAL, MAX_NOT_EXECUTABLE_PER_SENDER, MAX_PENDING_GLOBAL, MAX_PENDING_PER_PRINCIPAL, MAX_PENDING_PER_SENDER, MAX_TX_SIZE, REPLACEMENT_FEE_BUMP_PERCENT } from '../constants.js';
-import { callerKeyGuess, keccak256, noteCallerKey, rememberKey } from '../crypto.js';
+import { callerKeyGuess, forgetCallerKey, keccak256, noteCallerKey, rememberKey } from '../crypto.js';
 import type { Address, Bytes32, ExecutionEngine } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesEqual, toHex, u64be } from '../codec/bytes.js';
@@ -95,8 +95,12 @@ export function screenRaw(deps: SubmitDeps, raw: Uint8Array, hint?: SenderKeyHin
   else if ('publicKey' in hint) sender = recoverSenderWithKey(parsed.value, hint.publicKey, opts);
   else if (isAnonymous(hint.caller)) sender = recoverSender(parsed.value);
   else {
-    const found = recoverSenderGuessing(parsed.value, callerKeyGuess(hint.caller), opts);
+    const guess = callerKeyGuess(hint.caller);
+    const found = recoverSenderGuessing(parsed.value, guess, opts);
     if (!found.ok) return found;
+    // A miss: forgotten here, before the checks that may still refuse this submit or find it already known
+    // (which note nothing), so a caller that changed keys pays one miss, not one per such submit.
+    if (guess !== undefined && hint.learn && !bytesEqual(found.value.publicKey, guess)) forgetCallerKey(hint.caller);
     sender = ok(found.value.address);
     publicKey = found.value.publicKey;
   }

@@ -41,11 +41,9 @@ async function exportedBlock(ctx: MethodContext, n: bigint): Promise<ExportedBlo
     }
     if (r.Ok.chunks.length === 0) throw new RpcError(RpcCode.Server, `state unavailable: block ${n} is not exported`);
     try {
-      for (const c of r.Ok.chunks) {
-        const done = asm.push({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data });
-        const b = done.find((x) => x.block.number === n);
-        if (b !== undefined) return b;
-      }
+      const done = asm.pushResponse(r.Ok.chunks.map((c) => ({ blockNumber: c.block_number, segment: c.segment, byteOffset: c.byte_offset, segmentLength: c.segment_len, data: c.data })), r.Ok.format_version);
+      const b = done.find((x) => x.block.number === n);
+      if (b !== undefined) return b;
     } catch (e) {
       if (e instanceof ExportFormatError) {
         ctx.log(`export_blocks at block ${n}: ${e.message}`);
