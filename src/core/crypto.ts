@@ -130,9 +130,9 @@ export function rememberKey(publicKey: Uint8Array, address: Uint8Array): void {
  * built then; submit_raw.transfer.named_caller.instructions) and recovered only if that key did not sign it
  * (submit_raw.transfer.named_caller.miss.instructions); a miss forgets the caller's guess at once
  * (forgetCallerKey), whatever becomes of that submit, so a change of key costs one miss. A guess only chooses
- * the cheaper check: an address
- * comes from a verification that passed or from a recovery, never from the caller. Least-recently-used, as
- * many callers as knownKeys holds keys; a few hundred bytes a caller (the key's tables are knownKeys').
+ * the cheaper check: an address comes from a verification that passed or from a recovery, never from the
+ * caller. Least-recently-used, as many callers as knownKeys holds keys; a few hundred bytes a caller (the
+ * key's tables are knownKeys').
  */
 const callerKeys = new Map<string, { readonly key: string; readonly publicKey: Uint8Array; streak: number }>();
 const CALLER_KEYS = KNOWN_KEYS;

@@ -4,6 +4,7 @@
 
 import { keccak256 } from '../crypto.js';
 import type { ExecLog } from '../engine.js';
+import { latin1Key } from '../codec/bytes.js';
 
 export const BLOOM_BYTES = 256;
 
@@ -11,8 +12,7 @@ export class BloomHasher {
   private readonly memo = new Map<string, Uint8Array>();
 
   private hash(item: Uint8Array): Uint8Array {
-    // The item as a latin1 string, one native call (a hex key is a JavaScript loop over its 20 or 32 bytes).
-    const k = String.fromCharCode.apply(null, item as unknown as number[]);
+    const k = latin1Key(item);
     let h = this.memo.get(k);
     if (h === undefined) {
       h = keccak256(item);

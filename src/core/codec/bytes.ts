@@ -40,12 +40,17 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (n !== b.length) return false;
   // From 32 bytes (hashes, account records) two latin1 strings, one native call each, cost less in the
   // canister than the JavaScript loop; the argument count stays far below any engine's limit.
-  if (n >= 32 && n <= 4096) return latin1(a) === latin1(b);
+  if (n >= 32 && n <= 4096) return latin1Key(a) === latin1Key(b);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-const latin1 = (b: Uint8Array): string => String.fromCharCode.apply(null, b as unknown as number[]);
+/**
+ * The bytes as a latin1 string in one native call: a map key or a comparison for short inputs (hashes,
+ * addresses, memo keys), cheaper in the canister than a hex string. Callers keep inputs to a few KiB, far below
+ * any engine's argument-count limit (asciiText slices longer ones).
+ */
+export const latin1Key = (b: Uint8Array): string => String.fromCharCode.apply(null, b as unknown as number[]);
 
 /** Minimal big-endian bytes of a non-negative bigint (0 -> empty), the RLP integer form. */
 export function bigintToMinBytes(n: bigint): Uint8Array {

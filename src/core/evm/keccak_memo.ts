@@ -10,6 +10,8 @@
 // In update and timer messages the memory persists from block to block; in a query it is discarded with
 // the rest of the heap.
 
+import { latin1Key } from '../codec/bytes.js';
+
 /** Longest input remembered: two words (a mapping slot); bloom entries are 20 and 32 bytes. */
 export const MEMO_MAX_INPUT = 64;
 export const MEMO_GENERATION = 4096;
@@ -23,7 +25,7 @@ export function memoizedKeccak256(hash: Keccak256): Keccak256 & { readonly hits:
   let hits = 0;
   const fn = (data: Uint8Array): Uint8Array => {
     if (data.length > MEMO_MAX_INPUT) return hash(data);
-    const key = String.fromCharCode.apply(null, data as unknown as number[]);
+    const key = latin1Key(data);
     let h = young.get(key);
     if (h === undefined) {
       h = old.get(key);

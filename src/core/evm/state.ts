@@ -23,7 +23,7 @@ import { Account, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import type { KvMap } from '../host.js';
 import { keccak256 } from '../crypto.js';
 import { chainedRoot, type CommitmentVersion } from '../chain/commitments.js';
-import { bytesEqual } from '../codec/bytes.js';
+import { bytesEqual, latin1Key } from '../codec/bytes.js';
 import type { GasWatch } from './gas_left.js';
 import {
   type AccountRecord,
@@ -104,7 +104,7 @@ const codeOfHashArray = new WeakMap<Uint8Array, Uint8Array>();
 /** A storage generation as the 8 hex digits of its big-endian u32, for the usual small ones (see storageSlotHex). */
 const GEN_HEX: readonly string[] = Array.from({ length: 16 }, (_, g) => g.toString(16).padStart(8, '0'));
 
-const accountKey = (address: Uint8Array): string => String.fromCharCode.apply(null, address as unknown as number[]);
+const accountKey = latin1Key;
 
 export class FlatStateManager {
   private accounts = new Map<string, AccountSlot>();
