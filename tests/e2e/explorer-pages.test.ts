@@ -10,13 +10,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AbiCoder, ContractFactory, JsonRpcProvider, Wallet, type Contract } from 'ethers';
+import { AbiCoder, ContractFactory, FetchRequest, JsonRpcProvider, Wallet, type Contract } from 'ethers';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { devAccounts } from '../../src/devnet/accounts.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { ensureChromium, launchChromium } from '../support/browser.js';
-import { ROOT, rpc, sleep, tempDir } from '../support/e2e.js';
+import { ROOT, rpc, sleep, tempDir, waitForReceipt } from '../support/e2e.js';
 import { rowsFromCallTrace, type CallJson } from '../support/explorer_traces.js';
 import { openDb, type Db } from '../../src/indexer/db.js';
 import { migrate } from '../../src/indexer/migrate.js';
@@ -30,6 +30,16 @@ import { gatewayRpc } from '../../src/explorer/pages/routes.js';
 const account = devAccounts()[9]!;
 const shots = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : tempDir('explorer-shots-');
 mkdirSync(shots, { recursive: true });
+
+/**
+ * ethers over the devnet with every request bounded (its own default is 5 minutes, as long as a test's
+ * timeout, so a request left unanswered would time the test out without naming the step).
+ */
+function boundedProvider(url: string): JsonRpcProvider {
+  const request = new FetchRequest(url);
+  request.timeout = 30_000;
+  return new JsonRpcProvider(request, undefined, { staticNetwork: true, pollingInterval: 250 });
+}
 
 const chromium = ensureChromium();
 if ('reason' in chromium) console.warn(`explorer browser test skipped: ${chromium.reason}`);
@@ -77,8 +87,8 @@ describe.skipIf('reason' in chromium)('explorer pages in Chromium', () => {
   }
 
   beforeAll(async () => {
-    const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, pollingInterval: 250 });
-    const wallet = new Wallet(account.privateKey, provider);
+    const rpcProvider = boundedProvider(rpcUrl);
+    const wallet = new Wallet(account.privateKey, rpcProvider);
     const compiled = await step('compile Token.sol', 120_000, async () => compileFixture('Token.sol', 'Token'));
     const factory = new ContractFactory(compiled.abi as never, compiled.bytecode, wallet);
     token = await step('deploy the token', 60_000, async () => {
@@ -98,7 +108,7 @@ describe.skipIf('reason' in chromium)('explorer pages in Chromium', () => {
     await step('a failing token transfer', 60_000, async () => {
       const failing = await token.getFunction('transfer')(devAccounts()[0]!.address, 10n ** 30n, { gasLimit: 100_000n });
       failedHash = failing.hash;
-      await provider.waitForTransaction(failedHash, 1, 60_000);
+      await rpcProvider.waitForTransaction(failedHash, 1, 60_000);
     });
     await waitIndexed(`/tx/${failedHash}`);
     await waitIndexed(`/tx/${transferHash}`);
@@ -118,8 +128,9 @@ describe.skipIf('reason' in chromium)('explorer pages in Chromium', () => {
     expect(before).toBeGreaterThanOrEqual(transferBlock);
     await page.screenshot({ path: join(shots, 'home.png') });
     // A new block (a transfer) appears on the open page within a few refreshes.
-    const wallet = new Wallet(account.privateKey, new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true }));
-    await (await wallet.sendTransaction({ to: devAccounts()[0]!.address, value: 1n })).wait();
+    const wallet = new Wallet(account.privateKey, boundedProvider(rpcUrl));
+    const sent = await step('send a transfer', 60_000, () => wallet.sendTransaction({ to: devAccounts()[0]!.address, value: 1n }));
+    await step('its receipt', 60_000, () => waitForReceipt(rpcUrl, sent.hash));
     // The page's own script (the CSP forbids evaluating test code in it): poll what it shows.
     const until = Date.now() + 30_000;
     while ((await head()) <= before) {
@@ -222,7 +233,7 @@ describe.skipIf('reason' in chromium)('explorer trace views in Chromium', () => 
   }
 
   beforeAll(async () => {
-    const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true, pollingInterval: 250 });
+    const provider = boundedProvider(rpcUrl);
     const wallet = new Wallet(account.privateKey, provider);
     const deploy = async (name: string): Promise<string> => {
       const c = traced(name);
