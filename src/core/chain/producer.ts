@@ -10,7 +10,7 @@
 // No empty blocks: if nothing is pending, or nothing could be included, no block is made.
 
 import { MAX_TXS_PER_BLOCK, NOT_EXECUTABLE_LIFETIME_NS } from '../constants.js';
-import { FINALIZE_INSTRUCTIONS_PER_LOG, FINALIZE_INSTRUCTIONS_PER_LOG_BYTE, FINALIZE_INSTRUCTIONS_PER_TX } from '../ops/limits.js';
+import { FINALIZE_INSTRUCTIONS_PER_LOG, FINALIZE_INSTRUCTIONS_PER_TX, finalizeInstructionsPerLogByte } from '../ops/limits.js';
 import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine, TxOutcome } from '../engine.js';
 import { ErrorCode } from '../errors.js';
 import type { CoreHost, KvMap } from '../host.js';
@@ -20,7 +20,7 @@ import type { PendingEntry, PendingPool } from '../mempool/pool.js';
 import { decodeStoredTx, storedTxFields, type StoredTx } from '../tx/stored.js';
 import { TxOrigin, type TxFields } from '../tx/types.js';
 import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
-import { receiptsRoot, transactionsRoot } from './commitments.js';
+import { receiptsRoot, transactionsRoot, type CommitmentVersion } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
 import { groupTips } from './fee_summary.js';
 import { encodeHeader, headerHash } from './header.js';
@@ -121,11 +121,12 @@ interface Included {
 /** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
 const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 
-/** Instructions finalising one included transaction with these logs will take (ops/limits.ts). */
-export function finalizeCost(logs: readonly ExecLog[]): bigint {
+/** Instructions finalising one included transaction with these logs will take on a chain of this commitment version (ops/limits.ts). */
+export function finalizeCost(logs: readonly ExecLog[], v: CommitmentVersion): bigint {
+  if (logs.length === 0) return FINALIZE_INSTRUCTIONS_PER_TX;
   let bytes = 0;
   for (const l of logs) bytes += l.data.length + 32 * l.topics.length;
-  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + FINALIZE_INSTRUCTIONS_PER_LOG_BYTE * BigInt(bytes);
+  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + finalizeInstructionsPerLogByte(v) * BigInt(bytes);
 }
 
 /** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
@@ -208,6 +209,8 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   }
   if (heap.size === 0 && !allowEmpty) return { kind: 'NoBlock', dropped };
 
+  // Fixed at install: the receipts commitment's hash, and so what a log byte reserves.
+  const commitment = d.meta.getCommitmentVersion();
   engine.beginBlock(env);
   const included: Included[] = [];
   let gasUsed = 0n;
@@ -289,7 +292,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
         },
       });
       logCount += out.logs.length;
-      finalizeReserve += finalizeCost(out.logs);
+      finalizeReserve += finalizeCost(out.logs, commitment);
       const k = toHex(e.sender);
       const nn = e.nonce + 1n;
       const q = queues.get(k);
@@ -312,7 +315,6 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   const stateChanges = d.stateChanges?.pending();
   if (stateChanges !== undefined) engine.chainStateChanges(stateChanges);
   const { stateRoot } = await engine.commitBlock();
-  const commitment = d.meta.getCommitmentVersion();
 
   // Header, roots and bloom.
   const blockBloom = new Uint8Array(BLOOM_BYTES);
