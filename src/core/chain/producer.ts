@@ -64,6 +64,8 @@ export interface ProducerDeps {
 interface Candidate {
   readonly entry: PendingEntry;
   readonly tip: bigint;
+  /** Its sender's key in the pool's queues (the hex of 20 bytes is a loop in the canister: made once a sender). */
+  readonly key: string;
 }
 
 /** Max-heap: higher tip first, then lower arrival sequence. */
@@ -110,6 +112,7 @@ class CandidateHeap {
 
 interface Included {
   readonly entry: PendingEntry;
+  readonly key: string;
   readonly raw: Uint8Array;
   readonly origin: TxOrigin;
   readonly type: 0 | 1 | 2;
@@ -204,7 +207,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     }
     const first = queues.get(k)?.[0];
     if (first !== undefined && first.nonce === n && first.maxFeePerGas >= baseFee) {
-      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee) });
+      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee), key: k });
     }
   }
   if (heap.size === 0 && !allowEmpty) return { kind: 'NoBlock', dropped };
@@ -274,6 +277,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
       const bloom = out.logs.length === 0 ? EMPTY_BLOOM : (out.logsBloom ?? hasher.logsBloom(out.logs));
       included.push({
         entry: e,
+        key: c.key,
         raw: tx.raw,
         origin: tx.origin,
         type: fields.type,
@@ -293,13 +297,12 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
       });
       logCount += out.logs.length;
       finalizeReserve += finalizeCost(out.logs, commitment);
-      const k = toHex(e.sender);
       const nn = e.nonce + 1n;
-      const q = queues.get(k);
+      const q = queues.get(c.key);
       // The included entry is still at the head of its queue until the pool is updated after commit.
       const next = q?.find((x) => x.nonce === nn);
       if (next !== undefined && next.maxFeePerGas >= baseFee) {
-        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee) });
+        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee), key: c.key });
       }
     }
   } catch (e) {
@@ -357,7 +360,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     tips: groupTips(included.map((x) => ({ tip: x.receipt.effectiveGasPrice - baseFee, gasUsed: x.receipt.gasUsed }))),
   });
   for (const inc of included) store.putReceipt(inc.entry.txId, inc.receipt);
-  pool.removeIncluded(included.map((x) => x.entry), env.number, hash);
+  pool.removeIncluded(included.map((x) => x.entry), env.number, hash, included.map((x) => x.key));
   meta.setHead({ number: env.number, hash, timestamp: env.timestamp });
   meta.setNextBaseFee(computeNextBaseFee(baseFee, gasUsed, cfg.blockGasLimit, cfg.minGasPrice));
   const txInstructions = included.map((x) => ({ ethHash: x.entry.ethHash, instructions: x.instructions }));
