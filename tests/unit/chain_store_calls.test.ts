@@ -1,5 +1,5 @@
 // Fewer stable-map calls in block production, with the maps ending the same (docs/performance.md, "Block
-// production: fewer map calls"): the history meter takes a replaced value from insertOld() instead of a get,
+// production outside the EVM, second pass"): the history meter takes a replaced value from insertOld() instead of a get,
 // and the next base fee is not rewritten when it does not change.
 import { describe, expect, it } from 'vitest';
 import { MetaStore } from '../../src/core/chain/meta.js';
