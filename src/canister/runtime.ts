@@ -27,6 +27,7 @@ function stableKvMap(memoryId: number): KvMap {
   return {
     get: (k) => m.get(k),
     insert: (k, v) => void m.insert(k, v),
+    insertOld: (k, v) => m.insert(k, v),
     remove: (k) => void m.remove(k),
     containsKey: (k) => m.containsKey(k),
     len: () => BigInt(m.len()),

@@ -28,7 +28,7 @@ export const MAX_LOG_TOPICS = 4;
  * Most bytes of log data and topics (32 a topic) one transaction's surviving logs may carry. The block message
  * hashes every log byte into the receipts commitment after the last transaction (docs/execution.md "Block
  * production"), so one transaction's share of that work must be bounded: at the measured cost this is at
- * most FINALIZE_INSTRUCTIONS_PER_LOG_BYTE * MAX_LOG_BYTES_PER_TX of BLOCK_FINALIZATION_RESERVE (ops/limits.ts).
+ * most finalizeInstructionsPerLogByte(version) * MAX_LOG_BYTES_PER_TX of BLOCK_FINALIZATION_RESERVE (ops/limits.ts).
  */
 export const MAX_LOG_BYTES_PER_TX = 65536;
 

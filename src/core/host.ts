@@ -7,6 +7,11 @@ import { compareBytes, toHex } from './codec/bytes.js';
 export interface KvMap {
   get(key: Uint8Array): Uint8Array | undefined;
   insert(key: Uint8Array, value: Uint8Array): void;
+  /**
+   * insert() that returns the value it replaced (undefined: none). Optional: azle's B-tree insert returns it
+   * anyway, so a caller that needs the old value (the history meter) saves a get, one B-tree call.
+   */
+  insertOld?(key: Uint8Array, value: Uint8Array): Uint8Array | undefined;
   remove(key: Uint8Array): void;
   containsKey(key: Uint8Array): boolean;
   len(): bigint;
@@ -32,6 +37,12 @@ export class MemoryKvMap implements KvMap {
   }
   insert(key: Uint8Array, value: Uint8Array): void {
     this.entries.set(toHex(key), [key.slice(), value.slice()]);
+  }
+  insertOld(key: Uint8Array, value: Uint8Array): Uint8Array | undefined {
+    const k = toHex(key);
+    const old = this.entries.get(k)?.[1];
+    this.entries.set(k, [key.slice(), value.slice()]);
+    return old;
   }
   remove(key: Uint8Array): void {
     this.entries.delete(toHex(key));

@@ -2,6 +2,7 @@
 // sender and principal a block, no read of the (sender, nonce) index): the stable maps and the heap queues it
 // leaves are those remove() leaves when called for each included transaction in block order.
 import { describe, expect, it } from 'vitest';
+import { toHex } from '../../src/core/codec/bytes.js';
 import type { PendingEntry, PendingPool } from '../../src/core/mempool/pool.js';
 import { MemoryId } from '../../src/core/store/memory_ids.js';
 import { deriveSyntheticSender, type IcTxRecord } from '../../src/core/tx/ic_synthetic.js';
@@ -12,7 +13,7 @@ const rec = (nonce: bigint): IcTxRecord => ({
 });
 
 describe('PendingPool.removeIncluded', () => {
-  it('leaves the maps and queues remove() leaves, entry by entry', async () => {
+  it.each([false, true])('leaves the maps and queues remove() leaves, entry by entry (sender keys passed: %s)', async (withKeys) => {
     const keys = [key(11), key(12), key(13)];
     const ps = [principal(21), principal(22)];
     const synth = ps.map((p) => okValue(deriveSyntheticSender(p, CANISTER)));
@@ -32,7 +33,8 @@ describe('PendingPool.removeIncluded', () => {
     const hash = new Uint8Array(32).fill(7);
     const [a, b] = chains.map(({ core }) => (core as unknown as { pool: PendingPool }).pool);
     included[0]!.forEach((e, txIndex) => a!.remove(e, { kind: 'Included', blockNumber: 5n, txIndex, blockHash: hash }));
-    b!.removeIncluded(included[1]!, 5n, hash);
+    // Block production passes each entry's queue key, the sender's hex, which it already has.
+    b!.removeIncluded(included[1]!, 5n, hash, withKeys ? included[1]!.map((e) => toHex(e.sender)) : undefined);
 
     for (const id of [MemoryId.Pending, MemoryId.PendingBySenderNonce, MemoryId.PendingByPrincipal, MemoryId.TxStatus, MemoryId.DroppedStatusByTime, MemoryId.Txs, MemoryId.TxHashToId]) {
       const [x, y] = chains.map(({ host }) => host.openMap(id).items());

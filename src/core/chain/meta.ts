@@ -52,6 +52,8 @@ export class MetaStore {
   private config: ChainConfig | undefined;
   private head: Head | undefined | null = null;
   private nextBaseFee: bigint | undefined;
+  /** nextBaseFee is what the map holds (not the default of a map without the entry). */
+  private nextBaseFeeStored = false;
 
   private commitment: CommitmentVersion | undefined;
 
@@ -113,12 +115,17 @@ export class MetaStore {
   getNextBaseFee(): bigint {
     if (this.nextBaseFee !== undefined) return this.nextBaseFee;
     const b = this.map.get(K_BASEFEE);
+    this.nextBaseFeeStored = b !== undefined;
     return (this.nextBaseFee = b === undefined ? DEFAULT_BASE_FEE : new ByteReader(b).big());
   }
 
   setNextBaseFee(v: bigint): void {
+    // A chain at its minimum gas price keeps the same base fee block after block: the entry would be
+    // rewritten with the same bytes, one B-tree call (block.fixed.instructions).
+    if (this.nextBaseFeeStored && this.nextBaseFee === v) return;
     this.map.insert(K_BASEFEE, new ByteWriter(33).big(v).finish());
     this.nextBaseFee = v;
+    this.nextBaseFeeStored = true;
   }
 
   /** The next sequence number, without taking it (every tx_id so far is below it). */

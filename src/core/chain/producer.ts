@@ -10,7 +10,7 @@
 // No empty blocks: if nothing is pending, or nothing could be included, no block is made.
 
 import { MAX_TXS_PER_BLOCK, NOT_EXECUTABLE_LIFETIME_NS } from '../constants.js';
-import { FINALIZE_INSTRUCTIONS_PER_LOG, FINALIZE_INSTRUCTIONS_PER_LOG_BYTE, FINALIZE_INSTRUCTIONS_PER_TX } from '../ops/limits.js';
+import { FINALIZE_INSTRUCTIONS_PER_LOG, FINALIZE_INSTRUCTIONS_PER_TX, finalizeInstructionsPerLogByte } from '../ops/limits.js';
 import type { BlockEnv, ExecLog, ExecTx, ExecutionEngine, TxOutcome } from '../engine.js';
 import { ErrorCode } from '../errors.js';
 import type { CoreHost, KvMap } from '../host.js';
@@ -20,7 +20,7 @@ import type { PendingEntry, PendingPool } from '../mempool/pool.js';
 import { decodeStoredTx, storedTxFields, type StoredTx } from '../tx/stored.js';
 import { TxOrigin, type TxFields } from '../tx/types.js';
 import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
-import { receiptsRoot, transactionsRoot } from './commitments.js';
+import { receiptsRoot, transactionsRoot, type CommitmentVersion } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
 import { groupTips } from './fee_summary.js';
 import { encodeHeader, headerHash } from './header.js';
@@ -64,6 +64,8 @@ export interface ProducerDeps {
 interface Candidate {
   readonly entry: PendingEntry;
   readonly tip: bigint;
+  /** Its sender's key in the pool's queues (the hex of 20 bytes is a loop in the canister: made once a sender). */
+  readonly key: string;
 }
 
 /** Max-heap: higher tip first, then lower arrival sequence. */
@@ -110,6 +112,7 @@ class CandidateHeap {
 
 interface Included {
   readonly entry: PendingEntry;
+  readonly key: string;
   readonly raw: Uint8Array;
   readonly origin: TxOrigin;
   readonly type: 0 | 1 | 2;
@@ -121,11 +124,12 @@ interface Included {
 /** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
 const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 
-/** Instructions finalising one included transaction with these logs will take (ops/limits.ts). */
-export function finalizeCost(logs: readonly ExecLog[]): bigint {
+/** Instructions finalising one included transaction with these logs will take on a chain of this commitment version (ops/limits.ts). */
+export function finalizeCost(logs: readonly ExecLog[], v: CommitmentVersion): bigint {
+  if (logs.length === 0) return FINALIZE_INSTRUCTIONS_PER_TX;
   let bytes = 0;
   for (const l of logs) bytes += l.data.length + 32 * l.topics.length;
-  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + FINALIZE_INSTRUCTIONS_PER_LOG_BYTE * BigInt(bytes);
+  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + finalizeInstructionsPerLogByte(v) * BigInt(bytes);
 }
 
 /** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
@@ -203,11 +207,13 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     }
     const first = queues.get(k)?.[0];
     if (first !== undefined && first.nonce === n && first.maxFeePerGas >= baseFee) {
-      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee) });
+      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee), key: k });
     }
   }
   if (heap.size === 0 && !allowEmpty) return { kind: 'NoBlock', dropped };
 
+  // Fixed at install: the receipts commitment's hash, and so what a log byte reserves.
+  const commitment = d.meta.getCommitmentVersion();
   engine.beginBlock(env);
   const included: Included[] = [];
   let gasUsed = 0n;
@@ -271,6 +277,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
       const bloom = out.logs.length === 0 ? EMPTY_BLOOM : (out.logsBloom ?? hasher.logsBloom(out.logs));
       included.push({
         entry: e,
+        key: c.key,
         raw: tx.raw,
         origin: tx.origin,
         type: fields.type,
@@ -289,14 +296,13 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
         },
       });
       logCount += out.logs.length;
-      finalizeReserve += finalizeCost(out.logs);
-      const k = toHex(e.sender);
+      finalizeReserve += finalizeCost(out.logs, commitment);
       const nn = e.nonce + 1n;
-      const q = queues.get(k);
+      const q = queues.get(c.key);
       // The included entry is still at the head of its queue until the pool is updated after commit.
       const next = q?.find((x) => x.nonce === nn);
       if (next !== undefined && next.maxFeePerGas >= baseFee) {
-        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee) });
+        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee), key: c.key });
       }
     }
   } catch (e) {
@@ -312,7 +318,6 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   const stateChanges = d.stateChanges?.pending();
   if (stateChanges !== undefined) engine.chainStateChanges(stateChanges);
   const { stateRoot } = await engine.commitBlock();
-  const commitment = d.meta.getCommitmentVersion();
 
   // Header, roots and bloom.
   const blockBloom = new Uint8Array(BLOOM_BYTES);
@@ -355,7 +360,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     tips: groupTips(included.map((x) => ({ tip: x.receipt.effectiveGasPrice - baseFee, gasUsed: x.receipt.gasUsed }))),
   });
   for (const inc of included) store.putReceipt(inc.entry.txId, inc.receipt);
-  pool.removeIncluded(included.map((x) => x.entry), env.number, hash);
+  pool.removeIncluded(included.map((x) => x.entry), env.number, hash, included.map((x) => x.key));
   meta.setHead({ number: env.number, hash, timestamp: env.timestamp });
   meta.setNextBaseFee(computeNextBaseFee(baseFee, gasUsed, cfg.blockGasLimit, cfg.minGasPrice));
   const txInstructions = included.map((x) => ({ ethHash: x.entry.ethHash, instructions: x.instructions }));

@@ -202,9 +202,10 @@ export class PendingPool {
    * remove() makes for each, but each sender's and principal's pending count is read and written once for the
    * block, and the (sender, nonce) index entry is removed without reading it first: an included entry is the
    * head of its sender's queue, which that index names (one pending entry per sender and nonce: a replacement
-   * removes the one it replaces). Finalisation work (block.finalize.instructions_per_tx).
+   * removes the one it replaces). Finalisation work (block.finalize.instructions_per_tx). `senderKeys`: each
+   * entry's key in senderQueues() when the caller has it (block production does), so no hex is made again.
    */
-  removeIncluded(entries: readonly PendingEntry[], blockNumber: bigint, blockHash: Bytes32): void {
+  removeIncluded(entries: readonly PendingEntry[], blockNumber: bigint, blockHash: Bytes32, senderKeys?: readonly string[]): void {
     const m = this.maps;
     const senders = new Map<string, { readonly sender: Address; n: number }>();
     const principals = new Map<string, { readonly principal: Uint8Array; n: number }>();
@@ -213,7 +214,7 @@ export class PendingPool {
       m.bySenderNonce.remove(senderNonceKey(entry.sender, entry.nonce));
       m.status.insert(entry.txId, encodeTxStatus({ kind: 'Included', blockNumber, txIndex, blockHash }));
       if (this.notExecutable.size > 0) this.notExecutable.delete(toHex(entry.txId));
-      const k = toHex(entry.sender);
+      const k = senderKeys?.[txIndex] ?? toHex(entry.sender);
       const s = senders.get(k);
       if (s === undefined) senders.set(k, { sender: entry.sender, n: 1 });
       else s.n++;

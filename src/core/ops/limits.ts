@@ -1,6 +1,7 @@
 // Limits of the admin setters (docs/lifecycle.md "Admin methods").
 
 import { IC_UPDATE_INSTRUCTION_LIMIT, MAX_LOG_BYTES_PER_TX, MAX_LOGS_PER_TX, TX_INSTRUCTION_BUDGET } from '../constants.js';
+import type { CommitmentVersion } from '../chain/commitments.js';
 
 /**
  * Instructions reserved in a block message besides the soft limit and one whole transaction: what the block does
@@ -33,8 +34,17 @@ export const MIN_INSTRUCTION_SOFT_LIMIT = 100_000_000n;
  */
 export const FINALIZE_INSTRUCTIONS_PER_TX = 2_000_000n;
 export const FINALIZE_INSTRUCTIONS_PER_LOG = 500_000n;
-/** Per byte of log data and topics. */
-export const FINALIZE_INSTRUCTIONS_PER_LOG_BYTE = 16_000n;
+/**
+ * Per byte of log data and topics, by the chain's commitment version (chain/commitments.ts), whose hash the
+ * receipts commitment runs over every log byte: 1 keccak256, 2 BLAKE3 at about half keccak's cost a byte
+ * (block.finalize.instructions_per_log_byte on a chain of each version). Both keep the same margin over
+ * what they reserve for (about 1.57x).
+ */
+export const FINALIZE_INSTRUCTIONS_PER_LOG_BYTE_V1 = 16_000n;
+export const FINALIZE_INSTRUCTIONS_PER_LOG_BYTE_V2 = 8_000n;
+export function finalizeInstructionsPerLogByte(v: CommitmentVersion): bigint {
+  return v === 2 ? FINALIZE_INSTRUCTIONS_PER_LOG_BYTE_V2 : FINALIZE_INSTRUCTIONS_PER_LOG_BYTE_V1;
+}
 /** The part of finalisation that does not grow with the block (header, block and fee records): block.finalize.fixed_instructions, with margin. */
 export const FINALIZE_INSTRUCTIONS_FIXED = 50_000_000n;
 /**
@@ -62,9 +72,13 @@ export const MAX_BLOCK_GAS_LIMIT = 4_000_000n;
 /** Below this no transaction fits (a plain transfer's gas). */
 export const MIN_BLOCK_GAS_LIMIT = 21_000n;
 
-/** The most finalisation one transaction can add: MAX_LOGS_PER_TX logs carrying MAX_LOG_BYTES_PER_TX bytes. */
-export function lastTxFinalizeBound(): bigint {
-  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(MAX_LOGS_PER_TX) + FINALIZE_INSTRUCTIONS_PER_LOG_BYTE * BigInt(MAX_LOG_BYTES_PER_TX);
+/**
+ * The most finalisation one transaction can add on a chain of this commitment version: MAX_LOGS_PER_TX logs
+ * carrying MAX_LOG_BYTES_PER_TX bytes. Without a version, the largest of all versions' (version 1's), which
+ * BLOCK_FINALIZATION_RESERVE must hold.
+ */
+export function lastTxFinalizeBound(v: CommitmentVersion = 1): bigint {
+  return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(MAX_LOGS_PER_TX) + finalizeInstructionsPerLogByte(v) * BigInt(MAX_LOG_BYTES_PER_TX);
 }
 
 /** The most the state commit of a block with this gas limit can take. */

@@ -138,8 +138,13 @@ export class Meter {
     return {
       ...m,
       insert: (k, v) => {
-        const old = map.get(k);
-        map.insert(k, v);
+        // One B-tree call where the map returns what it replaced (block.finalize.instructions_per_tx: a status a transaction).
+        let old: Uint8Array | undefined;
+        if (map.insertOld !== undefined) old = map.insertOld(k, v);
+        else {
+          old = map.get(k);
+          map.insert(k, v);
+        }
         this.addHistoryBytes(v.length - (old === undefined ? -k.length : old.length));
       },
     };
