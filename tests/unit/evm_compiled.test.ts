@@ -18,24 +18,16 @@ import { SteppingHost, ALICE, BOB, ETH, env, included, newEngine, tx } from '../
 // Calls of every compiled run, and of those with memory operations, counted through the test hook.
 let segmentCalls = 0;
 let memoryCalls = 0;
-// Calls of runs with memory operations at offsets from the stack: stopped at one of them, and run to their end.
-let exitCalls = 0;
-let stackMemoryCalls = 0;
 const seen = new Set<CodeSegments>();
 onCompiled((segs, from, to) => {
   seen.add(segs);
   for (let i = from; i < to; i++) {
     const s = segs.list[i]!;
     const run = s.run;
-    s.run = (st, sp, x, m) => {
+    s.run = (st, sp, x) => {
       segmentCalls++;
       if (s.mem > 0) memoryCalls++;
-      const r = run(st, sp, x, m);
-      if (s.exits.length > 0) {
-        if (r < 0) exitCalls++;
-        else stackMemoryCalls++;
-      }
-      return r;
+      return run(st, sp, x);
     };
   }
 });

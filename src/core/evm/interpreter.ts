@@ -34,7 +34,7 @@ import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
 import { addressAccessGas } from './account_ops.js';
-import { type CodeSegments, compileNow, ENDS_JUMP_ANY, ENDS_MEM, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
+import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
 const ERR = EVMError.errorMessages;
@@ -52,7 +52,7 @@ const INLINE_OPS = [
 ];
 
 /** The operations compiled runs consist of (interpreter_compiled.ts PURE_FEES, and JUMP and JUMPI ending a run). */
-const PURE_OPS = [0x56, 0x57, 0x30, 0x33, 0x34, 0x35, 0x36, 0x3d, 0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
+const PURE_OPS = [0x56, 0x57, 0x30, 0x33, 0x34, 0x35, 0x36, 0x01, 0x02, 0x03, 0x04, 0x06, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1b, 0x1c, 0x50, 0x5b, 0x5f, ...Array.from({ length: 64 }, (_, i) => 0x60 + i)];
 
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
 
@@ -230,7 +230,6 @@ function frameValues(rs: RunState): FrameValues {
   return {
     A: () => (address === undefined ? (address = bytesToBigint(env.address.bytes)) : address),
     C: () => (caller === undefined ? (caller = bytesToBigint(env.caller.bytes)) : caller),
-    R: () => BigInt(rs.returnBytes.length),
     v: env.callValue,
     z: dataLen,
     l: (pos) => (pos >= dataLen ? 0n : readWord(data, Number(pos) | 0, 32)),
@@ -600,8 +599,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var segList = segAt === null ? EMPTY_SEGS : segs!.list;
   var seg: Segment;
   var q = 0;
-  var taken = 0;
-  var exits: readonly number[];
+  var taken: boolean | bigint | void;
   var fx = segAt === null ? NO_VALUES : frameValues(rs);
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
@@ -1198,43 +1196,33 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             throw new Error(`fast interpreter: opcode ${op} classified inline without an implementation`);
         }
       }
-      // Runs that end in a JUMP or JUMPI, or in a memory operation at an offset from the stack, are followed
-      // here to the next run, so a loop of them does not go through the dispatch above; the jump's budget
-      // count and JUMPDEST step are the ones the JUMP case makes.
+      // Runs that end in a JUMP or JUMPI are followed here to the next run, so a loop of them does not go
+      // through the dispatch above; the jump's budget count and JUMPDEST step are the ones the JUMP case makes.
       while (segAt !== null && (q = segAt[pc]!) !== 0) {
         seg = segList[q - 1]!;
         if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight) break;
-        // its memory operations at constant offsets must be inside memory paid for (no expansion: the static
-        // fee is their gas); those at offsets from the stack are checked against memBytes inside the run
+        // its memory operations must be inside memory paid for (no expansion: the static fee is their gas)
         if (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32)) break;
         gas -= seg.gas;
-        taken = seg.run(s, sp, fx, memBytes);
-        if (taken < 0) {
-          // stopped before a memory operation past memBytes: the gas of what did not run back, and the loop
-          // steps that operation (memBytes may lag what is paid for: read again for the next runs)
-          exits = seg.exits;
-          q = -3 * taken - 3;
-          pc = exits[q]!;
-          sp += exits[q + 1]!;
-          gas += exits[q + 2]!;
-          memBytes = Number(rs.memoryWordCount) * 32;
+        if (seg.jump === NO_JUMP) {
+          seg.run(s, sp, fx);
+          sp += seg.delta;
+          pc = seg.end;
           break;
         }
+        taken = seg.run(s, sp, fx);
         sp += seg.delta;
         pc = seg.end;
-        if ((q = seg.jump) === NO_JUMP) break;
-        // after a memory operation at an offset from the stack: on with the run after it
-        if (q === ENDS_MEM) continue;
         if ((tick -= pc - mark) <= 0) {
           tick = interval;
           budget.require(0n);
         }
-        if (q === ENDS_JUMP_ANY) {
-          if (jumps[(to = taken)] !== 1) throw invalidJump(rs, pc - 1);
-        } else if (taken === 0) {
-          // a JUMPI not taken
+        if (taken === false) {
           mark = pc;
           continue;
+        }
+        if (seg.jump === ENDS_JUMP_ANY) {
+          if ((taken as bigint) >= codeLenBig || jumps[(to = Number(taken) | 0)] !== 1) throw invalidJump(rs, pc - 1);
         } else to = seg.dest;
         mark = to;
         if (gas >= jumpdestFee) {

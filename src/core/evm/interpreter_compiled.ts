@@ -9,20 +9,17 @@
 //
 // A segment is the longest run of operations that touch nothing but the stack, the frame's fixed values and
 // memory already paid for (PUSH, DUP, SWAP, POP, JUMPDEST, the inline arithmetic, comparison and bit
-// operations, ADDRESS, CALLER, CALLVALUE, CALLDATASIZE, CALLDATALOAD, RETURNDATASIZE, MLOAD, MSTORE and
-// MSTORE8), starting after a JUMPDEST or after any other operation (the fast loop looks one up after each such
+// operations, ADDRESS, CALLER, CALLVALUE, CALLDATASIZE, CALLDATALOAD, and MLOAD, MSTORE, MSTORE8 at a pushed
+// offset), starting after a JUMPDEST or after any other operation (the fast loop looks one up after each such
 // operation). A JUMP or JUMPI right after a PUSH of a valid JUMPDEST, and any other JUMP (whose destination
 // the run returns), ends the run as its last operation: the fast loop then makes the jump's budget count,
 // destination check and JUMPDEST step itself and goes on with the run at the destination (or after a JUMPI
 // not taken), so a loop of such runs does not go through the dispatch at all.
 // Running a segment whole is the same as stepping through it whenever no step of it can fail: the fast loop
 // calls it only when the gas left covers the sum of its static fees, the stack height covers what it reads
-// and what it pushes, and the memory paid for covers every constant offset its memory operations reach (so
-// they cost their static fee only); otherwise it steps through the operations one by one, so every error (out
-// of gas, underflow, overflow) comes at the same operation and with the same gas as without compiled code.
-// A memory operation at an offset from the stack is checked where it runs: past the memory paid for, the run
-// stops before it (its stack written back as it is there, an exit number returned) and the loop gives back
-// the gas of the operations not run and steps on from that operation, as it would have without the run. The
+// and what it pushes, and the memory paid for covers every offset its memory operations reach (so they cost
+// their static fee only); otherwise it steps through the operations one by one, so every error (out of gas,
+// underflow, overflow) comes at the same operation and with the same gas as without compiled code. The
 // budget count is unchanged (code bytes at each JUMP or JUMPI).
 //
 // The stack is simulated at compile time: the entry items read are loaded into locals once, DUP and SWAP move
@@ -48,12 +45,10 @@ PURE_FEES[0x5f] = 2; // PUSH0
 for (let op = 0x60; op <= 0x9f; op++) PURE_FEES[op] = 3; // PUSH1..32, DUP1..16, SWAP1..16
 // The frame's environment: ADDRESS, CALLER, CALLVALUE, CALLDATASIZE (values fixed for the frame), CALLDATALOAD
 for (const op of [0x30, 0x33, 0x34, 0x36]) PURE_FEES[op] = 2;
-// RETURNDATASIZE: fixed between the frame's calls, and no run contains a call
-PURE_FEES[0x3d] = 2;
 PURE_FEES[0x35] = 3;
-/** MLOAD, MSTORE, MSTORE8: in a run only inside memory already paid for (static fee only). */
+/** MLOAD, MSTORE, MSTORE8: in a run only at a pushed offset, inside memory already paid for (static fee only). */
 const MEM_FEE = 3;
-/** Highest byte a memory operation at a constant offset may reach to be checked at the run's entry (others are checked where they run). */
+/** Highest byte a run's memory operation may reach (a pushed offset of at most 4 bytes, far below any memory paid for). */
 const MEM_LIMIT = 1 << 24;
 
 /** JUMP and JUMPI, which may end a run (their fees). */
@@ -69,13 +64,10 @@ export function pureFeesMatch(fees: readonly number[]): boolean {
 /** A compiled run of pure operations; the fast loop reads these fields at a landing. */
 export interface Segment {
   /**
-   * Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta), with
-   * `m` bytes of memory paid for. A run ending in JUMPI returns 1 when the jump is taken, else 0; one ending in
-   * ENDS_JUMP_ANY the destination (the code's length when it is past the code); the others 1 (ENDS_JUMP) or 0.
-   * A negative result -k says the run stopped before its memory operation at an offset from the stack whose
-   * word lies past `m`: its stack is written back as it is there, and `exits` says where it stopped.
+   * Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta); a run
+   * ending in JUMPI returns whether the jump is taken, one ending in ENDS_JUMP_ANY the destination.
    */
-  run: (s: bigint[], sp: number, x: FrameValues, m: number) => number;
+  run: (s: bigint[], sp: number, x: FrameValues) => boolean | bigint | void;
   /** Sum of the static fees of its operations (with its JUMP or JUMPI, without the destination's JUMPDEST). */
   readonly gas: number;
   /** Stack items below the entry height it reads (the height must be at least this). */
@@ -87,19 +79,13 @@ export interface Segment {
   readonly end: number;
   /**
    * How the run ends: NO_JUMP (before an operation that is not pure), ENDS_JUMP or ENDS_JUMPI (the last
-   * operation, to `dest`), ENDS_JUMP_ANY (the last operation, to the destination `run` returns), ENDS_MEM
-   * (the last operation a memory operation at an offset from the stack).
+   * operation, to `dest`), ENDS_JUMP_ANY (the last operation, to the destination `run` returns).
    */
   readonly jump: number;
   /** A JUMP's or JUMPI's destination, a JUMPDEST (checked when the runs were found); -1 for the others. */
   readonly dest: number;
-  /** Bytes of memory its MLOAD, MSTORE and MSTORE8 at constant offsets reach (0: none); memory paid for must cover them. */
+  /** Bytes of memory its MLOAD, MSTORE and MSTORE8 reach (0: none); memory paid for must cover them. */
   readonly mem: number;
-  /**
-   * Per exit k (run returned -k), at 3(k-1): the exit's program counter (its memory operation), the stack
-   * height change there, and the gas of the operations not run (from that one on), which the loop gives back.
-   */
-  readonly exits: readonly number[];
 }
 
 /** The frame's values and memory that runs read and write (the fast loop makes one per frame). */
@@ -107,14 +93,12 @@ export interface FrameValues {
   /** ADDRESS and CALLER as words. */
   A(): bigint;
   C(): bigint;
-  /** RETURNDATASIZE. */
-  R(): bigint;
   /** CALLVALUE, CALLDATASIZE. */
   readonly v: bigint;
   readonly z: bigint;
   /** CALLDATALOAD. */
   l(pos: bigint): bigint;
-  /** MLOAD, MSTORE, MSTORE8 at an offset (an int32) inside memory paid for. */
+  /** MLOAD, MSTORE, MSTORE8 at an offset inside memory paid for. */
   m(at: number): bigint;
   w(at: number, v: bigint): void;
   b(at: number, v: bigint): void;
@@ -125,11 +109,6 @@ export const ENDS_JUMP = 1;
 export const ENDS_JUMPI = 2;
 /** A JUMP to the destination the run returns (not known when compiled: the fast loop checks it). */
 export const ENDS_JUMP_ANY = 3;
-/**
- * A memory operation at an offset from the stack, inside memory paid for (the run's check): the fast loop goes
- * straight on with the run after it. Past the memory paid for the run stops before it (an exit).
- */
-export const ENDS_MEM = 4;
 
 /** Candidate runs of one code array, and what of them is compiled. */
 export interface CodeSegments {
@@ -184,19 +163,11 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
     let jump = NO_JUMP;
     while (j < n) {
       const op = code[j]!;
-      if (op >= 0x51 && op <= 0x53) {
+      if (op >= 0x51 && op <= 0x53 && offset >= 0 && offset + 32 <= MEM_LIMIT) {
         j++;
         count++;
-        // At a pushed offset it is checked at the run's entry. At one from the stack it is checked where it
-        // runs and ends the run (the loop goes straight on with the run after it): a run that went on past it
-        // would repeat the run starting after it, which the loop needs when the check fails, in the compiled
-        // code (two operations compiled for one, more for runs with more of them).
-        if (offset >= 0 && offset + 32 <= MEM_LIMIT) {
-          pushed = offset = -1;
-          continue;
-        }
-        jump = ENDS_MEM;
-        break;
+        pushed = offset = -1;
+        continue;
       }
       if (!isPure(op)) {
         // A JUMP or JUMPI right after a PUSH of a valid destination ends the run (PUSH2 tag JUMP in compiled
@@ -230,7 +201,7 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
       ends.push(j);
       ops.push(count);
       jumps.push(jump);
-      dests.push(jump === ENDS_JUMP || jump === ENDS_JUMPI ? pushed : -1);
+      dests.push(jump === NO_JUMP || jump === ENDS_JUMP_ANY ? -1 : pushed);
     }
   };
   for (let i = 0; i < n; i++) {
@@ -326,7 +297,7 @@ function binary(op: number, r: string, a: string, b: string): string {
 }
 
 /** The body of one segment's function and its shape. */
-function generate(code: Uint8Array, start: number, end: number, jump: number): Shape {
+function generate(code: Uint8Array, start: number, end: number, jump: number): { body: string; gas: number; need: number; grow: number; delta: number; mem: number } {
   // a JUMP or JUMPI at the end (findSegments checked its destination, the constant on top) pops its operands
   let cond: Val | undefined;
   let target: Val | undefined;
@@ -338,8 +309,6 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): S
   let gas = 0;
   let out = '';
   let tmp = 0;
-  // (pc, height change, gas not run) of each exit (Segment.exits)
-  const exits: number[] = [];
   const ensure = (k: number): void => {
     while (vs.length < k) {
       pulled++;
@@ -360,40 +329,19 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): S
       continue;
     }
     if (op >= 0x51 && op <= 0x53) {
-      ensure(op === 0x51 ? 1 : 2);
-      const size = op === 0x53 ? 1 : 32;
-      const top = vs[vs.length - 1]!;
-      let o: string;
-      if (typeof top === 'bigint' && top + BigInt(size) <= BigInt(MEM_LIMIT)) {
-        // a constant offset: inside memory paid for by the fast loop's check at the run's entry
-        const reach = Number(top) + size;
-        if (reach > mem) mem = reach;
-        o = `${Number(top)}`;
-      } else {
-        // An offset from the stack (the run's last operation, findSegments): the stack is written back as it
-        // is before it, then the offset checked against the memory paid for (m, the fast loop's memBytes);
-        // past it the run stops there (exit 1) and the loop steps the operation (with its expansion).
-        if (pc !== end) throw new Error('compiled segments: a memory operation at an offset from the stack before the end of a run');
-        o = `o${++tmp}`;
-        out += `${writeBack(vs, pulled)}var ${o}=N(${ref(top)});if(${o}+${size}>m)return -1;${o}|=0;`;
-        exits.push(pc - 1, vs.length - pulled, MEM_FEE);
-        gas += MEM_FEE;
-        const h = vs.length - 1 - pulled;
-        if (op === 0x51) out += `s[sp${h < 0 ? h : `+${h}`}]=x.m(${o});return 0;`;
-        else {
-          out += `x.${op === 0x52 ? 'w' : 'b'}(${o},${ref(vs[vs.length - 2]!)});return 0;`;
-          vs.length -= 2;
-        }
-        return { body: out, gas, need: pulled, grow, delta: vs.length - pulled, mem, exits };
-      }
+      // at the offset pushed just before (findSegments), inside memory paid for (the fast loop's check)
       gas += MEM_FEE;
-      vs.pop();
+      ensure(op === 0x51 ? 1 : 2);
+      const at = vs.pop();
+      if (typeof at !== 'bigint') throw new Error('compiled segments: a memory operation without a constant offset');
+      const o = Number(at);
+      const reach = o + (op === 0x53 ? 1 : 32);
+      if (reach > mem) mem = reach;
       if (op === 0x51) {
         const r = `v${++tmp}`;
         out += `var ${r}=x.m(${o});`;
         vs.push(r);
       } else out += `x.${op === 0x52 ? 'w' : 'b'}(${o},${ref(vs.pop()!)});`;
-      if (vs.length - pulled > grow) grow = vs.length - pulled;
       continue;
     }
     gas += PURE_FEES[op]!;
@@ -419,9 +367,9 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): S
       vs.pop();
     } else if (op === 0x5b) {
       // JUMPDEST: its fee only
-    } else if (op === 0x30 || op === 0x33 || op === 0x34 || op === 0x36 || op === 0x3d) {
+    } else if (op === 0x30 || op === 0x33 || op === 0x34 || op === 0x36) {
       const r = `v${++tmp}`;
-      out += `var ${r}=${op === 0x30 ? 'x.A()' : op === 0x33 ? 'x.C()' : op === 0x34 ? 'x.v' : op === 0x36 ? 'x.z' : 'x.R()'};`;
+      out += `var ${r}=${op === 0x30 ? 'x.A()' : op === 0x33 ? 'x.C()' : op === 0x34 ? 'x.v' : 'x.z'};`;
       vs.push(r);
     } else if (op === 0x35) {
       ensure(1);
@@ -450,36 +398,16 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): S
     }
     if (vs.length - pulled > grow) grow = vs.length - pulled;
   }
-  out += writeBack(vs, pulled);
-  // the run's result (Segment.run)
-  if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n ? 1 : 0};` : `return ${cond}!==0n?1:0;`;
-  else if (target !== undefined) {
-    // an out-of-range destination as the code's length, which is no JUMPDEST either
-    out += typeof target === 'bigint' ? `return ${target < BigInt(code.length) ? Number(target) : code.length};` : `return ${target}<${code.length}n?N(${target})|0:${code.length};`;
-  } else out += jump === ENDS_JUMP ? 'return 1;' : 'return 0;';
-  return { body: out, gas, need: pulled, grow, delta: vs.length - pulled, mem, exits };
-}
-
-/** Source writing back every slot of the simulated stack `vs` whose value is not the entry item already there. */
-function writeBack(vs: readonly Val[], pulled: number): string {
-  let out = '';
+  // write back every slot whose value is not the entry item already there
   for (let i = 0; i < vs.length; i++) {
     const v = vs[i]!;
     if (i < pulled && v === `e${pulled - i}`) continue;
     const off = i - pulled;
     out += `s[sp${off < 0 ? off : `+${off}`}]=${ref(v)};`;
   }
-  return out;
-}
-
-interface Shape {
-  body: string;
-  gas: number;
-  need: number;
-  grow: number;
-  delta: number;
-  mem: number;
-  exits: number[];
+  if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n};` : `return ${cond}!==0n;`;
+  if (target !== undefined) out += `return ${ref(target)};`;
+  return { body: out, gas, need: pulled, grow, delta: vs.length - pulled, mem };
 }
 
 /**
@@ -492,20 +420,20 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   let to = from;
   let ops = 0;
   while (to < segs.starts.length && (to === from || ops + segs.ops[to]! <= maxOps)) ops += segs.ops[to++]!;
-  const shapes: Shape[] = [];
+  const shapes: { gas: number; need: number; grow: number; delta: number; mem: number }[] = [];
   let src = 'return [';
   for (let i = from; i < to; i++) {
     const g = generate(segs.code, segs.starts[i]!, segs.ends[i]!, segs.jumps[i]!);
     shapes.push(g);
-    src += `function(s,sp,x,m){${g.body}},`;
+    src += `function(s,sp,x){${g.body}},`;
   }
   src += '];';
-  const fns = new Function('M', 'T', 'S', 'N', src)(MAX, TWO256, SIGN, Number) as Segment['run'][];
+  const fns = new Function('M', 'T', 'S', src)(MAX, TWO256, SIGN) as Segment['run'][];
   let at = segs.at;
   if (at === null) at = new Uint16Array(segs.code.length + 1);
   for (let i = from; i < to; i++) {
     const sh = shapes[i - from]!;
-    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]!, mem: sh.mem, exits: sh.exits });
+    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]!, mem: sh.mem });
     at[segs.starts[i]!] = segs.list.length;
   }
   segs.at = at;
