@@ -8,7 +8,7 @@ import { encodeDeployData, encodeFunctionData, type Abi } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
 import type { EvmEngine } from '../../src/core/evm/index.js';
-import { clearQueue, compiledOps, compileQueued, type CodeSegments, enqueue, findSegments, onCompiled, setMaxCompiledOps } from '../../src/core/evm/interpreter_compiled.js';
+import { clearQueue, compiledOps, compileQueued, type CodeSegments, enqueue, findSegments, onCompiled, queuedCount, setMaxCompiledOps } from '../../src/core/evm/interpreter_compiled.js';
 import { compileFixture } from '../fixtures/solidity/compile.js';
 import { asm, deployCode, hex, label, ref, word, type Item } from '../support/asm.js';
 import { rng } from '../support/random.js';
@@ -383,6 +383,32 @@ describe('compiled runs under the instruction budget', () => {
       expect(o.instructions).toBeGreaterThan(200_000_000n);
       expect(o.instructions).toBeLessThan(203_000_000n);
     }
+  });
+});
+
+describe('the compilation queue', () => {
+  it("takes the code a block stored, not a creation's initcode (top level or from CREATE)", async () => {
+    clearQueue();
+    const { engine } = await newEngine(undefined, {});
+    engine.setGenesisBalance(ALICE, 100n * ETH);
+    // a factory: CREATE with its call data as the initcode, the new address in slot 0
+    const factory = asm('CALLDATASIZE', 0, 0, 'CALLDATACOPY', 'CALLDATASIZE', 0, 0, 'CREATE', 0, 'SSTORE', 'STOP');
+    const child = asm(0, 'CALLDATALOAD', ref('a'), 'JUMP', label('a'), 1, 'ADD', 0, 'SSTORE', 'STOP');
+    engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
+    const made = included(await engine.runTx(tx({ nonce: 0n, to: undefined, data: deployCode(factory), gasLimit: 1_000_000n })));
+    expect(made.status).toBe(1);
+    await engine.commitBlock();
+    // the factory's runtime code, stored by the block; not the initcode that ran
+    expect(queuedCount()).toBe(1);
+    compileQueued(1 << 30);
+    expect(queuedCount()).toBe(0);
+    engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+    const created = included(await engine.runTx(tx({ nonce: 1n, to: made.contractAddress!, data: deployCode(child), gasLimit: 1_000_000n })));
+    expect(created.status).toBe(1);
+    await engine.commitBlock();
+    // the child's runtime code; not the initcode the factory ran through CREATE
+    expect(queuedCount()).toBe(1);
+    clearQueue();
   });
 });
 

@@ -111,6 +111,8 @@ interface CodeInfo {
   readonly code: Uint8Array;
   /** Compiled runs of pure operations: undefined until the compile step looked at this code, null if it has none. */
   segs: CodeSegments | null | undefined;
+  /** Whether it was put in the compilation queue (code only ever run as a creation's initcode is not). */
+  queued: boolean;
 }
 
 const configs = new WeakMap<object, FastConfig>();
@@ -129,9 +131,21 @@ function isEvmError(e: unknown): e is EVMError {
   return typeof e === 'object' && e !== null && (e as { errorType?: unknown }).errorType === 'EVMError';
 }
 
-function analyse(code: Uint8Array): CodeInfo {
+/**
+ * `code`'s analysis, made once per code array; `queue` puts the code in the compilation queue. A creation's
+ * initcode is not queued: it runs once, so compiling it (the runtime code it carries as data included) would
+ * spend the compile bound of the blocks after a deployment on code that never runs again, while the runtime
+ * code the block stored waits behind it (docs/performance.md, "Compiled code, third pass").
+ */
+function analyse(code: Uint8Array, queue = true): CodeInfo {
   var info = codeInfos.get(code);
-  if (info !== undefined) return info;
+  if (info !== undefined) {
+    if (queue && !info.queued) {
+      info.queued = true;
+      enqueue(info);
+    }
+    return info;
+  }
   // instructions grow with the code's bytes (one pass over it): see analyseCode
   var n = code.length;
   var jumps = new Uint8Array(n);
@@ -152,10 +166,10 @@ function analyse(code: Uint8Array): CodeInfo {
     }
   }
   if (n - runStart > longestRun) longestRun = n - runStart;
-  info = { jumps, pushes: [], longestRun, code, segs: undefined };
+  info = { jumps, pushes: [], longestRun, code, segs: undefined, queued: queue };
   codeInfos.set(code, info);
   // compiled later, outside any transaction (the engine's afterBlock step)
-  enqueue(info);
+  if (queue) enqueue(info);
   return info;
 }
 
@@ -586,7 +600,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
   var common = it.common;
   var map = it._evm._opcodeMap;
-  var info = analyse(code);
+  var info = analyse(code, (rs.env as { isCreate?: boolean }).isCreate !== true);
   // Budget counts happen at jumps (below): code with a longer straight run takes the stock loop, which counts every step.
   if (info.longestRun > MAX_UNCOUNTED_RUN_BYTES) return stockRun!.call(it, code, opts);
   var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak } = cfg;
