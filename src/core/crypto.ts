@@ -8,7 +8,7 @@
 // the canister, same results (a submit with recovery: submit_raw.transfer.without_key.instructions).
 
 import { keyTables, publicKeyBytes, recoverPublicKey as recoverPublicKeySecp256k1, recoverPointAt, recoveryPoint, verifiesAs, type KeyTables, type RecoveryPoint } from './secp256k1.js';
-import { bytesEqual, toHex } from './codec/bytes.js';
+import { bytesEqual, latin1Key } from './codec/bytes.js';
 import { keccak256 as keccak256Impl } from './keccak.js';
 
 /** keccak256 (Ethereum's), a fresh 32-byte array. */
@@ -58,7 +58,8 @@ function addressOfPoint(q: { x: bigint; y: bigint }): Uint8Array {
 
 /**
  * Senders' public keys given as hints (rpc_eth_send_raw_transaction_with_key) and found by recovery to be the
- * signer's of an admitted transaction, by the key's 64 bytes in hex, with their address and, from the key's
+ * signer's of an admitted transaction, by the key's 64 bytes as a latin1 string (codec/bytes latin1Key: one
+ * native call, where a hex string cost a JavaScript loop), with their address and, from the key's
  * second hinted submit on, its verification tables (secp256k1.ts keyTables, built in that submit:
  * submit_raw.transfer.second_with_key.instructions): verifying against them costs about half a recovery.
  * Keys of refused submits are not kept, so junk builds nothing; tables wait for a key's second sight, so a
@@ -75,8 +76,8 @@ const KNOWN_KEYS = 512;
  */
 export function addressByKnownKey(msgHash: Uint8Array, r: bigint, s: bigint, yParity: number, keyHint: Uint8Array, buildTables: boolean): Uint8Array | false | undefined {
   if (keyHint.length !== 64) return undefined;
-  const hex = toHex(keyHint);
-  const entry = knownKeys.get(hex);
+  const id = latin1Key(keyHint);
+  const entry = knownKeys.get(id);
   if (entry === undefined) return undefined;
   if (entry.tables === undefined) {
     if (!buildTables) return undefined;
@@ -85,15 +86,15 @@ export function addressByKnownKey(msgHash: Uint8Array, r: bigint, s: bigint, yPa
   }
   if (!verifiesAs(msgHash, r, s, yParity, entry.tables)) return false;
   if (buildTables) {
-    knownKeys.delete(hex);
-    knownKeys.set(hex, entry);
+    knownKeys.delete(id);
+    knownKeys.set(id, entry);
   }
   return entry.address.slice();
 }
 
 /** Whether addressByKnownKey may answer for this hint without recovering. */
 export function isKnownKey(keyHint: Uint8Array, buildTables: boolean): boolean {
-  const entry = keyHint.length === 64 ? knownKeys.get(toHex(keyHint)) : undefined;
+  const entry = keyHint.length === 64 ? knownKeys.get(latin1Key(keyHint)) : undefined;
   return entry !== undefined && (buildTables || entry.tables !== undefined);
 }
 
@@ -116,10 +117,10 @@ export function recoverAddressComparing(msgHash: Uint8Array, point: RecoveryPoin
  */
 export function rememberKey(publicKey: Uint8Array, address: Uint8Array): void {
   if (publicKey.length !== 64) return;
-  const hex = toHex(publicKey);
-  if (knownKeys.has(hex)) return;
+  const id = latin1Key(publicKey);
+  if (knownKeys.has(id)) return;
   if (knownKeys.size >= KNOWN_KEYS) knownKeys.delete(knownKeys.keys().next().value as string);
-  knownKeys.set(hex, { address: address.slice() });
+  knownKeys.set(id, { address: address.slice() });
 }
 
 /**
@@ -139,7 +140,7 @@ const CALLER_KEYS = KNOWN_KEYS;
 
 /** The key to try first for a plain submit from this caller, if its last two admitted submits used it and knownKeys still keeps it. */
 export function callerKeyGuess(caller: Uint8Array): Uint8Array | undefined {
-  const entry = callerKeys.get(toHex(caller));
+  const entry = callerKeys.get(latin1Key(caller));
   return entry !== undefined && entry.streak >= 2 && knownKeys.has(entry.key) ? entry.publicKey : undefined;
 }
 
@@ -148,14 +149,16 @@ export function callerKeyGuess(caller: Uint8Array): Uint8Array | undefined {
  * already known: the guess goes, so later submits with the new key recover instead of missing again.
  */
 export function forgetCallerKey(caller: Uint8Array): void {
-  callerKeys.delete(toHex(caller));
+  callerKeys.delete(latin1Key(caller));
 }
 
 /** After an admitted plain submit from this (named) caller whose sender is the key's: counts the run of the same key and keeps the key (rememberKey). */
 export function noteCallerKey(caller: Uint8Array, publicKey: Uint8Array, address: Uint8Array): void {
   if (publicKey.length !== 64) return;
-  const id = toHex(caller);
-  const key = toHex(publicKey);
+  // latin1 strings (one native call each) rather than hex: about 0.6 M of a named caller's admitted submit went
+  // to hex-encoding these two (submit_raw.transfer.named_caller.instructions)
+  const id = latin1Key(caller);
+  const key = latin1Key(publicKey);
   const entry = callerKeys.get(id);
   callerKeys.delete(id);
   if (callerKeys.size >= CALLER_KEYS) callerKeys.delete(callerKeys.keys().next().value as string);
