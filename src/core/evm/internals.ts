@@ -28,7 +28,8 @@
 // (interpreter.ts patchPrototype) and the transaction constructors' Common (engine.ts sharedTxCommon).
 
 import type { EVMError } from '@ethereumjs/evm';
-import { type Account, type Address, stripHexPrefix } from '@ethereumjs/util';
+import { Account as AccountCtor, type Account, type Address, KECCAK256_NULL, RIPEMD160_ADDRESS_STRING, stripHexPrefix } from '@ethereumjs/util';
+import { bytesEqual, fromHex, toHex } from '../codec/bytes.js';
 
 // ---- the private shapes (EVM 10.1.3), declared once ----
 //
@@ -539,6 +540,30 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   const shape = (s: JournalFrameInternals): string =>
     JSON.stringify([s.journalHeight, s.journalDiff.map(([h, d]) => [h, d.length, d[0] instanceof Set, d[1] instanceof Map, d[2] instanceof Set, d[0].size + d[1].size + d[2].size])]);
   if (shape(stock) !== shape(ours) || calls.join('') !== 'cm') fail('Journal.checkpoint / commit no longer only step journalHeight and push a journalDiff entry');
+  // Journal.revert on two scratch journals with warm addresses, slots and touches at three heights (one below
+  // the reverted level), RIPEMD-160 among the touches: the same maps, touched set, diffs and height after.
+  const revertCalls: string[] = [];
+  const stubRevert = { revert: async () => void revertCalls.push('r'), revertSync: () => void revertCalls.push('r') };
+  const mkr = (): JournalFrameInternals & { journal: Map<string, Set<string>> } => {
+    const s = Object.create(Object.getPrototypeOf(j)) as JournalFrameInternals & { journal: Map<string, Set<string>>; stateManager: unknown };
+    s.stateManager = stubRevert;
+    s.journalHeight = 2;
+    s.journal = new Map([['aa', new Set(['01', '02'])], ['bb', new Set(['03'])], ['cc', new Set()]]);
+    s.touched = new Set(['aa', 'dd', RIPEMD160_ADDRESS_STRING]);
+    s.journalDiff = [
+      [1, [new Set(['aa']), new Map([['aa', new Set(['01'])]]), new Set(['aa'])]],
+      [2, [new Set(['bb']), new Map([['aa', new Set(['02'])]]), new Set(['dd'])]],
+      [2, [new Set(['cc']), new Map([['bb', new Set(['03'])]]), new Set([RIPEMD160_ADDRESS_STRING])]],
+    ];
+    return s;
+  };
+  const rs = mkr();
+  const ro = mkr();
+  void rs.revert();
+  journalRevertSync(ro, stubRevert);
+  const rshape = (s: JournalFrameInternals & { journal: Map<string, Set<string>> }): string =>
+    JSON.stringify([s.journalHeight, [...s.journal].map(([k, v]) => [k, [...v]]), [...s.touched], s.journalDiff.map(([h, d]) => [h, [...d[0]], [...d[1]].map(([k, v]) => [k, [...v]]), [...d[2]]])]);
+  if (rshape(rs) !== rshape(ro) || revertCalls.join('') !== 'rr') fail('Journal.revert no longer undoes the diff entries at or above the height as journalRevertSync does');
 }
 
 /** Journal.checkpoint without its await: height up, a fresh diff entry, the state manager's checkpoint. */
@@ -548,9 +573,130 @@ export function journalCheckpointSync(j: JournalFrameInternals, sm: { checkpoint
   if (callSm) sm.checkpointSync();
 }
 
+/**
+ * Journal.revert without its await (the stock form's only await is the state manager's revert, last): the
+ * diff entries at the current height or above undone newest first (warm addresses, warm slots, touches but
+ * RIPEMD-160's), dropped, the height lowered, then the state manager's revert.
+ */
+export function journalRevertSync(journal: unknown, sm: { revertSync(): void }, callSm = true): void {
+  const j = journal as JournalFrameInternals & { journal: Map<string, Set<string>> };
+  const diffs = j.journalDiff;
+  let finalI = 0;
+  for (let i = diffs.length - 1; i >= 0; i--) {
+    finalI = i;
+    const [height, diff] = diffs[i]!;
+    if (height < j.journalHeight) break;
+    for (const address of diff[0]) if (j.journal.has(address)) j.journal.delete(address);
+    for (const [address, delSlots] of diff[1]) {
+      const slots = j.journal.get(address);
+      if (slots !== undefined) for (const slot of delSlots) slots.delete(slot);
+    }
+    for (const address of diff[2]) if (address !== RIPEMD160_ADDRESS_STRING) j.touched.delete(address);
+  }
+  j.journalDiff = diffs.slice(0, finalI + 1);
+  j.journalHeight--;
+  if (callSm) sm.revertSync();
+}
+
 /** Journal.commit without its await. */
 export function journalCommitSync(j: JournalFrameInternals, sm: { commitSync(): void }, callSm = true): void {
   j.journalHeight--;
   j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
   if (callSm) sm.commitSync();
+}
+
+// ---- around the transaction's frame (run_tx.ts) ----
+
+/** The state manager calls of journalCleanupSync (FlatStateManager's synchronous forms). */
+export interface CleanupStateLike {
+  getAccountRecord(address: Uint8Array): { nonce: bigint; balance: bigint; codeHash: Uint8Array | undefined } | undefined;
+  deleteAccountSync(address: Uint8Array): void;
+}
+
+interface JournalCleanupInternals extends JournalFrameInternals {
+  journal: Map<string, Set<string>>;
+  alwaysWarmJournal: Map<string, Set<string>>;
+  common: { gteHardfork(hardfork: string): boolean };
+  accessList?: Map<string, Set<string>>;
+  cleanJournal(): void;
+  cleanup(): Promise<void>;
+}
+
+/** EthereumJS's Journal as run_tx.ts uses it around the transaction's frame. */
+export interface TxJournal extends JournalCleanupInternals {
+  addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void;
+  addAlwaysWarmSlot(address: string, slot: string, addToAccessList?: boolean): void;
+}
+
+/**
+ * Journal.cleanup without its awaits (runTx calls it before and after every transaction): from Spurious Dragon
+ * on, each touched account that is absent or empty (Account.isEmpty: nonce 0, balance 0, no code) is deleted
+ * through Journal.deleteAccount's steps (touch, then delete), then cleanJournal and the access-list and
+ * preimage reports dropped. The stock form reads each touched account through an Address made from its hex,
+ * an awaited read and an Account; the journal's keys are the lower-case hex of 20 bytes (touchAccount's
+ * callers), which the state manager's records are read by directly. Checked against Journal.cleanup at
+ * engine creation (checkJournalCleanup).
+ */
+export function journalCleanupSync(journal: TxJournal | unknown, sm: CleanupStateLike, spuriousDragon: boolean): void {
+  const j = journal as JournalCleanupInternals;
+  if (spuriousDragon) {
+    for (const hex of j.touched) {
+      const bytes = fromHex(hex);
+      const rec = sm.getAccountRecord(bytes);
+      if (rec === undefined || (rec.nonce === 0n && rec.balance === 0n && (rec.codeHash === undefined || bytesEqual(rec.codeHash, KECCAK256_NULL)))) {
+        // Journal.deleteAccount: touchAddress (the Address's lower-case hex), then the state manager's delete
+        j.touchAccount(hex.toLowerCase());
+        sm.deleteAccountSync(bytes);
+      }
+    }
+  }
+  j.cleanJournal();
+  delete j.accessList;
+  delete j.preimages;
+}
+
+/**
+ * Runs Journal.cleanup and journalCleanupSync on two scratch journals built from `journal`'s prototype, over
+ * the same touched accounts (absent, empty, with a nonce, with a balance, with code) held by a stub state
+ * manager: the same accounts deleted in the same order, the same touched set, journal and warm maps reset.
+ */
+export async function checkJournalCleanup(journal: unknown): Promise<void> {
+  const live = journal as JournalCleanupInternals;
+  const fail = (what: string): never => {
+    throw new EthereumJsShapeError(what);
+  };
+  if (typeof live.cleanup !== 'function' || typeof live.cleanJournal !== 'function' || typeof live.common?.gteHardfork !== 'function') {
+    fail('Journal.cleanup / cleanJournal / common.gteHardfork changed');
+  }
+  const hexes = ['11'.repeat(20), '22'.repeat(20), '33'.repeat(20), '44'.repeat(20), '55'.repeat(20)];
+  const accounts = new Map<string, Account>([
+    [hexes[1]!, new AccountCtor(0n, 0n)],
+    [hexes[2]!, new AccountCtor(1n, 0n)],
+    [hexes[3]!, new AccountCtor(0n, 5n)],
+    [hexes[4]!, new AccountCtor(0n, 0n, undefined, new Uint8Array(32).fill(7))],
+  ]);
+  const run = async (sync: boolean): Promise<string> => {
+    const deleted: string[] = [];
+    const sm = {
+      getAccount: async (a: Address) => accounts.get(toHex(a.bytes)),
+      deleteAccount: async (a: Address) => void deleted.push(toHex(a.bytes)),
+      checkpoint: async () => {},
+      commit: async () => {},
+      revert: async () => {},
+      getAccountRecord: (b: Uint8Array) => accounts.get(toHex(b)),
+      deleteAccountSync: (b: Uint8Array) => void deleted.push(toHex(b)),
+    };
+    const s = Object.create(Object.getPrototypeOf(live)) as JournalCleanupInternals & { stateManager: unknown; DEBUG: boolean };
+    s.stateManager = sm;
+    s.common = live.common;
+    s.DEBUG = false;
+    s.cleanJournal();
+    s.journal.set(hexes[0]!, new Set(['01']));
+    s.accessList = new Map();
+    for (const h of hexes) s.touchAccount(h);
+    if (sync) journalCleanupSync(s, sm, live.common.gteHardfork('spuriousDragon'));
+    else await s.cleanup();
+    return JSON.stringify([deleted, [...s.touched], s.journal.size, s.alwaysWarmJournal.size, s.journalHeight, s.journalDiff.length, 'accessList' in s, 'preimages' in s]);
+  };
+  if ((await run(false)) !== (await run(true))) fail('Journal.cleanup no longer deletes the touched empty accounts, then cleans the journal, as journalCleanupSync does');
 }
