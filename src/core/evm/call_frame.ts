@@ -463,13 +463,16 @@ function installCallOps(
         ? messageOf(env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, env.depth + 1, env.blobVersionedHashes, env.accessWitness)
         : messageOf(env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, env.depth + 1, env.blobVersionedHashes, env.accessWitness);
     // _baseCall
-    const selfdestruct = new Map(it._result.selfdestruct);
+    // copies of the frame's sets (empty ones, the usual case, not iterated)
+    const parentSelfdestruct = it._result.selfdestruct;
+    const selfdestruct = parentSelfdestruct.size === 0 ? new Map() : new Map(parentSelfdestruct);
     msg.selfdestruct = selfdestruct;
     msg.gasRefund = rs.gasRefund;
     rs.returnBytes = new Uint8Array(0);
     let created: Set<string> | undefined;
     if (eip6780) {
-      created = new Set(it._result.createdAddresses);
+      const parentCreated = it._result.createdAddresses;
+      created = parentCreated === undefined || parentCreated.size === 0 ? new Set() : new Set(parentCreated);
       msg.createdAddresses = created;
     }
     let ret = 0n;
@@ -488,8 +491,8 @@ function installCallOps(
       const ex = r.exceptionError;
       if (r.returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = r.returnValue;
       if (ex === undefined) {
-        for (const [k, v] of selfdestruct) it._result.selfdestruct.set(k, v);
-        if (created !== undefined) for (const a of created) it._result.createdAddresses!.add(a);
+        if (selfdestruct.size !== 0) for (const [k, v] of selfdestruct) it._result.selfdestruct.set(k, v);
+        if (created !== undefined && created.size !== 0) for (const a of created) it._result.createdAddresses!.add(a);
         // _baseCall re-reads the frame's account here; an own frame's is read again when next asked (FrameEnv)
         if (env instanceof FrameEnv) env.reread();
         else {

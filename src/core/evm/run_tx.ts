@@ -169,7 +169,26 @@ export async function leanRunTx(
       for (const k of keys) journal.addAlwaysWarmSlot(h, toHex(k), true);
     }
     if (!shared) for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
-    const r = await body(evm, journal, sm, p, top, tx, caller, to, block, isCall, intrinsicGas, floor, baseFee);
+    // runTx's body, its one await (the frame) here: an async function fewer a transaction
+    const b = begin(journal, sm, p, tx, caller, to, block, isCall, baseFee);
+    let results: { execResult: LeanRunTxResult['execResult'] };
+    try {
+      results = await top.run({
+        block,
+        gasPrice: b.gasPrice,
+        caller,
+        gasLimit: tx.gasLimit - intrinsicGas,
+        to,
+        value: tx.value,
+        data: tx.data,
+        skipNonceIncrement: true,
+      });
+      top.check(results);
+    } catch (e) {
+      await journal.revert();
+      throw e;
+    }
+    const r = finish(journal, sm, p, b, results.execResult, caller, block, isCall, intrinsicGas, floor);
     journalCommitSync(journal, sm);
     return r;
   } catch (e) {
@@ -181,29 +200,24 @@ export async function leanRunTx(
   }
 }
 
-async function body(
-  evm: VM['evm'],
+/** What runTx's body does before the frame: the warm entries, the sender's fee and nonce, the frame's checkpoint. */
+function begin(
   journal: TxJournal,
   sm: FlatStateManager,
   p: LeanRunTxParams,
-  top: TopLevelCall,
   tx: ExecTx,
   caller: Address,
   to: Address | undefined,
   block: Block,
   isCall: boolean,
-  intrinsicGas: bigint,
-  floor: bigint,
   baseFee: bigint,
-): Promise<LeanRunTxResult> {
+): Fees {
   // Address.toString is 0x-prefixed: stripped here, not by a regular expression. The engine's Addresses keep
   // their hex (the coinbase's across messages), which the frame's touches ask for again.
   const callerHex = caller.toString().slice(2);
   journal.addAlwaysWarmAddress(callerHex);
   if (to !== undefined) journal.addAlwaysWarmAddress(to.toString().slice(2));
-  const coinbase = block.header.coinbase;
-  const coinbaseHex = coinbase.toString().slice(2);
-  if (p.warmCoinbase) journal.addAlwaysWarmAddress(coinbaseHex);
+  if (p.warmCoinbase) journal.addAlwaysWarmAddress(block.header.coinbase.toString().slice(2));
 
   const fromRec = sm.getAccountRecord(caller.bytes);
   let balance = fromRec?.balance ?? 0n;
@@ -233,26 +247,31 @@ async function body(
   sm.putAccountSync(caller.bytes, (fromRec?.nonce ?? 0n) + 1n, balance, fromRec?.codeHash ?? KECCAK256_NULL);
 
   journalCheckpointSync(journal, sm);
-  let results: { execResult: LeanRunTxResult['execResult'] };
-  try {
-    results = await top.run({
-      block,
-      gasPrice,
-      caller,
-      gasLimit: tx.gasLimit - intrinsicGas,
-      to,
-      value: tx.value,
-      data: tx.data,
-      skipNonceIncrement: true,
-    });
-    top.check(results);
-  } catch (e) {
-    await journal.revert();
-    throw e;
-  }
-  journalCommitSync(journal, sm);
+  return { gasPrice, inclusionFeePerGas, txCost, callerHex };
+}
 
-  const ex = results.execResult;
+interface Fees {
+  readonly gasPrice: bigint;
+  readonly inclusionFeePerGas: bigint;
+  readonly txCost: bigint;
+  readonly callerHex: string;
+}
+
+/** What runTx's body does after the frame: its commit, the refund and floor, the fee payments, the deletions, the clean-up. */
+function finish(
+  journal: TxJournal,
+  sm: FlatStateManager,
+  p: LeanRunTxParams,
+  b: Fees,
+  ex: LeanRunTxResult['execResult'],
+  caller: Address,
+  block: Block,
+  isCall: boolean,
+  intrinsicGas: bigint,
+  floor: bigint,
+): LeanRunTxResult {
+  const { gasPrice, inclusionFeePerGas, txCost, callerHex } = b;
+  journalCommitSync(journal, sm);
   let totalGasSpent = ex.executionGasUsed + intrinsicGas;
   let gasRefund = ex.gasRefund ?? 0n;
   let reportedRefund = gasRefund;
@@ -268,14 +287,15 @@ async function body(
   // A call's state is discarded after it (EvmEngine.call): the refund, the tip and the clean-up below change
   // only that state, never the outcome, so a call stops here.
   if (isCall) return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
+  const coinbase = block.header.coinbase;
   const from = sm.getAccountRecord(caller.bytes);
   journal.touchAccount(callerHex);
   sm.putAccountSync(caller.bytes, from?.nonce ?? 0n, (from?.balance ?? 0n) + txCost - totalGasSpent * gasPrice, from?.codeHash ?? KECCAK256_NULL);
   const miner = sm.getAccountRecord(coinbase.bytes);
-  journal.touchAccount(coinbaseHex);
+  journal.touchAccount(coinbase.toString().slice(2));
   sm.putAccountSync(coinbase.bytes, miner?.nonce ?? 0n, (miner?.balance ?? 0n) + totalGasSpent * inclusionFeePerGas, miner?.codeHash ?? KECCAK256_NULL);
 
-  if (ex.selfdestruct !== undefined) {
+  if (ex.selfdestruct !== undefined && ex.selfdestruct.size !== 0) {
     for (const [hex] of [...ex.selfdestruct.entries()].sort(([a], [b]) => a.localeCompare(b))) {
       const address = new Address(hexToBytes(hex as `0x${string}`));
       if (p.eip6780 && !ex.createdAddresses!.has(address.toString())) continue;
