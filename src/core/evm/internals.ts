@@ -30,6 +30,7 @@
 import type { EVMError } from '@ethereumjs/evm';
 import { Account as AccountCtor, type Account, type Address, KECCAK256_NULL, RIPEMD160_ADDRESS_STRING, stripHexPrefix } from '@ethereumjs/util';
 import { bytesEqual, fromHex, toHex } from '../codec/bytes.js';
+import { addressBytes } from './account_ops.js';
 
 // ---- the private shapes (EVM 10.1.3), declared once ----
 //
@@ -535,11 +536,47 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   const ours = mk();
   void stock.checkpoint();
   journalCheckpointSync(ours, stubSm as never, false);
-  void stock.commit();
-  journalCommitSync(ours, stubSm as never, false);
   const shape = (s: JournalFrameInternals): string =>
     JSON.stringify([s.journalHeight, s.journalDiff.map(([h, d]) => [h, d.length, d[0] instanceof Set, d[1] instanceof Map, d[2] instanceof Set, d[0].size + d[1].size + d[2].size])]);
-  if (shape(stock) !== shape(ours) || calls.join('') !== 'cm') fail('Journal.checkpoint / commit no longer only step journalHeight and push a journalDiff entry');
+  if (shape(stock) !== shape(ours)) fail('Journal.checkpoint no longer only steps journalHeight and pushes a journalDiff entry');
+  void stock.commit();
+  journalCommitSync(ours, stubSm as never, false);
+  if (stock.journalHeight !== ours.journalHeight || calls.join('') !== 'cm') fail('Journal.commit no longer lowers journalHeight and commits the state manager');
+  // Journal.commit against journalCommitSync's relabelled entry: the same sequences of checkpoints, warm-ups,
+  // touches, commits and reverts (each journal with its own form) leave the same warm sets, touched set and height.
+  const seq = (s: JournalFrameInternals & { journal: Map<string, Set<string>>; addWarmedAddress(a: Uint8Array): void; addWarmedStorage(a: Uint8Array, k: Uint8Array): void }, sync: boolean): string => {
+    const out: string[] = [];
+    const snap = (): void => void out.push(JSON.stringify([s.journalHeight, [...s.journal].map(([k, v]) => [k, [...v].sort()]).sort(), [...s.touched].sort()]));
+    const cp = (): void => (sync ? journalCheckpointSync(s, stubSm as never, false) : void s.checkpoint());
+    const cm = (): void => (sync ? journalCommitSync(s, stubSm as never, false) : void s.commit());
+    const rv = (): void => (sync ? journalRevertSync(s, stubSm as never, false) : void s.revert());
+    const a = (n: number): Uint8Array => new Uint8Array(20).fill(n);
+    const k = (n: number): Uint8Array => new Uint8Array(32).fill(n);
+    const warm = (n: number): void => {
+      s.addWarmedAddress(a(n));
+      s.addWarmedStorage(a(n), k(n));
+      s.touchAccount(toHex(a(n)));
+    };
+    warm(1);
+    cp(); warm(2); cp(); warm(3); cm(); warm(4); snap(); rv(); snap(); // a committed level undone with its parent
+    cp(); warm(5); cp(); warm(6); rv(); warm(7); cm(); snap(); // a reverted level inside a committed one
+    cp(); cp(); warm(8); cm(); cp(); warm(9); rv(); cp(); warm(10); cm(); warm(11); cm(); snap(); cp(); warm(12); rv(); snap();
+    cp(); cp(); cp(); warm(13); cm(); cm(); warm(14); rv(); snap();
+    return out.join('|');
+  };
+  const scratch = (): ReturnType<typeof mk> & { journal: Map<string, Set<string>>; addWarmedAddress(a: Uint8Array): void; addWarmedStorage(a: Uint8Array, k: Uint8Array): void } => {
+    const s = mk() as ReturnType<typeof mk> & { journal: Map<string, Set<string>>; alwaysWarmJournal: Map<string, Set<string>>; addWarmedAddress(a: Uint8Array): void; addWarmedStorage(a: Uint8Array, k: Uint8Array): void };
+    s.journal = new Map();
+    s.alwaysWarmJournal = new Map();
+    s.journalHeight = 0;
+    s.journalDiff = [[0, [new Set(), new Map(), new Set()]]];
+    (s as unknown as { stateManager: unknown }).stateManager = { checkpoint: async () => {}, commit: async () => {}, revert: async () => {} };
+    return s;
+  };
+  const x = scratch();
+  const y = scratch();
+  if (typeof x.addWarmedAddress !== 'function' || typeof x.addWarmedStorage !== 'function') fail('Journal.addWarmedAddress / addWarmedStorage are not functions');
+  if (seq(x, false) !== seq(y, true)) fail('Journal.commit / revert no longer treat the diff entries as journalCommitSync relabels them');
   // Journal.revert on two scratch journals with warm addresses, slots and touches at three heights (one below
   // the reverted level), RIPEMD-160 among the touches: the same maps, touched set, diffs and height after.
   const revertCalls: string[] = [];
@@ -598,10 +635,23 @@ export function journalRevertSync(journal: unknown, sm: { revertSync(): void }, 
   if (callSm) sm.revertSync();
 }
 
-/** Journal.commit without its await. */
+/**
+ * Journal.commit without its await, and without its new diff entry: Journal.commit lowers the height and pushes
+ * an empty entry at the new height, which the parent level's later warm-ups and touches fill. Here the last
+ * entry, the committed level's own (at the height being left), is relabelled to the new height and filled
+ * instead. The two are the same to every later reader: Journal.revert undoes, newest first, every entry at or
+ * above its height and stops at the first below it, and the relabelled entry is above or below any later
+ * revert's height exactly where the pushed one would be (it sits, in the pushed form's order, right before it,
+ * at a height one higher; no level can be reverted at that height any more: it was committed). A new entry
+ * costs five allocations (about 40 K instructions in the canister), on every frame's commit. Where the last
+ * entry is not at the height being left (not seen: every checkpoint pushes one there, every revert returns to
+ * the parent's), the stock form's entry is pushed. checkCallFrameInternals compares both through revert.
+ */
 export function journalCommitSync(j: JournalFrameInternals, sm: { commitSync(): void }, callSm = true): void {
-  j.journalHeight--;
-  j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
+  const diffs = j.journalDiff;
+  const last = diffs[diffs.length - 1];
+  if (last !== undefined && last[0] === j.journalHeight) last[0] = --j.journalHeight;
+  else diffs.push([--j.journalHeight, [new Set(), new Map(), new Set()]]);
   if (callSm) sm.commitSync();
 }
 
@@ -641,7 +691,8 @@ export function journalCleanupSync(journal: TxJournal | unknown, sm: CleanupStat
   const j = journal as JournalCleanupInternals;
   if (spuriousDragon) {
     for (const hex of j.touched) {
-      const bytes = fromHex(hex);
+      // the key's 20 bytes through one native parse (fromHex's loop over the digits costs about 100 K instructions)
+      const bytes = hex.length === 40 ? addressBytes(BigInt('0x' + hex)) : fromHex(hex);
       const rec = sm.getAccountRecord(bytes);
       if (rec === undefined || (rec.nonce === 0n && rec.balance === 0n && (rec.codeHash === undefined || bytesEqual(rec.codeHash, KECCAK256_NULL)))) {
         // Journal.deleteAccount: touchAddress (the Address's lower-case hex), then the state manager's delete
