@@ -603,11 +603,59 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   if (rshape(rs) !== rshape(ro) || revertCalls.join('') !== 'rr') fail('Journal.revert no longer undoes the diff entries at or above the height as journalRevertSync does');
 }
 
-/** Journal.checkpoint without its await: height up, a fresh diff entry, the state manager's checkpoint. */
+type DiffEntry = JournalFrameInternals['journalDiff'][number];
+
+/**
+ * Diff entries dropped by journalRevertSync and the clean-ups, emptied, for the next checkpoints: an entry is
+ * five allocations (about 40 K instructions in the canister), one a frame. A dropped entry is referenced by
+ * nothing (the journal reads only its live entries); bounded.
+ */
+const spareEntries: DiffEntry[] = [];
+const MAX_SPARE_ENTRIES = 64;
+
+function recycleEntries(entries: readonly DiffEntry[], from: number): void {
+  for (let i = from; i < entries.length && spareEntries.length < MAX_SPARE_ENTRIES; i++) {
+    const e = entries[i]!;
+    const d = e[1];
+    if (d[0].size !== 0) d[0].clear();
+    if (d[1].size !== 0) d[1].clear();
+    if (d[2].size !== 0) d[2].clear();
+    spareEntries.push(e);
+  }
+}
+
+/** Journal.checkpoint without its await: height up, an empty diff entry (a spare one if any), the state manager's checkpoint. */
 export function journalCheckpointSync(j: JournalFrameInternals, sm: { checkpointSync(): void }, callSm = true): void {
   j.journalHeight++;
-  j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
+  const spare = spareEntries.pop();
+  if (spare !== undefined) {
+    spare[0] = j.journalHeight;
+    j.journalDiff.push(spare);
+  } else j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
   if (callSm) sm.checkpointSync();
+}
+
+/**
+ * Journal.cleanJournal: height 0, empty warm maps and touched set, one empty diff entry at height 0. A journal
+ * already in that state but for its height and the always-warm map (what a transaction's clean-up leaves, and the
+ * next transaction's clean-up finds: three a transaction) keeps its empty objects; otherwise its diff entries
+ * become spares and Journal.cleanJournal makes new ones.
+ */
+export function cleanJournalSync(journal: unknown): void {
+  const j = journal as JournalCleanupInternals;
+  const diffs = j.journalDiff;
+  if (j.journal.size === 0 && j.touched.size === 0 && diffs.length === 1) {
+    const e = diffs[0]!;
+    const d = e[1];
+    if (d[0].size === 0 && d[1].size === 0 && d[2].size === 0) {
+      j.journalHeight = 0;
+      e[0] = 0;
+      if (j.alwaysWarmJournal.size !== 0) j.alwaysWarmJournal = new Map();
+      return;
+    }
+  }
+  recycleEntries(diffs, 0);
+  j.cleanJournal();
 }
 
 /**
@@ -631,6 +679,7 @@ export function journalRevertSync(journal: unknown, sm: { revertSync(): void }, 
     for (const address of diff[2]) if (address !== RIPEMD160_ADDRESS_STRING) j.touched.delete(address);
   }
   j.journalDiff = diffs.slice(0, finalI + 1);
+  recycleEntries(diffs, finalI + 1);
   j.journalHeight--;
   if (callSm) sm.revertSync();
 }
@@ -701,7 +750,7 @@ export function journalCleanupSync(journal: TxJournal | unknown, sm: CleanupStat
       }
     }
   }
-  j.cleanJournal();
+  cleanJournalSync(j);
   delete j.accessList;
   delete j.preimages;
 }
@@ -726,7 +775,7 @@ export async function checkJournalCleanup(journal: unknown): Promise<void> {
     [hexes[3]!, new AccountCtor(0n, 5n)],
     [hexes[4]!, new AccountCtor(0n, 0n, undefined, new Uint8Array(32).fill(7))],
   ]);
-  const run = async (sync: boolean): Promise<string> => {
+  const run = async (sync: boolean, clean = false): Promise<string> => {
     const deleted: string[] = [];
     const sm = {
       getAccount: async (a: Address) => accounts.get(toHex(a.bytes)),
@@ -742,12 +791,21 @@ export async function checkJournalCleanup(journal: unknown): Promise<void> {
     s.common = live.common;
     s.DEBUG = false;
     s.cleanJournal();
-    s.journal.set(hexes[0]!, new Set(['01']));
-    s.accessList = new Map();
-    for (const h of hexes) s.touchAccount(h);
+    if (clean) {
+      // what a transaction's clean-up and commit leave (height -1), with always-warm entries
+      s.journalHeight = -1;
+      s.journalDiff[0]![0] = -1;
+      s.alwaysWarmJournal.set(hexes[0]!, new Set());
+    } else {
+      s.journal.set(hexes[0]!, new Set(['01']));
+      s.accessList = new Map();
+      for (const h of hexes) s.touchAccount(h);
+    }
     if (sync) journalCleanupSync(s, sm, live.common.gteHardfork('spuriousDragon'));
     else await s.cleanup();
-    return JSON.stringify([deleted, [...s.touched], s.journal.size, s.alwaysWarmJournal.size, s.journalHeight, s.journalDiff.length, 'accessList' in s, 'preimages' in s]);
+    const diffs = s.journalDiff.map(([h, d]) => [h, d.length, d[0] instanceof Set, d[1] instanceof Map, d[2] instanceof Set, d[0].size + d[1].size + d[2].size]);
+    return JSON.stringify([deleted, [...s.touched], s.journal.size, s.alwaysWarmJournal.size, s.journalHeight, diffs, 'accessList' in s, 'preimages' in s]);
   };
+  if ((await run(false, true)) !== (await run(true, true))) fail('Journal.cleanup of a clean journal no longer leaves what cleanJournalSync keeps');
   if ((await run(false)) !== (await run(true))) fail('Journal.cleanup no longer deletes the touched empty accounts, then cleans the journal, as journalCleanupSync does');
 }

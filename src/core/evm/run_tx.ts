@@ -16,7 +16,7 @@ import type { VM } from '@ethereumjs/vm';
 import type { ExecTx } from '../engine.js';
 import { countZeroBytes } from '../tx/intrinsic.js';
 import { toHex } from './encoding.js';
-import { journalCheckpointSync, journalCleanupSync, journalCommitSync, type TxJournal } from './internals.js';
+import { cleanJournalSync, journalCheckpointSync, journalCleanupSync, journalCommitSync, type TxJournal } from './internals.js';
 import { FlatStateManager } from './state.js';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -195,7 +195,7 @@ export async function leanRunTx(
     await journal.revert();
     throw e;
   } finally {
-    journal.cleanJournal();
+    cleanJournalSync(journal);
     sm.originalStorageCache.clear();
   }
 }
