@@ -683,13 +683,17 @@ function resetEvm(vm: VM): void {
 /**
  * An EthereumJS Address whose toString (`0x` and lowercase hex, what Address.toString returns) is built on
  * the first call and kept: the journal turns the sender, recipient and coinbase into hex on every touch and
- * warm-set entry (a JavaScript loop over the 20 bytes each time), several times a transaction.
+ * warm-set entry (a JavaScript loop over the 20 bytes each time), several times a transaction. A subclass, so
+ * that no own property and closure is defined per Address (two a transaction).
  */
+class HexAddress extends EthAddress {
+  private hex: string | undefined = undefined;
+  override toString(): `0x${string}` {
+    return (this.hex ??= '0x' + toHex(this.bytes)) as `0x${string}`;
+  }
+}
 function addressOf(bytes: Uint8Array): EthAddress {
-  const a = new EthAddress(bytes);
-  let hex: string | undefined;
-  Object.defineProperty(a, 'toString', { value: (): string => (hex ??= '0x' + toHex(a.bytes)) });
-  return a;
+  return new HexAddress(bytes);
 }
 
 /**
