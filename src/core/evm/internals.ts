@@ -19,8 +19,12 @@
 //   opCode, gasLeft, messageGasLimit, stack, memory, env.address / depth and stateManager.getAccount.
 // - For call_frame.ts (checkCallFrameInternals): EVM.runCall (wrapped per instance), runPrecompile,
 //   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
-//   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint and commit
-//   replayed synchronously); the Interpreter constructor (from interpreter.ts's prototype).
+//   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint, commit and
+//   revert replayed synchronously, the committed level's diff entry relabelled, dropped entries reused);
+//   the Interpreter constructor (from interpreter.ts's prototype).
+// - For run_tx.ts (checkJournalCleanup): Journal.cleanup replayed synchronously (touched, cleanJournal,
+//   accessList, preimages, common.gteHardfork), a clean journal kept, alwaysWarmJournal replaced by a copy of
+//   the precompiles' entries.
 // Declared here and nowhere else: the private shapes those modules use (OpEntry, RunState and its stack and
 // memory, InterpreterLike, EvmLike, JournalLike, MessageLike, ExecResult), checked at start-up by
 // checkEvmInternals, checkRunStateShapes and checkCallFrameInternals.
