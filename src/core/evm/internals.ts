@@ -740,7 +740,7 @@ export interface TxJournal extends JournalCleanupInternals {
  * callers), which the state manager's records are read by directly. Checked against Journal.cleanup at
  * engine creation (checkJournalCleanup).
  */
-export function journalCleanupSync(journal: TxJournal | unknown, sm: CleanupStateLike, spuriousDragon: boolean): void {
+export function journalCleanupSync(journal: unknown, sm: CleanupStateLike, spuriousDragon: boolean): void {
   const j = journal as JournalCleanupInternals;
   if (spuriousDragon) {
     for (const hex of j.touched) {
