@@ -97,7 +97,8 @@ export async function expectStockAgrees(
     const t = txs[i]!;
     const stx = createFeeMarket1559Tx(
       { nonce: t.nonce, gasLimit: t.gasLimit, to: t.to && new Address(t.to), value: t.value, data: t.data,
-        maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas },
+        maxFeePerGas: t.maxFeePerGas, maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+        accessList: t.accessList.map(([a, keys]) => [a, [...keys]] as [Uint8Array, Uint8Array[]]) },
       { common, freeze: false },
     );
     Object.defineProperty(stx, 'getSenderAddress', { value: () => new Address(ALICE) });

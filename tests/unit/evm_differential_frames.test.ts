@@ -8,7 +8,7 @@
 import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
-import { asm, deployCode, hex, word } from '../support/asm.js';
+import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
 import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
@@ -70,11 +70,53 @@ const ACCOUNT_READS = asm(
 
 const EOF_LIKE = Uint8Array.of(0xef, 0x00, 0x01, 0x00, 0x04);
 
+// Bank: sends calldata[0] wei back to its CALLER.
+const BANK = asm(0, 0, 0, 0, 0, 'CALLDATALOAD', 'CALLER', 'GAS', 'CALL', 'POP', 'STOP');
+/**
+ * The frame's own account across inner frames (call_frame.ts reads it when asked): SELFBALANCE into slots
+ * 10, 11, 12, 14, 16 after a call that pays it back (the bank), a value call that reverts, a CREATE and a
+ * CREATE2 of children sent value that SELFDESTRUCT to their creator (EIP-6780: created in the transaction, so
+ * deleted), their addresses into 13 and 15, then BALANCE of itself into 17.
+ */
+const balancer = (bank: Uint8Array, reverter: Uint8Array): Uint8Array =>
+  asm(
+    'CALLER', push20(bank), 'EQ', 'ISZERO', ref('go'), 'JUMPI', 'STOP', label('go'), // the bank's payment: nothing to do
+    'SELFBALANCE', 10, 'SSTORE',
+    5, 0, 'MSTORE', 0, 0, 32, 0, 0, push20(bank), 'GAS', 'CALL', 'POP',
+    'SELFBALANCE', 11, 'SSTORE',
+    0, 0, 0, 0, 3, push20(reverter), 'GAS', 'CALL', 'POP',
+    'SELFBALANCE', 12, 'SSTORE',
+    0x33ff, 0, 'MSTORE', 2, 30, 2, 'CREATE', 13, 'SSTORE',
+    'SELFBALANCE', 14, 'SSTORE',
+    7, 2, 30, 1, 'CREATE2', 15, 'SSTORE',
+    'SELFBALANCE', 16, 'SSTORE',
+    'ADDRESS', 'BALANCE', 17, 'SSTORE',
+  );
+// Warms slot 5 of its storage context and account `x`, then fails: by REVERT, or by INVALID (all its gas).
+const warmer = (x: Uint8Array, fail: 'REVERT' | 'INVALID'): Uint8Array =>
+  asm(5, 'SLOAD', 'POP', push20(x), 'BALANCE', 'POP', ...(fail === 'REVERT' ? [0, 0, 'REVERT'] : ['INVALID']));
+/**
+ * Warm and cold access across failed frames (the journal's revert): DELEGATECALLs the reverting warmer, then the
+ * out-of-gas one (50,000 gas), then measures SLOAD of slot 5 and BALANCE of `x` (slots 20, 21: cold again unless
+ * the transaction's access list names them) and SLOAD again (22: warm).
+ */
+const coldAgain = (w1: Uint8Array, w2: Uint8Array, x: Uint8Array): Uint8Array =>
+  asm(
+    0, 0, 0, 0, push20(w1), 'GAS', 'DELEGATECALL', 'POP',
+    0, 0, 0, 0, push20(w2), 50_000, 'DELEGATECALL', 'POP',
+    'GAS', 5, 'SLOAD', 'POP', 'GAS', 'SWAP1', 'SUB', 20, 'SSTORE',
+    'GAS', push20(x), 'BALANCE', 'POP', 'GAS', 'SWAP1', 'SUB', 21, 'SSTORE',
+    'GAS', 5, 'SLOAD', 'POP', 'GAS', 'SWAP1', 'SUB', 22, 'SSTORE',
+  );
+// Transient storage: slot 31 gets TLOAD(1) before this transaction's TSTORE (0: cleared after every transaction), 30 after it.
+const TRANSIENT = asm(1, 'TLOAD', 31, 'SSTORE', 42, 1, 'TSTORE', 1, 'TLOAD', 30, 'SSTORE');
+
 interface Case {
   to: Uint8Array | undefined;
   data: Uint8Array;
   gasLimit?: bigint;
   value?: bigint;
+  accessList?: ExecTx['accessList'];
 }
 
 describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS', () => {
@@ -95,11 +137,16 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     const pCall2 = dep(proxy('CALL'), 10n);
     const statEcho = dep(statically(echo));
     const reads = dep(ACCOUNT_READS, 55n);
+    const bank = dep(BANK, 500n);
+    const bal = dep(balancer(bank, rev), 100n);
+    const farAway = Uint8Array.from({ length: 20 }, (_, i) => 0xa0 + i);
+    const cold = dep(coldAgain(dep(warmer(farAway, 'REVERT')), dep(warmer(farAway, 'INVALID')), farAway));
+    const trans = dep(TRANSIENT);
     const delegated = Uint8Array.from({ length: 20 }, (_, i) => 0x70 + i); // an EOA delegating to ECHO (EIP-7702)
     const emptyExisting = Uint8Array.from({ length: 20 }, (_, i) => 0x30 + i); // exists, empty: deleted when touched
     const missing = Uint8Array.from({ length: 20 }, (_, i) => 0x50 + i);
     const eofLike = Uint8Array.from({ length: 20 }, (_, i) => 0x90 + i); // code starting 0xEF00 (placed, not deployable)
-    const call = (to: Uint8Array, data: Uint8Array, gasLimit?: bigint, value?: bigint): Case => ({ to, data, gasLimit, value });
+    const call = (to: Uint8Array, data: Uint8Array, gasLimit?: bigint, value?: bigint, accessList?: ExecTx['accessList']): Case => ({ to, data, gasLimit, value, accessList });
     const G = 500_000n;
     const txs: Case[] = [
       ...deploys,
@@ -136,10 +183,20 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
       call(rec, word(0n), 600_000n),
       call(rec, word(0n), 30_000_000n), // deep: until the 63/64 rule starves it
       call(pCall, concat(word((0xabcdn << 200n) | BigInt(`0x${hex(echo)}`)), word(0n), word(G), word(8n))), // bits above the address ignored
+      call(bal, new Uint8Array(0)), // the frame's balance across a repaying call, a reverted value call, CREATE, CREATE2, SELFDESTRUCT
+      call(pCall, callData(bal, 0n, G)), // the same one frame down
+      call(cold, new Uint8Array(0)), // warm slot and account cooled by a reverted and an out-of-gas frame
+      call(cold, new Uint8Array(0), undefined, undefined, [[farAway, []], [cold, [word(5n)]], [pc(2), [word(1n)]]]), // ... unless the access list names them (a precompile's entry too)
+      call(pCall, callData(cold, 0n, G), undefined, undefined, [[pc(2), [word(1n), word(2n)]], [pc(3), []]]),
+      call(pCall, callData(echo, 0n, 5_000n, word(1n))), // out of gas in the inner frame (its SSTORE), the proxy goes on
+      call(pCall, callData(pCall2, 0n, G, callData(echo, 0n, 5_000n, word(1n)))), // two frames down
+      call(trans, new Uint8Array(0)),
+      call(trans, new Uint8Array(0)), // the first transaction's transient value is gone
+      call(pCall, callData(trans, 0n, G)),
     ];
-    const watch = [ALICE, delegated, eofLike, emptyExisting, missing, pc(1), pc(2), pc(4), ...Array.from({ length: Number(n) }, (_, i) => contract(BigInt(i)))];
+    const watch = [ALICE, delegated, eofLike, emptyExisting, missing, farAway, pc(1), pc(2), pc(4), ...Array.from({ length: Number(n) }, (_, i) => contract(BigInt(i)))];
     const designator = concat(op(0xef, 0x01, 0x00), echo);
-    const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n });
+    const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n, accessList: c.accessList ?? [] });
     const e = env(1n, { gasLimit: 500_000_000n });
 
     const runOurs = async (stockFrames: boolean) => {
@@ -167,7 +224,7 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     for (let i = 0; i < txs.length; i++) expect({ ...own.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...stock.outs[i]!, instructions: 0n });
     expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
 
-    await expectStateMatchesStock(vm, [own.engine], watch, [0n, 1n, 2n, 3n, 4n, 7n, 9n, 100n, 101n, 102n, 103n, ...Array.from({ length: 19 }, (_, i) => 199n + BigInt(i))]);
+    await expectStateMatchesStock(vm, [own.engine], watch, [0n, 1n, 2n, 3n, 4n, 5n, 7n, 9n, 10n, 11n, 12n, 13n, 14n, 15n, 16n, 17n, 20n, 21n, 22n, 30n, 31n, 100n, 101n, 102n, 103n, ...Array.from({ length: 19 }, (_, i) => 199n + BigInt(i))]);
     // the existing empty account was touched by a zero-value call and removed (EIP-161), as EthereumJS does
     expect(await vm.stateManager.getAccount(new Address(emptyExisting))).toBeUndefined();
 
@@ -191,5 +248,15 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     expect(slot(reads, 211n)).toBe(0n); // EXTCODEHASH of a missing account
     expect(slot(reads, 213n)).toBe(BigInt(ECHO.length)); // only the low 160 bits of the word name the account
     expect(slot(reads, 216n)).toBe(2n); // code starting 0xEF00: EthereumJS answers EOFBYTES' size
+    // the balancer (last run one frame down, with no value): 100, +5 from the bank, the reverted 3 kept, the
+    // children's value back from their SELFDESTRUCTs
+    expect([10n, 11n, 12n, 14n, 16n, 17n].map((k) => slot(bal, k))).toEqual([105n, 110n, 110n, 110n, 110n, 110n]);
+    expect(slot(bal, 13n)).not.toBe(0n);
+    expect(slot(bal, 15n)).not.toBe(0n);
+    expect(slot(trans, 31n)).toBe(0n);
+    expect(slot(trans, 30n)).toBe(42n);
+    // the last transaction into `cold` (one frame down, its access list naming only precompiles): slot 5 and the
+    // account cold again after the failed frames warmed them (SLOAD 2,100 and BALANCE 2,600, plus GAS and PUSHes), then warm
+    expect([20n, 21n, 22n].map((k) => slot(cold, k))).toEqual([2107n, 2607n, 107n]);
   });
 });

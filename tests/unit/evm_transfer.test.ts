@@ -69,13 +69,23 @@ async function engineWith(stockTransfers: boolean): Promise<EvmEngine> {
 }
 
 async function run(engine: EvmEngine): Promise<{ outs: IncludedOutcome[][]; roots: string[]; runTxCalls: number }> {
-  // Top-level frames started: runTx (and run_tx.ts) open one for every transaction, transfer.ts none.
+  // Transactions that opened a state checkpoint from depth 0: runTx (and run_tx.ts) open one for every
+  // transaction (run_tx.ts through the synchronous form, runTx through the async one, which calls it), transfer.ts none.
   let runTxCalls = 0;
-  const evm = engine.vm.evm as unknown as { runCall(o: { message?: unknown }): Promise<unknown> };
-  const runCall = evm.runCall.bind(evm);
-  evm.runCall = (o) => {
-    if (o.message === undefined) runTxCalls++;
-    return runCall(o);
+  let depth = 0;
+  const sm = engine.vm.stateManager as unknown as { checkpointSync(): void; commitSync(): void; revertSync(): void };
+  const [checkpoint, commit, revert] = [sm.checkpointSync.bind(sm), sm.commitSync.bind(sm), sm.revertSync.bind(sm)];
+  sm.checkpointSync = () => {
+    if (depth++ === 0) runTxCalls++;
+    checkpoint();
+  };
+  sm.commitSync = () => {
+    depth--;
+    commit();
+  };
+  sm.revertSync = () => {
+    depth--;
+    revert();
   };
   const outs: IncludedOutcome[][] = [];
   const roots: string[] = [];

@@ -20,7 +20,7 @@
 // left out here (EIP-7928 block access lists, EIP-8037 state gas, EIP-7708 transfer logs, EIP-6800/7864
 // witnesses, EOF); EIP-2780's frame charges apply at depth 0 only, which stays stock while it is active.
 
-import { EVMError, Message } from '@ethereumjs/evm';
+import { EVMError } from '@ethereumjs/evm';
 import { Account, Address, MAX_INTEGER } from '@ethereumjs/util';
 import {
   type CallFrameInternals,
@@ -29,6 +29,7 @@ import {
   type InterpreterCtor,
   journalCheckpointSync,
   journalCommitSync,
+  journalRevertSync,
   type MessageLike,
   type OpEntry,
   type RunResult,
@@ -85,7 +86,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     if (m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
     return frame(m, evm.stateManager as FlatStateManager);
   };
-  installCallOps(evm, own, frame, frameReserve);
+  installCallOps(evm, own, { frameStart, frameEnd, Interpreter }, frameReserve);
 
   // EVM.runCall for a transaction's call (no message given, a target, no nonce increment: what runTx and
   // run_tx.ts pass): the block and transaction context and the depth-0 message as EthereumJS builds them,
@@ -97,38 +98,36 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     evm._block = opts.block;
     evm._tx = { gasPrice: opts.gasPrice ?? 0n, origin: opts.caller };
     if (!own(undefined)) return undefined;
-    const message = new Message({
-      caller: opts.caller,
-      gasLimit: opts.gasLimit ?? 0xffffffn,
-      to: opts.to,
-      value: opts.value ?? 0n,
-      data: opts.data,
-      selfdestruct: new Map(),
-      createdAddresses: new Set(),
-      blobVersionedHashes: opts.blobVersionedHashes,
-    } as unknown as ConstructorParameters<typeof Message>[0]) as unknown as MessageLike;
-    return frame(message, evm.stateManager as FlatStateManager).then((r) => {
-      if (transient) evm.transientStorage.clear();
-      return r;
-    });
+    const message = messageOf(opts.caller!, opts.gasLimit ?? 0xffffffn, opts.to!, opts.to!, opts.value ?? 0n, opts.data ?? EMPTY, false, false, 0, opts.blobVersionedHashes, undefined);
+    message.selfdestruct = new Map();
+    message.createdAddresses = new Set();
+    return frame(message, evm.stateManager as FlatStateManager);
   }
 
   // EVM.runCall for a call message at depth > 0 (evm.js), same order of steps, with _executeCall and
   // runInterpreter in the same async function: one promise and one await a frame where EthereumJS has three.
+  // The CALL family's handler (callOp) runs the same steps as frame() with frameStart, its one await and frameEnd
+  // inline: one async function a frame, not two.
   async function frame(message: MessageLike, sm: FlatStateManager): Promise<{ execResult: ExecResult }> {
-    const journal = evm.journal;
-    journalCheckpointSync(journal, sm);
-    if (transient) evm.transientStorage.checkpoint();
-    const gasLimit = message.gasLimit;
-    const start = executeCall(message, sm);
+    const start = frameStart(message, sm);
     let execResult: ExecResult;
-    if (start === undefined) {
-      execResult = (await evm.runPrecompile(message.code as MessageLike['code'], message.data, gasLimit)) as ExecResult;
-      execResult.gasRefund = message.gasRefund;
-    } else if (start instanceof Interpreter) {
-      const res = await start.run(message.code as Uint8Array, {});
-      execResult = interpreterResult(start, res, gasLimit);
-    } else execResult = start as ExecResult;
+    if (start === undefined) execResult = (await evm.runPrecompile(message.code as MessageLike['code'], message.data, message.gasLimit)) as ExecResult;
+    else if (start instanceof Interpreter) execResult = interpreterResult(start, await start.run(message.code as Uint8Array, {}), message.gasLimit);
+    else execResult = start as ExecResult;
+    return { execResult: frameEnd(message, sm, start, execResult) };
+  }
+
+  // The frame's checkpoints, then _executeCall up to running the code (see executeCall).
+  function frameStart(message: MessageLike, sm: FlatStateManager): ReturnType<typeof executeCall> {
+    journalCheckpointSync(evm.journal, sm);
+    if (transient) evm.transientStorage.checkpoint();
+    return executeCall(message, sm);
+  }
+
+  // After the code or precompile ran (`start` as frameStart returned it): runCall's handling of the result,
+  // and at depth 0 EthereumJS's clearing of the transient storage (postMessageCleanup; see topLevel).
+  function frameEnd(message: MessageLike, sm: FlatStateManager, start: ReturnType<typeof executeCall>, execResult: ExecResult): ExecResult {
+    if (start === undefined) execResult.gasRefund = message.gasRefund;
     const err = execResult.exceptionError;
     if (err !== undefined && err.error !== ERR.CODESTORE_OUT_OF_GAS) {
       execResult.selfdestruct = new Map();
@@ -137,13 +136,14 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     }
     if (err !== undefined && !(common.hardfork() === 'chainstart' && err.error === ERR.CODESTORE_OUT_OF_GAS)) {
       execResult.logs = [];
-      await journal.revert();
+      journalRevertSync(evm.journal, sm);
       if (transient) evm.transientStorage.revert();
     } else {
-      journalCommitSync(journal, sm);
+      journalCommitSync(evm.journal, sm);
       if (transient) evm.transientStorage.commit();
     }
-    return { execResult };
+    if (transient && message.depth === 0) evm.transientStorage.clear();
+    return execResult;
   }
 
   // Journal.putAccount: touch, then write (EthereumJS writes even an unchanged account back).
@@ -220,34 +220,135 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
   // EVM.runInterpreter for an inner call: the same environment and Interpreter; the result without the
   // merged run-state copy (read only by afterMessage listeners, which send messages down the stock path).
   function newInterpreter(message: MessageLike, code: Uint8Array, sm: FlatStateManager): InstanceType<InterpreterCtor> {
-    const contract = sm.getAccountSync(message.to!.bytes) ?? new Account();
     const tx = evm._tx;
-    const env = {
-      address: message.to,
-      caller: message.caller,
-      callData: message.data ?? Uint8Array.from([0]),
-      callValue: message.value ?? 0n,
-      code,
-      isStatic: message.isStatic ?? false,
-      isCreate: message.isCreate ?? false,
-      depth: message.depth ?? 0,
-      gasPrice: tx.gasPrice,
-      origin: tx.origin ?? message.caller,
-      block: evm._block,
-      contract,
-      codeAddress: message.codeAddress,
-      gasRefund: message.gasRefund,
-      chargeCodeAccesses: message.chargeCodeAccesses,
-      blobVersionedHashes: message.blobVersionedHashes ?? [],
-      accessWitness: message.accessWitness,
-      createdAddresses: message.createdAddresses,
-      initialLogs: undefined,
-    };
+    const env = new FrameEnv(sm, message, code, tx.gasPrice, tx.origin ?? message.caller, evm._block);
     const interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
     if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
     if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
     return interpreter;
   }
+}
+
+/**
+ * A frame's environment as EVM.runInterpreter builds it, but the frame's own account (`contract`) is read when
+ * first asked, not when the frame starts, and after a successful inner call only when asked again. EthereumJS
+ * keeps `contract` equal to the account's current state at every read: it is read after the frame's value
+ * transfer, re-read after each successful inner call or creation and each storage write, its nonce written
+ * through on CREATE, and a failed inner call reverts every change it made; nothing else changes a running
+ * frame's own account. So the read when asked gives the same account. Most frames never ask (BALANCE or
+ * SELFBALANCE of the frame, a call or creation with value, SELFDESTRUCT do), and reading it builds an Account.
+ */
+class FrameEnv {
+  readonly address: Address;
+  readonly caller: Address;
+  readonly callData: Uint8Array;
+  readonly callValue: bigint;
+  readonly code: Uint8Array;
+  readonly isStatic: boolean;
+  readonly isCreate: boolean;
+  readonly depth: number;
+  readonly gasPrice: bigint;
+  readonly origin: unknown;
+  readonly block: unknown;
+  readonly codeAddress: Address;
+  readonly gasRefund: bigint;
+  readonly chargeCodeAccesses: boolean | undefined;
+  readonly blobVersionedHashes: Uint8Array[];
+  readonly accessWitness: unknown;
+  readonly createdAddresses: Set<string> | undefined;
+  readonly initialLogs: undefined = undefined;
+  private account: Account | undefined = undefined;
+  /** After a successful inner call the account must exist (_baseCall throws otherwise). */
+  private mustExist = false;
+
+  constructor(
+    private readonly sm: FlatStateManager,
+    message: MessageLike,
+    code: Uint8Array,
+    gasPrice: bigint,
+    origin: unknown,
+    block: unknown,
+  ) {
+    this.address = message.to!;
+    this.caller = message.caller;
+    this.callData = message.data ?? Uint8Array.from([0]);
+    this.callValue = message.value ?? 0n;
+    this.code = code;
+    this.isStatic = message.isStatic ?? false;
+    this.isCreate = message.isCreate ?? false;
+    this.depth = message.depth ?? 0;
+    this.gasPrice = gasPrice;
+    this.origin = origin;
+    this.block = block;
+    this.codeAddress = message.codeAddress;
+    this.gasRefund = message.gasRefund;
+    this.chargeCodeAccesses = message.chargeCodeAccesses;
+    this.blobVersionedHashes = message.blobVersionedHashes ?? [];
+    this.accessWitness = message.accessWitness;
+    this.createdAddresses = message.createdAddresses;
+  }
+
+  get contract(): Account {
+    let a = this.account;
+    if (a === undefined) {
+      a = this.sm.getAccountSync(this.address.bytes);
+      if (a === undefined) {
+        if (this.mustExist) throw new Error('could not read contract account');
+        a = new Account();
+      }
+      this.account = a;
+    }
+    return a;
+  }
+
+  set contract(a: Account) {
+    this.account = a;
+  }
+
+  /** _baseCall's re-read after a successful inner call, deferred to the next read. */
+  reread(): void {
+    this.account = undefined;
+    this.mustExist = true;
+  }
+}
+
+/**
+ * A message as EthereumJS's Message constructor makes it from the CALL family's and runCall's options, as a
+ * plain object of one shape (the frames read its fields; nothing here needs the class or its codeAddress getter).
+ */
+function messageOf(
+  caller: Address,
+  gasLimit: bigint,
+  to: Address,
+  codeAddress: Address,
+  value: bigint,
+  data: Uint8Array,
+  isStatic: boolean,
+  delegatecall: boolean,
+  depth: number,
+  blobVersionedHashes: Uint8Array[] | undefined,
+  accessWitness: unknown,
+): MessageLike {
+  return {
+    to,
+    value,
+    caller,
+    gasLimit,
+    data,
+    depth,
+    code: undefined,
+    codeAddress,
+    isStatic,
+    isCompiled: false,
+    isCreate: undefined,
+    selfdestruct: undefined,
+    createdAddresses: undefined,
+    delegatecall,
+    gasRefund: 0n,
+    blobVersionedHashes,
+    accessWitness,
+    chargeCodeAccesses: undefined,
+  };
 }
 
 function interpreterResult(interpreter: InstanceType<InterpreterCtor>, res: RunResult, gasLimit: bigint): ExecResult {
@@ -305,7 +406,11 @@ function isPlainTopLevelCall(opts: TopLevelOpts & { accessWitness?: unknown }): 
 function installCallOps(
   evm: CallFrameInternals,
   own: (accessWitness: unknown) => boolean,
-  frame: (m: MessageLike, sm: FlatStateManager) => Promise<{ execResult: ExecResult }>,
+  frames: {
+    frameStart(m: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined;
+    frameEnd(m: MessageLike, sm: FlatStateManager, start: ExecResult | InstanceType<InterpreterCtor> | undefined, r: ExecResult): ExecResult;
+    Interpreter: InterpreterCtor;
+  },
   frameReserve: () => void,
 ): void {
   const common = evm.common as CallFrameInternals['common'] & { param(n: string): bigint };
@@ -313,6 +418,7 @@ function installCallOps(
   const stipend = common.param('callStipendGas');
   const eip6780 = common.isActivatedEIP(6780);
   const map = evm._opcodeMap;
+  const { frameStart, frameEnd, Interpreter } = frames;
   for (const [op, kind] of [
     [0xf1, 'call'],
     [0xfa, 'static'],
@@ -352,43 +458,48 @@ function installCallOps(
       it.addStipend(stipend);
       gasLimit += stipend;
     }
-    const msg = new Message({
-      caller: kind === 'delegate' ? env.caller : env.address,
-      gasLimit,
-      to: kind === 'delegate' ? env.address : toAddress,
-      codeAddress: kind === 'delegate' ? toAddress : undefined,
-      value,
-      data,
-      isStatic: kind === 'static' ? true : env.isStatic,
-      delegatecall: kind === 'delegate' ? true : undefined,
-      depth: env.depth + 1,
-      blobVersionedHashes: env.blobVersionedHashes,
-      accessWitness: env.accessWitness,
-    } as unknown as ConstructorParameters<typeof Message>[0]) as unknown as MessageLike;
+    const msg =
+      kind === 'delegate'
+        ? messageOf(env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, env.depth + 1, env.blobVersionedHashes, env.accessWitness)
+        : messageOf(env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, env.depth + 1, env.blobVersionedHashes, env.accessWitness);
     // _baseCall
-    const selfdestruct = new Map(it._result.selfdestruct);
+    // copies of the frame's sets (empty ones, the usual case, not iterated)
+    const parentSelfdestruct = it._result.selfdestruct;
+    const selfdestruct = parentSelfdestruct.size === 0 ? new Map() : new Map(parentSelfdestruct);
     msg.selfdestruct = selfdestruct;
     msg.gasRefund = rs.gasRefund;
     rs.returnBytes = new Uint8Array(0);
     let created: Set<string> | undefined;
     if (eip6780) {
-      created = new Set(it._result.createdAddresses);
+      const parentCreated = it._result.createdAddresses;
+      created = parentCreated === undefined || parentCreated.size === 0 ? new Set() : new Set(parentCreated);
       msg.createdAddresses = created;
     }
     let ret = 0n;
-    if (!(env.depth >= stackLimit || (kind !== 'delegate' && env.contract.balance < value))) {
+    // (a balance is never below a value of 0: the frame's account is not read for one)
+    if (!(env.depth >= stackLimit || (kind !== 'delegate' && value !== 0n && env.contract.balance < value))) {
       const sm = evm.stateManager as FlatStateManager;
-      const { execResult: r } = await frame(msg, sm);
+      // frame(msg, sm) inline: one await for the callee's code or precompile
+      const start = frameStart(msg, sm);
+      let r: ExecResult;
+      if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
+      else if (start instanceof Interpreter) r = interpreterResult(start, await start.run(msg.code as Uint8Array, {}), msg.gasLimit);
+      else r = start as ExecResult;
+      r = frameEnd(msg, sm, start, r);
       if (r.logs) it._result.logs = it._result.logs.concat(r.logs);
       it.useGas(r.executionGasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
       const ex = r.exceptionError;
       if (r.returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = r.returnValue;
       if (ex === undefined) {
-        for (const [k, v] of selfdestruct) it._result.selfdestruct.set(k, v);
-        if (created !== undefined) for (const a of created) it._result.createdAddresses!.add(a);
-        const account = sm.getAccountSync(env.address.bytes);
-        if (account === undefined) throw new Error('could not read contract account');
-        env.contract = account;
+        if (selfdestruct.size !== 0) for (const [k, v] of selfdestruct) it._result.selfdestruct.set(k, v);
+        if (created !== undefined && created.size !== 0) for (const a of created) it._result.createdAddresses!.add(a);
+        // _baseCall re-reads the frame's account here; an own frame's is read again when next asked (FrameEnv)
+        if (env instanceof FrameEnv) env.reread();
+        else {
+          const account = sm.getAccountSync(env.address.bytes);
+          if (account === undefined) throw new Error('could not read contract account');
+          env.contract = account;
+        }
         rs.gasRefund = r.gasRefund ?? 0n;
         ret = 1n;
       }

@@ -69,7 +69,7 @@ import {
   keccakReserve,
 } from './budget.js';
 import { createChainCommon } from './common.js';
-import { checkEvmInternals, fastAlwaysWarmAddress, memoizeCommonLookups, opcodeMap, precompileMap, resetEvmAfterAbort } from './internals.js';
+import { checkEvmInternals, checkJournalCleanup, fastAlwaysWarmAddress, memoizeCommonLookups, opcodeMap, precompileMap, resetEvmAfterAbort } from './internals.js';
 import { isWarm } from './warmup.js';
 import { analyseCode, installFastInterpreter, interpreterPrototype } from './interpreter.js';
 import { compileQueued } from './interpreter_compiled.js';
@@ -81,7 +81,7 @@ import { type GasWatch, knownReadsNoGas, noteCode, queueCode, scanQueued, watchG
 import { applyAccountChangeToMaps } from './account_change.js';
 import { encodeStateChanges, type AccountChange } from '../export/state_changes.js';
 import { runPlainTransfer } from './transfer.js';
-import { type LeanRunTxParams, leanRunTx, leanRunTxParams } from './run_tx.js';
+import { type LeanRunTxParams, type TopLevelCall, leanRunTx, leanRunTxParams } from './run_tx.js';
 import { countZeroBytes } from '../tx/intrinsic.js';
 
 export interface EvmEngineOptions {
@@ -120,6 +120,8 @@ interface Executor {
   precompiles: Set<string>;
   /** The gas readers' handlers note themselves in sm.storeWatch (gas_left.ts watchGasReaders). */
   readonly watchesGas: boolean;
+  /** The transaction's top-level call and its checks, for run_tx.ts (which runs them without the wrapper). */
+  readonly top: TopLevelCall;
 }
 
 interface OpenBlock {
@@ -187,11 +189,12 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
       installCallGas(vm.evm);
       installAccountOps(vm.evm, () => budget.tick());
     }
-    instrumentTopLevel(vm, budget);
+    const top = instrumentTopLevel(vm, budget);
     // last, outside every other wrapper of these handlers
     if (forCalls) watchGasReaders(opcodeMap(vm.evm), () => sm.storeWatch);
     const precompiles = new Set(precompileMap(vm.evm).keys());
-    return { vm, sm, budget, precompiles, watchesGas: forCalls };
+    await checkJournalCleanup(vm.evm.journal);
+    return { vm, sm, budget, precompiles, watchesGas: forCalls, top };
   };
   return new EvmEngine(opts, common, await makeExecutor(false), await makeExecutor(true));
 }
@@ -199,27 +202,30 @@ export async function createEvmEngine(opts: EvmEngineOptions): Promise<EvmEngine
 /**
  * Checks made when the top-level frame returns, before runTx builds the receipt: the log limits (count, and
  * bytes of data and topics: the block hashes every surviving log byte after its last transaction), and the
- * budget for the bloom (a keccak per log address and topic) and the rest of runTx.
+ * budget for the bloom (a keccak per log address and topic) and the rest of runTx. EVM.runCall is wrapped
+ * for runTx; run_tx.ts calls the unwrapped one and the checks itself (one async function fewer a transaction).
  */
-function instrumentTopLevel(vm: VM, budget: InstructionBudget): void {
+function instrumentTopLevel(vm: VM, budget: InstructionBudget): TopLevelCall {
   const evm = vm.evm as unknown as { runCall(o: { message?: unknown }): Promise<RunCallResult> };
   const runCall = evm.runCall.bind(evm);
+  const check = (r: RunCallResult): void => {
+    const logs = r.execResult.logs ?? [];
+    if (logs.length > MAX_LOGS_PER_TX) throw new TooManyLogs(logs.length);
+    let hashes = 0;
+    let bytes = 0;
+    for (const l of logs) {
+      hashes += 1 + l[1].length;
+      bytes += l[2].length + 32 * l[1].length;
+    }
+    if (bytes > MAX_LOG_BYTES_PER_TX) throw new TooManyLogBytes(bytes);
+    budget.require(TAIL_RESERVE_INSTRUCTIONS + BigInt(hashes) * keccakReserve(32));
+  };
   evm.runCall = async (o) => {
     const r = await runCall(o);
-    if (o.message === undefined) {
-      const logs = r.execResult.logs ?? [];
-      if (logs.length > MAX_LOGS_PER_TX) throw new TooManyLogs(logs.length);
-      let hashes = 0;
-      let bytes = 0;
-      for (const l of logs) {
-        hashes += 1 + l[1].length;
-        bytes += l[2].length + 32 * l[1].length;
-      }
-      if (bytes > MAX_LOG_BYTES_PER_TX) throw new TooManyLogBytes(bytes);
-      budget.require(TAIL_RESERVE_INSTRUCTIONS + BigInt(hashes) * keccakReserve(32));
-    }
+    if (o.message === undefined) check(r);
     return r;
   };
+  return { run: runCall as unknown as TopLevelCall['run'], check: check as unknown as TopLevelCall['check'] };
 }
 
 /** Whether SSTORE_SET and SSTORE_RESET (EIP-2200, as EIP-2929 prices them) are both above the stipend. */
@@ -450,7 +456,7 @@ export class EvmEngine implements ExecutionEngine {
         const lean =
           this.lean === undefined
             ? undefined
-            : await leanRunTx(ex.vm, this.lean, tx, addressOf(tx.from), tx.to === undefined ? undefined : addressOf(tx.to), blk.ethBlock, isCall);
+            : await leanRunTx(ex.vm, this.lean, ex.top, tx, addressOf(tx.from), tx.to === undefined ? undefined : addressOf(tx.to), blk.ethBlock, isCall);
         if (lean !== undefined) res = lean as unknown as typeof res;
         else {
           let ethTx: TypedTransaction;
@@ -677,13 +683,17 @@ function resetEvm(vm: VM): void {
 /**
  * An EthereumJS Address whose toString (`0x` and lowercase hex, what Address.toString returns) is built on
  * the first call and kept: the journal turns the sender, recipient and coinbase into hex on every touch and
- * warm-set entry (a JavaScript loop over the 20 bytes each time), several times a transaction.
+ * warm-set entry (a JavaScript loop over the 20 bytes each time), several times a transaction. A subclass, so
+ * that no own property and closure is defined per Address (two a transaction).
  */
+class HexAddress extends EthAddress {
+  private hex: string | undefined = undefined;
+  override toString(): `0x${string}` {
+    return (this.hex ??= '0x' + toHex(this.bytes)) as `0x${string}`;
+  }
+}
 function addressOf(bytes: Uint8Array): EthAddress {
-  const a = new EthAddress(bytes);
-  let hex: string | undefined;
-  Object.defineProperty(a, 'toString', { value: (): string => (hex ??= '0x' + toHex(a.bytes)) });
-  return a;
+  return new HexAddress(bytes);
 }
 
 /**

@@ -19,8 +19,12 @@
 //   opCode, gasLeft, messageGasLimit, stack, memory, env.address / depth and stateManager.getAccount.
 // - For call_frame.ts (checkCallFrameInternals): EVM.runCall (wrapped per instance), runPrecompile,
 //   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
-//   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint and commit
-//   replayed synchronously); the Interpreter constructor (from interpreter.ts's prototype).
+//   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint, commit and
+//   revert replayed synchronously, the committed level's diff entry relabelled, dropped entries reused);
+//   the Interpreter constructor (from interpreter.ts's prototype).
+// - For run_tx.ts (checkJournalCleanup): Journal.cleanup replayed synchronously (touched, cleanJournal,
+//   accessList, preimages, common.gteHardfork), a clean journal kept, alwaysWarmJournal replaced by a copy of
+//   the precompiles' entries.
 // Declared here and nowhere else: the private shapes those modules use (OpEntry, RunState and its stack and
 // memory, InterpreterLike, EvmLike, JournalLike, MessageLike, ExecResult), checked at start-up by
 // checkEvmInternals, checkRunStateShapes and checkCallFrameInternals.
@@ -28,7 +32,9 @@
 // (interpreter.ts patchPrototype) and the transaction constructors' Common (engine.ts sharedTxCommon).
 
 import type { EVMError } from '@ethereumjs/evm';
-import { type Account, type Address, stripHexPrefix } from '@ethereumjs/util';
+import { Account as AccountCtor, type Account, type Address, KECCAK256_NULL, RIPEMD160_ADDRESS_STRING, stripHexPrefix } from '@ethereumjs/util';
+import { bytesEqual, fromHex, toHex } from '../codec/bytes.js';
+import { addressBytes } from './account_ops.js';
 
 // ---- the private shapes (EVM 10.1.3), declared once ----
 //
@@ -534,23 +540,276 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   const ours = mk();
   void stock.checkpoint();
   journalCheckpointSync(ours, stubSm as never, false);
-  void stock.commit();
-  journalCommitSync(ours, stubSm as never, false);
   const shape = (s: JournalFrameInternals): string =>
     JSON.stringify([s.journalHeight, s.journalDiff.map(([h, d]) => [h, d.length, d[0] instanceof Set, d[1] instanceof Map, d[2] instanceof Set, d[0].size + d[1].size + d[2].size])]);
-  if (shape(stock) !== shape(ours) || calls.join('') !== 'cm') fail('Journal.checkpoint / commit no longer only step journalHeight and push a journalDiff entry');
+  if (shape(stock) !== shape(ours)) fail('Journal.checkpoint no longer only steps journalHeight and pushes a journalDiff entry');
+  void stock.commit();
+  journalCommitSync(ours, stubSm as never, false);
+  if (stock.journalHeight !== ours.journalHeight || calls.join('') !== 'cm') fail('Journal.commit no longer lowers journalHeight and commits the state manager');
+  // Journal.commit against journalCommitSync's relabelled entry: the same sequences of checkpoints, warm-ups,
+  // touches, commits and reverts (each journal with its own form) leave the same warm sets, touched set and height.
+  const seq = (s: JournalFrameInternals & { journal: Map<string, Set<string>>; addWarmedAddress(a: Uint8Array): void; addWarmedStorage(a: Uint8Array, k: Uint8Array): void }, sync: boolean): string => {
+    const out: string[] = [];
+    const snap = (): void => void out.push(JSON.stringify([s.journalHeight, [...s.journal].map(([k, v]) => [k, [...v].sort()]).sort(), [...s.touched].sort()]));
+    const cp = (): void => (sync ? journalCheckpointSync(s, stubSm as never, false) : void s.checkpoint());
+    const cm = (): void => (sync ? journalCommitSync(s, stubSm as never, false) : void s.commit());
+    const rv = (): void => (sync ? journalRevertSync(s, stubSm as never, false) : void s.revert());
+    const a = (n: number): Uint8Array => new Uint8Array(20).fill(n);
+    const k = (n: number): Uint8Array => new Uint8Array(32).fill(n);
+    const warm = (n: number): void => {
+      s.addWarmedAddress(a(n));
+      s.addWarmedStorage(a(n), k(n));
+      s.touchAccount(toHex(a(n)));
+    };
+    warm(1);
+    cp(); warm(2); cp(); warm(3); cm(); warm(4); snap(); rv(); snap(); // a committed level undone with its parent
+    cp(); warm(5); cp(); warm(6); rv(); warm(7); cm(); snap(); // a reverted level inside a committed one
+    cp(); cp(); warm(8); cm(); cp(); warm(9); rv(); cp(); warm(10); cm(); warm(11); cm(); snap(); cp(); warm(12); rv(); snap();
+    cp(); cp(); cp(); warm(13); cm(); cm(); warm(14); rv(); snap();
+    return out.join('|');
+  };
+  const scratch = (): ReturnType<typeof mk> & { journal: Map<string, Set<string>>; addWarmedAddress(a: Uint8Array): void; addWarmedStorage(a: Uint8Array, k: Uint8Array): void } => {
+    const s = mk() as ReturnType<typeof mk> & { journal: Map<string, Set<string>>; alwaysWarmJournal: Map<string, Set<string>>; addWarmedAddress(a: Uint8Array): void; addWarmedStorage(a: Uint8Array, k: Uint8Array): void };
+    s.journal = new Map();
+    s.alwaysWarmJournal = new Map();
+    s.journalHeight = 0;
+    s.journalDiff = [[0, [new Set(), new Map(), new Set()]]];
+    (s as unknown as { stateManager: unknown }).stateManager = { checkpoint: async () => {}, commit: async () => {}, revert: async () => {} };
+    return s;
+  };
+  const x = scratch();
+  const y = scratch();
+  if (typeof x.addWarmedAddress !== 'function' || typeof x.addWarmedStorage !== 'function') fail('Journal.addWarmedAddress / addWarmedStorage are not functions');
+  if (seq(x, false) !== seq(y, true)) fail('Journal.commit / revert no longer treat the diff entries as journalCommitSync relabels them');
+  // Journal.revert on two scratch journals with warm addresses, slots and touches at three heights (one below
+  // the reverted level), RIPEMD-160 among the touches: the same maps, touched set, diffs and height after.
+  const revertCalls: string[] = [];
+  const stubRevert = { revert: async () => void revertCalls.push('r'), revertSync: () => void revertCalls.push('r') };
+  const mkr = (): JournalFrameInternals & { journal: Map<string, Set<string>> } => {
+    const s = Object.create(Object.getPrototypeOf(j)) as JournalFrameInternals & { journal: Map<string, Set<string>>; stateManager: unknown };
+    s.stateManager = stubRevert;
+    s.journalHeight = 2;
+    s.journal = new Map([['aa', new Set(['01', '02'])], ['bb', new Set(['03'])], ['cc', new Set()]]);
+    s.touched = new Set(['aa', 'dd', RIPEMD160_ADDRESS_STRING]);
+    s.journalDiff = [
+      [1, [new Set(['aa']), new Map([['aa', new Set(['01'])]]), new Set(['aa'])]],
+      [2, [new Set(['bb']), new Map([['aa', new Set(['02'])]]), new Set(['dd'])]],
+      [2, [new Set(['cc']), new Map([['bb', new Set(['03'])]]), new Set([RIPEMD160_ADDRESS_STRING])]],
+    ];
+    return s;
+  };
+  const rs = mkr();
+  const ro = mkr();
+  void rs.revert();
+  journalRevertSync(ro, stubRevert);
+  const rshape = (s: JournalFrameInternals & { journal: Map<string, Set<string>> }): string =>
+    JSON.stringify([s.journalHeight, [...s.journal].map(([k, v]) => [k, [...v]]), [...s.touched], s.journalDiff.map(([h, d]) => [h, [...d[0]], [...d[1]].map(([k, v]) => [k, [...v]]), [...d[2]]])]);
+  if (rshape(rs) !== rshape(ro) || revertCalls.join('') !== 'rr') fail('Journal.revert no longer undoes the diff entries at or above the height as journalRevertSync does');
 }
 
-/** Journal.checkpoint without its await: height up, a fresh diff entry, the state manager's checkpoint. */
+type DiffEntry = JournalFrameInternals['journalDiff'][number];
+
+/**
+ * Diff entries dropped by journalRevertSync and the clean-ups, emptied, for the next checkpoints: an entry is
+ * five allocations (about 40 K instructions in the canister), one a frame. A dropped entry is referenced by
+ * nothing (the journal reads only its live entries); bounded.
+ */
+const spareEntries: DiffEntry[] = [];
+const MAX_SPARE_ENTRIES = 64;
+
+function recycleEntries(entries: readonly DiffEntry[], from: number): void {
+  for (let i = from; i < entries.length && spareEntries.length < MAX_SPARE_ENTRIES; i++) {
+    const e = entries[i]!;
+    const d = e[1];
+    if (d[0].size !== 0) d[0].clear();
+    if (d[1].size !== 0) d[1].clear();
+    if (d[2].size !== 0) d[2].clear();
+    spareEntries.push(e);
+  }
+}
+
+/** Journal.checkpoint without its await: height up, an empty diff entry (a spare one if any), the state manager's checkpoint. */
 export function journalCheckpointSync(j: JournalFrameInternals, sm: { checkpointSync(): void }, callSm = true): void {
   j.journalHeight++;
-  j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
+  const spare = spareEntries.pop();
+  if (spare !== undefined) {
+    spare[0] = j.journalHeight;
+    j.journalDiff.push(spare);
+  } else j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
   if (callSm) sm.checkpointSync();
 }
 
-/** Journal.commit without its await. */
-export function journalCommitSync(j: JournalFrameInternals, sm: { commitSync(): void }, callSm = true): void {
+/**
+ * Journal.cleanJournal: height 0, empty warm maps and touched set, one empty diff entry at height 0. A journal
+ * already in that state but for its height and the always-warm map (what a transaction's clean-up leaves, and the
+ * next transaction's clean-up finds: three a transaction) keeps its empty objects; otherwise its diff entries
+ * become spares and Journal.cleanJournal makes new ones.
+ */
+export function cleanJournalSync(journal: unknown): void {
+  const j = journal as JournalCleanupInternals;
+  const diffs = j.journalDiff;
+  if (j.journal.size === 0 && j.touched.size === 0 && diffs.length === 1) {
+    const e = diffs[0]!;
+    const d = e[1];
+    if (d[0].size === 0 && d[1].size === 0 && d[2].size === 0) {
+      j.journalHeight = 0;
+      e[0] = 0;
+      if (j.alwaysWarmJournal.size !== 0) j.alwaysWarmJournal = new Map();
+      return;
+    }
+  }
+  recycleEntries(diffs, 0);
+  j.cleanJournal();
+}
+
+/**
+ * Journal.revert without its await (the stock form's only await is the state manager's revert, last): the
+ * diff entries at the current height or above undone newest first (warm addresses, warm slots, touches but
+ * RIPEMD-160's), dropped, the height lowered, then the state manager's revert.
+ */
+export function journalRevertSync(journal: unknown, sm: { revertSync(): void }, callSm = true): void {
+  const j = journal as JournalFrameInternals & { journal: Map<string, Set<string>> };
+  const diffs = j.journalDiff;
+  let finalI = 0;
+  for (let i = diffs.length - 1; i >= 0; i--) {
+    finalI = i;
+    const [height, diff] = diffs[i]!;
+    if (height < j.journalHeight) break;
+    for (const address of diff[0]) if (j.journal.has(address)) j.journal.delete(address);
+    for (const [address, delSlots] of diff[1]) {
+      const slots = j.journal.get(address);
+      if (slots !== undefined) for (const slot of delSlots) slots.delete(slot);
+    }
+    for (const address of diff[2]) if (address !== RIPEMD160_ADDRESS_STRING) j.touched.delete(address);
+  }
+  j.journalDiff = diffs.slice(0, finalI + 1);
+  recycleEntries(diffs, finalI + 1);
   j.journalHeight--;
-  j.journalDiff.push([j.journalHeight, [new Set(), new Map(), new Set()]]);
+  if (callSm) sm.revertSync();
+}
+
+/**
+ * Journal.commit without its await, and without its new diff entry: Journal.commit lowers the height and pushes
+ * an empty entry at the new height, which the parent level's later warm-ups and touches fill. Here the last
+ * entry, the committed level's own (at the height being left), is relabelled to the new height and filled
+ * instead. The two are the same to every later reader: Journal.revert undoes, newest first, every entry at or
+ * above its height and stops at the first below it, and the relabelled entry is above or below any later
+ * revert's height exactly where the pushed one would be (it sits, in the pushed form's order, right before it,
+ * at a height one higher; no level can be reverted at that height any more: it was committed). A new entry
+ * costs five allocations (about 40 K instructions in the canister), on every frame's commit. Where the last
+ * entry is not at the height being left (not seen: every checkpoint pushes one there, every revert returns to
+ * the parent's), the stock form's entry is pushed. checkCallFrameInternals compares both through revert.
+ */
+export function journalCommitSync(j: JournalFrameInternals, sm: { commitSync(): void }, callSm = true): void {
+  const diffs = j.journalDiff;
+  const last = diffs[diffs.length - 1];
+  if (last !== undefined && last[0] === j.journalHeight) last[0] = --j.journalHeight;
+  else diffs.push([--j.journalHeight, [new Set(), new Map(), new Set()]]);
   if (callSm) sm.commitSync();
+}
+
+// ---- around the transaction's frame (run_tx.ts) ----
+
+/** The state manager calls of journalCleanupSync (FlatStateManager's synchronous forms). */
+export interface CleanupStateLike {
+  getAccountRecord(address: Uint8Array): { nonce: bigint; balance: bigint; codeHash: Uint8Array | undefined } | undefined;
+  deleteAccountSync(address: Uint8Array): void;
+}
+
+interface JournalCleanupInternals extends JournalFrameInternals {
+  journal: Map<string, Set<string>>;
+  alwaysWarmJournal: Map<string, Set<string>>;
+  common: { gteHardfork(hardfork: string): boolean };
+  accessList?: Map<string, Set<string>>;
+  cleanJournal(): void;
+  cleanup(): Promise<void>;
+}
+
+/** EthereumJS's Journal as run_tx.ts uses it around the transaction's frame. */
+export interface TxJournal extends JournalCleanupInternals {
+  addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void;
+  addAlwaysWarmSlot(address: string, slot: string, addToAccessList?: boolean): void;
+}
+
+/**
+ * Journal.cleanup without its awaits (runTx calls it before and after every transaction): from Spurious Dragon
+ * on, each touched account that is absent or empty (Account.isEmpty: nonce 0, balance 0, no code) is deleted
+ * through Journal.deleteAccount's steps (touch, then delete), then cleanJournal and the access-list and
+ * preimage reports dropped. The stock form reads each touched account through an Address made from its hex,
+ * an awaited read and an Account; the journal's keys are the lower-case hex of 20 bytes (touchAccount's
+ * callers), which the state manager's records are read by directly. Checked against Journal.cleanup at
+ * engine creation (checkJournalCleanup).
+ */
+export function journalCleanupSync(journal: unknown, sm: CleanupStateLike, spuriousDragon: boolean): void {
+  const j = journal as JournalCleanupInternals;
+  if (spuriousDragon) {
+    for (const hex of j.touched) {
+      // the key's 20 bytes through one native parse (fromHex's loop over the digits costs about 100 K instructions)
+      const bytes = hex.length === 40 ? addressBytes(BigInt('0x' + hex)) : fromHex(hex);
+      const rec = sm.getAccountRecord(bytes);
+      if (rec === undefined || (rec.nonce === 0n && rec.balance === 0n && (rec.codeHash === undefined || bytesEqual(rec.codeHash, KECCAK256_NULL)))) {
+        // Journal.deleteAccount: touchAddress (the Address's lower-case hex), then the state manager's delete
+        j.touchAccount(hex.toLowerCase());
+        sm.deleteAccountSync(bytes);
+      }
+    }
+  }
+  cleanJournalSync(j);
+  delete j.accessList;
+  delete j.preimages;
+}
+
+/**
+ * Runs Journal.cleanup and journalCleanupSync on two scratch journals built from `journal`'s prototype, over
+ * the same touched accounts (absent, empty, with a nonce, with a balance, with code) held by a stub state
+ * manager: the same accounts deleted in the same order, the same touched set, journal and warm maps reset.
+ */
+export async function checkJournalCleanup(journal: unknown): Promise<void> {
+  const live = journal as JournalCleanupInternals;
+  const fail = (what: string): never => {
+    throw new EthereumJsShapeError(what);
+  };
+  if (typeof live.cleanup !== 'function' || typeof live.cleanJournal !== 'function' || typeof live.common?.gteHardfork !== 'function') {
+    fail('Journal.cleanup / cleanJournal / common.gteHardfork changed');
+  }
+  const hexes = ['11'.repeat(20), '22'.repeat(20), '33'.repeat(20), '44'.repeat(20), '55'.repeat(20)];
+  const accounts = new Map<string, Account>([
+    [hexes[1]!, new AccountCtor(0n, 0n)],
+    [hexes[2]!, new AccountCtor(1n, 0n)],
+    [hexes[3]!, new AccountCtor(0n, 5n)],
+    [hexes[4]!, new AccountCtor(0n, 0n, undefined, new Uint8Array(32).fill(7))],
+  ]);
+  const run = async (sync: boolean, clean = false): Promise<string> => {
+    const deleted: string[] = [];
+    const sm = {
+      getAccount: async (a: Address) => accounts.get(toHex(a.bytes)),
+      deleteAccount: async (a: Address) => void deleted.push(toHex(a.bytes)),
+      checkpoint: async () => {},
+      commit: async () => {},
+      revert: async () => {},
+      getAccountRecord: (b: Uint8Array) => accounts.get(toHex(b)),
+      deleteAccountSync: (b: Uint8Array) => void deleted.push(toHex(b)),
+    };
+    const s = Object.create(Object.getPrototypeOf(live)) as JournalCleanupInternals & { stateManager: unknown; DEBUG: boolean };
+    s.stateManager = sm;
+    s.common = live.common;
+    s.DEBUG = false;
+    s.cleanJournal();
+    if (clean) {
+      // what a transaction's clean-up and commit leave (height -1), with always-warm entries
+      s.journalHeight = -1;
+      s.journalDiff[0]![0] = -1;
+      s.alwaysWarmJournal.set(hexes[0]!, new Set());
+    } else {
+      s.journal.set(hexes[0]!, new Set(['01']));
+      s.accessList = new Map();
+      for (const h of hexes) s.touchAccount(h);
+    }
+    if (sync) journalCleanupSync(s, sm, live.common.gteHardfork('spuriousDragon'));
+    else await s.cleanup();
+    const diffs = s.journalDiff.map(([h, d]) => [h, d.length, d[0] instanceof Set, d[1] instanceof Map, d[2] instanceof Set, d[0].size + d[1].size + d[2].size]);
+    return JSON.stringify([deleted, [...s.touched], s.journal.size, s.alwaysWarmJournal.size, s.journalHeight, diffs, 'accessList' in s, 'preimages' in s]);
+  };
+  if ((await run(false, true)) !== (await run(true, true))) fail('Journal.cleanup of a clean journal no longer leaves what cleanJournalSync keeps');
+  if ((await run(false)) !== (await run(true))) fail('Journal.cleanup no longer deletes the touched empty accounts, then cleans the journal, as journalCleanupSync does');
 }

@@ -11,11 +11,13 @@
 
 import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Account, Address, hexToBytes, stripHexPrefix } from '@ethereumjs/util';
+import { Address, KECCAK256_NULL, hexToBytes, stripHexPrefix } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { ExecTx } from '../engine.js';
 import { countZeroBytes } from '../tx/intrinsic.js';
 import { toHex } from './encoding.js';
+import { cleanJournalSync, journalCheckpointSync, journalCleanupSync, journalCommitSync, type TxJournal } from './internals.js';
+import { FlatStateManager } from './state.js';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 const MAX_UINT64 = (1n << 64n) - 1n;
@@ -37,11 +39,13 @@ export interface LeanRunTxParams {
   readonly warmCoinbase: boolean;
   readonly eip6780: boolean;
   /**
-   * The journal keys of the precompiles (what addAlwaysWarmAddress strips their map's keys to), made when the
-   * engine is built: a query's heap changes are discarded, so a key list made lazily in one would be made again
-   * in every query.
+   * The always-warm entries of the precompiles (what addAlwaysWarmAddress makes of their map's keys), each
+   * `precompileWarmSet`, one empty set: made when the engine is built and copied into each transaction's
+   * journal (a query's heap changes are discarded, so entries made lazily in one would be made in every query).
    */
-  readonly precompileKeys: readonly string[];
+  /** The always-warm entries of the precompiles, each the one empty set below (copied into every transaction's journal). */
+  readonly precompileWarm: ReadonlyMap<string, Set<string>>;
+  readonly precompileWarmSet: ReadonlySet<string>;
 }
 
 /**
@@ -55,6 +59,8 @@ export function leanRunTxParams(common: Common, vmCommon: Common, precompiles: R
   if (!common.isActivatedEIP(1559) || !common.isActivatedEIP(2929) || !common.isActivatedEIP(2930) || !common.gteHardfork('spuriousDragon')) return undefined;
   if ([2780, 4762, 6800, 7708, 7825, 7864, 7928, 7976, 7981, 8037, 8038, 8246].some((e) => common.isActivatedEIP(e))) return undefined;
   const eip3860 = common.isActivatedEIP(3860);
+  const precompileKeys = [...precompiles.keys()].map((k) => stripHexPrefix(k));
+  const precompileWarmSet = new Set<string>();
   return {
     txGas: common.param('txGas'),
     dataZero: common.param('txDataZeroGas'),
@@ -68,7 +74,8 @@ export function leanRunTxParams(common: Common, vmCommon: Common, precompiles: R
     maxRefundQuotient: vmCommon.param('maxRefundQuotient'),
     warmCoinbase: common.isActivatedEIP(3651),
     eip6780: common.isActivatedEIP(6780),
-    precompileKeys: [...precompiles.keys()].map((k) => stripHexPrefix(k)),
+    precompileWarm: new Map(precompileKeys.map((k) => [k, precompileWarmSet])),
+    precompileWarmSet,
   };
 }
 
@@ -93,13 +100,29 @@ function intrinsic(p: LeanRunTxParams, tx: ExecTx): { gas: bigint; floor: bigint
 }
 
 /**
+ * The transaction's top-level EVM.runCall below the engine's top-level checks (`run`), and those checks
+ * (`check`: log limits and the tail's budget, engine.ts instrumentTopLevel), which the lean path runs itself
+ * after the frame: one async function fewer between the transaction and its frame.
+ */
+export interface TopLevelCall {
+  run(opts: Record<string, unknown>): Promise<{ execResult: LeanRunTxResult['execResult'] }>;
+  check(r: { execResult: LeanRunTxResult['execResult'] }): void;
+}
+
+/**
  * Runs `tx` as runTx would (skipHardForkValidation, skipBlockGasLimitValidation, skipNonce and skipBalance
  * = isCall), after the engine's own checks; undefined, with nothing done, where runTx could throw before
  * execution or the transaction object's constructor could refuse the fields: the caller then runs runTx.
+ *
+ * Synchronous but for the frame itself: the journal's checkpoints, commits and clean-ups, the account reads
+ * and writes go through their synchronous forms (internals.ts, FlatStateManager), where runTx awaits each
+ * (about 30 K instructions an await level in the canister, a dozen a transaction); the sender and the
+ * coinbase are read and written as records, without an Account each.
  */
 export async function leanRunTx(
   vm: VM,
   p: LeanRunTxParams,
+  top: TopLevelCall,
   tx: ExecTx,
   caller: Address,
   to: Address | undefined,
@@ -120,64 +143,84 @@ export async function leanRunTx(
   const baseFee = block.header.baseFeePerGas!;
   if (tx.maxFeePerGas < baseFee) return undefined;
   const sm = vm.stateManager;
+  if (!(sm instanceof FlatStateManager)) return undefined;
   if (!isCall) {
     // the engine checked nonce and gasLimit * maxFee + value; runTx's upfront cost is not above that
-    const before = await sm.getAccount(caller);
+    const before = sm.getAccountRecord(caller.bytes);
     if (before === undefined || before.nonce !== tx.nonce || before.balance < tx.value + tx.gasLimit * tx.maxFeePerGas) return undefined;
   }
 
   const evm = vm.evm;
-  const journal = evm.journal;
-  await journal.cleanup();
-  await journal.checkpoint();
-  for (const [a, keys] of tx.accessList) {
-    const h = toHex(a);
-    journal.addAlwaysWarmAddress(h, true);
-    for (const k of keys) journal.addAlwaysWarmSlot(h, toHex(k), true);
-  }
+  const journal = evm.journal as unknown as TxJournal;
+  journalCleanupSync(journal, sm, true);
+  // Journal.addAlwaysWarmAddress for every precompile (addToAccessList false): their entries copied from a map
+  // made with the engine, whose one empty slot set they share (nothing adds slots to an always-warm entry but
+  // an access list, below, which gives a precompile it names a set of its own). Another precompile map (never in
+  // this engine) takes the method, after the access list as runTx.
+  const template = p.precompileWarm;
+  const shared = template.size === evm.precompiles.size && p.precompileWarmSet.size === 0;
+  if (shared) journal.alwaysWarmJournal = new Map(template);
+  journalCheckpointSync(journal, sm);
   try {
-    const r = await body(vm, p, tx, caller, to, block, isCall, intrinsicGas, floor, baseFee);
-    await journal.commit();
+    for (const [a, keys] of tx.accessList) {
+      const h = toHex(a);
+      if (shared && journal.alwaysWarmJournal.get(h) === p.precompileWarmSet) journal.alwaysWarmJournal.set(h, new Set());
+      journal.addAlwaysWarmAddress(h, true);
+      for (const k of keys) journal.addAlwaysWarmSlot(h, toHex(k), true);
+    }
+    if (!shared) for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
+    // runTx's body, its one await (the frame) here: an async function fewer a transaction
+    const b = begin(journal, sm, p, tx, caller, to, block, isCall, baseFee);
+    let results: { execResult: LeanRunTxResult['execResult'] };
+    try {
+      results = await top.run({
+        block,
+        gasPrice: b.gasPrice,
+        caller,
+        gasLimit: tx.gasLimit - intrinsicGas,
+        to,
+        value: tx.value,
+        data: tx.data,
+        skipNonceIncrement: true,
+      });
+      top.check(results);
+    } catch (e) {
+      await journal.revert();
+      throw e;
+    }
+    const r = finish(journal, sm, p, b, results.execResult, caller, block, isCall, intrinsicGas, floor);
+    journalCommitSync(journal, sm);
     return r;
   } catch (e) {
     await journal.revert();
     throw e;
   } finally {
-    journal.cleanJournal();
+    cleanJournalSync(journal);
     sm.originalStorageCache.clear();
   }
 }
 
-async function body(
-  vm: VM,
+/** What runTx's body does before the frame: the warm entries, the sender's fee and nonce, the frame's checkpoint. */
+function begin(
+  journal: TxJournal,
+  sm: FlatStateManager,
   p: LeanRunTxParams,
   tx: ExecTx,
   caller: Address,
   to: Address | undefined,
   block: Block,
   isCall: boolean,
-  intrinsicGas: bigint,
-  floor: bigint,
   baseFee: bigint,
-): Promise<LeanRunTxResult> {
-  const evm = vm.evm;
-  const journal = evm.journal;
-  const sm = vm.stateManager;
-  // Journal.addAlwaysWarmAddress for every precompile (addToAccessList false) over the keys made beforehand:
-  // iterating the map and calling the method per precompile is a part of every transaction's fixed cost
-  // (block.transfer.instructions_per_tx) this loop avoids. Another map (never in this engine) takes the method.
-  const keys = p.precompileKeys;
-  if (keys.length === evm.precompiles.size) {
-    const warm = (journal as unknown as { alwaysWarmJournal: Map<string, Set<string>> }).alwaysWarmJournal;
-    for (let i = 0; i < keys.length; i++) if (!warm.has(keys[i]!)) warm.set(keys[i]!, new Set());
-  } else for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
+): Fees {
   // Address.toString is 0x-prefixed: stripped here, not by a regular expression. The engine's Addresses keep
   // their hex (the coinbase's across messages), which the frame's touches ask for again.
-  journal.addAlwaysWarmAddress(caller.toString().slice(2));
+  const callerHex = caller.toString().slice(2);
+  journal.addAlwaysWarmAddress(callerHex);
   if (to !== undefined) journal.addAlwaysWarmAddress(to.toString().slice(2));
   if (p.warmCoinbase) journal.addAlwaysWarmAddress(block.header.coinbase.toString().slice(2));
 
-  const fromAccount = (await sm.getAccount(caller)) ?? new Account();
+  const fromRec = sm.getAccountRecord(caller.bytes);
+  let balance = fromRec?.balance ?? 0n;
   let inclusionFeePerGas: bigint;
   let gasPrice: bigint;
   if (tx.type === 2) {
@@ -191,38 +234,44 @@ async function body(
   if (isCall) {
     // skipBalance: runTx tops the balance up to the upfront cost (types 0 and 1), then to the max cost
     const upFrontCost = tx.gasLimit * gasPrice + tx.value;
-    if (fromAccount.balance < upFrontCost && tx.type !== 2) fromAccount.balance = upFrontCost;
+    if (balance < upFrontCost && tx.type !== 2) balance = upFrontCost;
     const maxCost = tx.value + (tx.type === 2 ? tx.gasLimit * tx.maxFeePerGas : 0n);
-    if (fromAccount.balance < maxCost) fromAccount.balance = maxCost;
+    if (balance < maxCost) balance = maxCost;
   }
   const txCost = tx.gasLimit * gasPrice;
-  fromAccount.balance -= txCost;
-  if (isCall && fromAccount.balance < 0n) fromAccount.balance = 0n;
-  fromAccount.nonce += 1n;
+  balance -= txCost;
+  if (isCall && balance < 0n) balance = 0n;
   // runTx writes the account after each of these steps; nothing reads it in between, so one write leaves the
-  // same state, journal entry and touched set
-  await journal.putAccount(caller, fromAccount);
+  // same state, journal entry and touched set (Journal.putAccount: touch, then write)
+  journal.touchAccount(callerHex);
+  sm.putAccountSync(caller.bytes, (fromRec?.nonce ?? 0n) + 1n, balance, fromRec?.codeHash ?? KECCAK256_NULL);
 
-  await journal.checkpoint();
-  let results: { execResult: LeanRunTxResult['execResult'] };
-  try {
-    results = (await evm.runCall({
-      block,
-      gasPrice,
-      caller,
-      gasLimit: tx.gasLimit - intrinsicGas,
-      to,
-      value: tx.value,
-      data: tx.data,
-      skipNonceIncrement: true,
-    })) as unknown as { execResult: LeanRunTxResult['execResult'] };
-  } catch (e) {
-    await journal.revert();
-    throw e;
-  }
-  await journal.commit();
+  journalCheckpointSync(journal, sm);
+  return { gasPrice, inclusionFeePerGas, txCost, callerHex };
+}
 
-  const ex = results.execResult;
+interface Fees {
+  readonly gasPrice: bigint;
+  readonly inclusionFeePerGas: bigint;
+  readonly txCost: bigint;
+  readonly callerHex: string;
+}
+
+/** What runTx's body does after the frame: its commit, the refund and floor, the fee payments, the deletions, the clean-up. */
+function finish(
+  journal: TxJournal,
+  sm: FlatStateManager,
+  p: LeanRunTxParams,
+  b: Fees,
+  ex: LeanRunTxResult['execResult'],
+  caller: Address,
+  block: Block,
+  isCall: boolean,
+  intrinsicGas: bigint,
+  floor: bigint,
+): LeanRunTxResult {
+  const { gasPrice, inclusionFeePerGas, txCost, callerHex } = b;
+  journalCommitSync(journal, sm);
   let totalGasSpent = ex.executionGasUsed + intrinsicGas;
   let gasRefund = ex.gasRefund ?? 0n;
   let reportedRefund = gasRefund;
@@ -238,22 +287,24 @@ async function body(
   // A call's state is discarded after it (EvmEngine.call): the refund, the tip and the clean-up below change
   // only that state, never the outcome, so a call stops here.
   if (isCall) return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
-  const from = (await sm.getAccount(caller)) ?? new Account();
-  from.balance += txCost - totalGasSpent * gasPrice;
-  await journal.putAccount(caller, from);
   const coinbase = block.header.coinbase;
-  const miner = (await sm.getAccount(coinbase)) ?? new Account();
-  miner.balance += totalGasSpent * inclusionFeePerGas;
-  await journal.putAccount(coinbase, miner);
+  const from = sm.getAccountRecord(caller.bytes);
+  journal.touchAccount(callerHex);
+  sm.putAccountSync(caller.bytes, from?.nonce ?? 0n, (from?.balance ?? 0n) + txCost - totalGasSpent * gasPrice, from?.codeHash ?? KECCAK256_NULL);
+  const miner = sm.getAccountRecord(coinbase.bytes);
+  journal.touchAccount(coinbase.toString().slice(2));
+  sm.putAccountSync(coinbase.bytes, miner?.nonce ?? 0n, (miner?.balance ?? 0n) + totalGasSpent * inclusionFeePerGas, miner?.codeHash ?? KECCAK256_NULL);
 
-  if (ex.selfdestruct !== undefined) {
+  if (ex.selfdestruct !== undefined && ex.selfdestruct.size !== 0) {
     for (const [hex] of [...ex.selfdestruct.entries()].sort(([a], [b]) => a.localeCompare(b))) {
       const address = new Address(hexToBytes(hex as `0x${string}`));
       if (p.eip6780 && !ex.createdAddresses!.has(address.toString())) continue;
-      await journal.deleteAccount(address);
+      // Journal.deleteAccount: touch, then delete
+      journal.touchAccount(address.toString().slice(2));
+      sm.deleteAccountSync(address.bytes);
     }
   }
-  await journal.cleanup();
+  journalCleanupSync(journal, sm, true);
   sm.originalStorageCache.clear();
   return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
 }
