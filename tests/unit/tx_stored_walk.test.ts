@@ -3,7 +3,7 @@
 // type, edge cases, signed ones, and byte-level mutations of them.
 import { describe, expect, it } from 'vitest';
 import { RLP } from '@ethereumjs/rlp';
-import { parseSignedTx, parseStoredFields, parseStoredFieldsByItems, walkStoredFields } from '../../src/core/tx/decode.js';
+import { parseSignedTx, parseSignedTxByItems, parseStoredFields, parseStoredFieldsByItems, walkStoredFields } from '../../src/core/tx/decode.js';
 import { impersonatedRaw } from '../../src/core/tx/impersonated.js';
 import { CHAIN_ID } from '../../src/core/constants.js';
 import { bigintToMinBytes, ByteWriter, concatBytes } from '../../src/core/codec/bytes.js';
@@ -61,8 +61,9 @@ function randomTx(): Uint8Array {
   const type = rnd(3);
   const to = rnd(4) === 0 ? new Uint8Array(0) : bytes(20);
   const nonce = rnd(10) === 0 ? (1n << 64n) - 2n : int(8);
-  const r = rnd(10) === 0 ? new Uint8Array(0) : n(int(32));
-  const s = rnd(10) === 0 ? new Uint8Array(0) : n(int(32));
+  // r and s: mostly in range (below n/2), so the signed walk reads them; sometimes zero or out of range.
+  const r = rnd(10) === 0 ? new Uint8Array(0) : n(rnd(4) === 0 ? int(32) : int(31));
+  const s = rnd(10) === 0 ? new Uint8Array(0) : n(rnd(4) === 0 ? int(32) : int(31));
   if (type === 0) {
     const v = CHAIN_ID * 2n + 35n + BigInt(rnd(2));
     return RLP.encode([n(nonce), n(int(32)), n(int(8)), to, n(int(32)), data(), n(v), r, s]);
@@ -72,7 +73,22 @@ function randomTx(): Uint8Array {
   return concatBytes(Uint8Array.of(type), RLP.encode([n(CHAIN_ID), n(nonce), ...fees, n(int(8)), to, n(int(32)), data(), accessList() as never, yp, r, s]));
 }
 
+/** parseSignedTx by the walk and by the item tree: the same fields, signature and signing payload, or error. */
+function sameSigned(raw: Uint8Array): void {
+  const walked = parseSignedTx(raw);
+  const reference = parseSignedTxByItems(raw);
+  expect(walked.ok).toBe(reference.ok);
+  if (!walked.ok || !reference.ok) {
+    expect(walked).toEqual(reference);
+    return;
+  }
+  expect(walked.value.fields).toEqual(reference.value.fields);
+  expect(walked.value.sig).toEqual(reference.value.sig);
+  expect(walked.value.signingPayload()).toEqual(reference.value.signingPayload());
+}
+
 function same(raw: Uint8Array): void {
+  sameSigned(raw);
   const walked = parseStoredFields(raw);
   const reference = parseStoredFieldsByItems(raw);
   expect(walked).toEqual(reference);
@@ -105,7 +121,7 @@ function mutate(raw: Uint8Array): Uint8Array {
   return b;
 }
 
-describe('stored transaction walk (parseStoredFields) vs the item-tree parse', () => {
+describe('transaction walk (parseStoredFields, parseSignedTx) vs the item-tree parse', () => {
   it('random transactions of types 0, 1 and 2 give the same fields', () => {
     let ok = 0;
     for (let i = 0; i < 1000; i++) {

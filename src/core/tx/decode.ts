@@ -84,6 +84,12 @@ function unsignedList(raw: Uint8Array, list: RlpList, count: number, tail?: Uint
  * Does not hash or recover. Size is checked by the caller (it has its own error code).
  */
 export function parseSignedTx(raw: Uint8Array): Result<ParsedEthTx> {
+  const p = walkSigned(raw);
+  return p !== undefined ? ok(p) : parse(raw, true);
+}
+
+/** parseSignedTx through the item tree (rlpDecodeStrict): the reference the walk is tested against. */
+export function parseSignedTxByItems(raw: Uint8Array): Result<ParsedEthTx> {
   return parse(raw, true);
 }
 
@@ -103,7 +109,7 @@ export function parseStoredFieldsByItems(raw: Uint8Array): Result<TxFields> {
   return p.ok ? ok(p.value.fields) : p;
 }
 
-// The stored walk: parseStoredFields without the item tree. rlpDecodeStrict made an object and a subarray
+// The walk: parseStoredFields (and parseSignedTx, walkSigned) without the item tree. rlpDecodeStrict made an object and a subarray
 // for every item and intOf a bigint through bytesToBigint for every integer, about 0.43 M a transaction in
 // block production (block.transfer.instructions_per_tx; a QuickJS bytecode is about 200 instructions). The
 // walk reads the fields in place, integers of up to 6 bytes as Numbers. It accepts only what parse() accepts,
@@ -171,6 +177,51 @@ function intIn(b: Uint8Array, max: number): bigint {
   return BigInt(v);
 }
 
+// What walkStoredFields leaves for walkSigned: the unsigned fields' bytes [wBody, wBodyEnd) (the list payload up
+// to the data of a legacy transaction, to the access list of a typed one), v (yParity of a typed one), and
+// the payloads of r and s.
+let wBody = 0;
+let wBodyEnd = 0;
+let wV = 0n;
+let wRs = 0;
+let wRe = 0;
+let wSs = 0;
+let wSe = 0;
+
+/** parseSignedTx by the walk: undefined where parse() decides (anything the walk does not accept, a bad r or s). */
+function walkSigned(raw: Uint8Array): ParsedEthTx | undefined {
+  const fields = walkStoredFields(raw);
+  if (fields === undefined) return undefined;
+  const body = wBody;
+  const bodyEnd = wBodyEnd;
+  const v = wV;
+  ws = wRs;
+  we = wRe;
+  const r = intIn(raw, 32);
+  ws = wSs;
+  we = wSe;
+  const s = intIn(raw, 32);
+  if (r < 0n || s < 0n || sigError(r, s) !== undefined) return undefined;
+  const type = fields.type;
+  if (type === 0) {
+    return {
+      fields,
+      sig: { v, r, s, yParity: Number((v - 35n) & 1n) as 0 | 1 },
+      // EIP-155: rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0]), as parseLegacy's.
+      signingPayload: () => {
+        const tail = concatBytes(RLP.encode(bigintToMinBytes(CHAIN_ID)), Uint8Array.of(0x80, 0x80));
+        return concatBytes(rlpListHeader(bodyEnd - body + tail.length), raw.subarray(body, bodyEnd), tail);
+      },
+    };
+  }
+  return {
+    fields,
+    sig: { v, r, s, yParity: Number(v) as 0 | 1 },
+    // type || rlp([fields without yParity, r, s]), as parseTyped's.
+    signingPayload: () => concatBytes(Uint8Array.of(type), rlpListHeader(bodyEnd - body), raw.subarray(body, bodyEnd)),
+  };
+}
+
 // A legacy transaction's v on this chain (EIP-155: chainId * 2 + 35 + yParity).
 const LEGACY_V0 = CHAIN_ID * 2n + 35n;
 const LEGACY_V1 = LEGACY_V0 + 1n;
@@ -184,6 +235,7 @@ export function walkStoredFields(b: Uint8Array): TxFields | undefined {
   const end = b.length;
   if (listAt(b, legacy ? 0 : 1, end) !== end) return undefined;
   let o = ws;
+  wBody = o;
   const chainId = CHAIN_ID;
   if (!legacy) {
     if ((o = strAt(b, o, end)) < 0 || intIn(b, 32) !== CHAIN_ID) return undefined;
@@ -213,9 +265,11 @@ export function walkStoredFields(b: Uint8Array): TxFields | undefined {
   const data = b.subarray(ws, we);
   let accessList: AccessList = [];
   if (legacy) {
+    wBodyEnd = o;
     if ((o = strAt(b, o, end)) < 0) return undefined;
     const v = intIn(b, 32);
     if (v !== LEGACY_V0 && v !== LEGACY_V1) return undefined;
+    wV = v;
   } else {
     if ((o = listAt(b, o, end)) < 0) return undefined;
     if (we > ws) {
@@ -239,12 +293,19 @@ export function walkStoredFields(b: Uint8Array): TxFields | undefined {
       }
       accessList = list;
     }
+    wBodyEnd = o;
     if ((o = strAt(b, o, end)) < 0) return undefined;
     const yp = intIn(b, 1);
     if (yp < 0n || yp > 1n) return undefined;
+    wV = yp;
   }
-  // r and s: byte strings (parse() does not read them here), and nothing after them.
-  if ((o = strAt(b, o, end)) < 0 || strAt(b, o, end) !== end) return undefined;
+  // r and s: byte strings (parse() does not read them for stored fields), and nothing after them.
+  if ((o = strAt(b, o, end)) < 0) return undefined;
+  wRs = ws;
+  wRe = we;
+  if (strAt(b, o, end) !== end) return undefined;
+  wSs = ws;
+  wSe = we;
   return { type: legacy ? 0 : (t as 1 | 2), chainId, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, to, value, data, accessList };
 }
 
