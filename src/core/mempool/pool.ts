@@ -82,7 +82,13 @@ function decodeEntry(txId: Uint8Array, b: Uint8Array, loadedNs: bigint): Pending
   return { ...e, arrivalNs, value };
 }
 
-const senderNonceKey = (sender: Address, nonce: bigint): Uint8Array => concatBytes(sender, u64be(nonce));
+/** sender || u64be(nonce), in one array (made for every submit and included transaction). */
+function senderNonceKey(sender: Address, nonce: bigint): Uint8Array {
+  const out = new Uint8Array(sender.length + 8);
+  out.set(sender, 0);
+  new DataView(out.buffer).setBigUint64(sender.length, nonce);
+  return out;
+}
 
 function readCount(m: KvMap, key: Uint8Array): number {
   const b = m.get(key);

@@ -4,7 +4,7 @@
 
 import { CHAIN_ID } from '../constants.js';
 import { addressByKnownKey, isKnownKey, keccak256, recoverAddressAt, recoverAddressComparing, recoverKeyAt, recoveryPoint, type RecoveryPoint } from '../crypto.js';
-import type { Address } from '../engine.js';
+import type { Address, Bytes32 } from '../engine.js';
 import { ErrorCode, err, ok, type Result } from '../errors.js';
 import { bytesToBigint, concatBytes, bigintToMinBytes } from '../codec/bytes.js';
 import { rlpDecodeStrict, rlpListHeader, RlpError, type RlpItem, type RlpList } from '../codec/rlp.js';
@@ -84,6 +84,12 @@ function unsignedList(raw: Uint8Array, list: RlpList, count: number, tail?: Uint
  * Does not hash or recover. Size is checked by the caller (it has its own error code).
  */
 export function parseSignedTx(raw: Uint8Array): Result<ParsedEthTx> {
+  const p = walkSigned(raw);
+  return p !== undefined ? ok(p) : parse(raw, true);
+}
+
+/** parseSignedTx through the item tree (rlpDecodeStrict): the reference the walk is tested against. */
+export function parseSignedTxByItems(raw: Uint8Array): Result<ParsedEthTx> {
   return parse(raw, true);
 }
 
@@ -93,8 +99,214 @@ export function parseSignedTx(raw: Uint8Array): Result<ParsedEthTx> {
  * (part of block.transfer.instructions_per_tx). Every other check runs as in parseSignedTx.
  */
 export function parseStoredFields(raw: Uint8Array): Result<TxFields> {
+  const f = walkStoredFields(raw);
+  return f !== undefined ? ok(f) : parseStoredFieldsByItems(raw);
+}
+
+/** parseStoredFields through the item tree (rlpDecodeStrict): the reference the walk is tested against. */
+export function parseStoredFieldsByItems(raw: Uint8Array): Result<TxFields> {
   const p = parse(raw, false);
   return p.ok ? ok(p.value.fields) : p;
+}
+
+// The walk: parseStoredFields (and parseSignedTx, walkSigned) without the item tree. rlpDecodeStrict made an object and a subarray
+// for every item and intOf a bigint through bytesToBigint for every integer, about 0.43 M a transaction in
+// block production (block.transfer.instructions_per_tx; a QuickJS bytecode is about 200 instructions). The
+// walk reads the fields in place, integers of up to 6 bytes as Numbers. It accepts only what parse() accepts,
+// with the same fields (tests/unit/tx_stored_walk.test.ts); anything it does not accept goes to parse(), which
+// gives the error, so results, errors included, are parse()'s.
+
+// The payload [ws, we) of the item the last strAt/listAt read (module state: no object per item).
+let ws = 0;
+let we = 0;
+
+/** Length of a long form (strict: no leading zero, at least 56); -1 if not. */
+function longLen(b: Uint8Array, o: number, ll: number, end: number): number {
+  if (o + ll > end || b[o] === 0) return -1;
+  let n = 0;
+  for (let i = 0; i < ll; i++) n = n * 256 + b[o + i]!;
+  return n < 56 ? -1 : n;
+}
+
+/** The strict RLP byte string at o inside [o, end): its payload in ws/we, its end returned; -1 if not one. */
+function strAt(b: Uint8Array, o: number, end: number): number {
+  if (o >= end) return -1;
+  const p = b[o]!;
+  if (p < 0x80) {
+    ws = o;
+    return (we = o + 1);
+  }
+  if (p <= 0xb7) {
+    const e = o + p - 0x7f;
+    if (e > end || (p === 0x81 && b[o + 1]! < 0x80)) return -1;
+    ws = o + 1;
+    return (we = e);
+  }
+  if (p >= 0xc0) return -1;
+  const n = longLen(b, o + 1, p - 0xb7, end);
+  const s = o + p - 0xb6;
+  if (n < 0 || s + n > end) return -1;
+  ws = s;
+  return (we = s + n);
+}
+
+/** The strict RLP list at o inside [o, end): its payload in ws/we, its end returned; -1 if not one. */
+function listAt(b: Uint8Array, o: number, end: number): number {
+  if (o >= end) return -1;
+  const p = b[o]!;
+  if (p < 0xc0) return -1;
+  let s = o + 1;
+  let n = p - 0xc0;
+  if (p > 0xf7) {
+    n = longLen(b, s, p - 0xf7, end);
+    if (n < 0) return -1;
+    s += p - 0xf7;
+  }
+  if (s + n > end) return -1;
+  ws = s;
+  return (we = s + n);
+}
+
+/** The integer in ws/we as intOf reads it (at most max bytes, no leading zero); -1n if not one. */
+function intIn(b: Uint8Array, max: number): bigint {
+  const n = we - ws;
+  if (n > max || (n > 0 && b[ws] === 0)) return -1n;
+  if (n > 6) return bytesToBigint(b.subarray(ws, we));
+  let v = 0;
+  for (let i = ws; i < we; i++) v = v * 256 + b[i]!;
+  return BigInt(v);
+}
+
+// What walkStoredFields leaves for walkSigned: the unsigned fields' bytes [wBody, wBodyEnd) (the list payload up
+// to the data of a legacy transaction, to the access list of a typed one), v (yParity of a typed one), and
+// the payloads of r and s.
+let wBody = 0;
+let wBodyEnd = 0;
+let wV = 0n;
+let wRs = 0;
+let wRe = 0;
+let wSs = 0;
+let wSe = 0;
+
+/** parseSignedTx by the walk: undefined where parse() decides (anything the walk does not accept, a bad r or s). */
+function walkSigned(raw: Uint8Array): ParsedEthTx | undefined {
+  const fields = walkStoredFields(raw);
+  if (fields === undefined) return undefined;
+  const body = wBody;
+  const bodyEnd = wBodyEnd;
+  const v = wV;
+  ws = wRs;
+  we = wRe;
+  const r = intIn(raw, 32);
+  ws = wSs;
+  we = wSe;
+  const s = intIn(raw, 32);
+  if (r < 0n || s < 0n || sigError(r, s) !== undefined) return undefined;
+  const type = fields.type;
+  if (type === 0) {
+    return {
+      fields,
+      sig: { v, r, s, yParity: Number((v - 35n) & 1n) as 0 | 1 },
+      // EIP-155: rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0]), as parseLegacy's.
+      signingPayload: () => {
+        const tail = concatBytes(RLP.encode(bigintToMinBytes(CHAIN_ID)), Uint8Array.of(0x80, 0x80));
+        return concatBytes(rlpListHeader(bodyEnd - body + tail.length), raw.subarray(body, bodyEnd), tail);
+      },
+    };
+  }
+  return {
+    fields,
+    sig: { v, r, s, yParity: Number(v) as 0 | 1 },
+    // type || rlp([fields without yParity, r, s]), as parseTyped's.
+    signingPayload: () => concatBytes(Uint8Array.of(type), rlpListHeader(bodyEnd - body), raw.subarray(body, bodyEnd)),
+  };
+}
+
+// A legacy transaction's v on this chain (EIP-155: chainId * 2 + 35 + yParity).
+const LEGACY_V0 = CHAIN_ID * 2n + 35n;
+const LEGACY_V1 = LEGACY_V0 + 1n;
+
+/** The walk alone (undefined: not accepted here, parse() decides); exported for its test. */
+export function walkStoredFields(b: Uint8Array): TxFields | undefined {
+  if (b.length === 0) return undefined;
+  const t = b[0]!;
+  const legacy = t >= 0xc0;
+  if (!legacy && t !== 0x01 && t !== 0x02) return undefined;
+  const end = b.length;
+  if (listAt(b, legacy ? 0 : 1, end) !== end) return undefined;
+  let o = ws;
+  wBody = o;
+  const chainId = CHAIN_ID;
+  if (!legacy) {
+    if ((o = strAt(b, o, end)) < 0 || intIn(b, 32) !== CHAIN_ID) return undefined;
+  }
+  if ((o = strAt(b, o, end)) < 0) return undefined;
+  const nonce = intIn(b, 8);
+  if (nonce < 0n || nonce >= U64_MAX) return undefined;
+  if ((o = strAt(b, o, end)) < 0) return undefined;
+  const maxPriorityFeePerGas = intIn(b, 32);
+  let maxFeePerGas = maxPriorityFeePerGas;
+  if (t === 0x02) {
+    if ((o = strAt(b, o, end)) < 0) return undefined;
+    maxFeePerGas = intIn(b, 32);
+  }
+  if ((o = strAt(b, o, end)) < 0) return undefined;
+  const gasLimit = intIn(b, 8);
+  if (maxPriorityFeePerGas < 0n || maxFeePerGas < 0n || gasLimit < 0n) return undefined;
+  if ((o = strAt(b, o, end)) < 0) return undefined;
+  let to: Address | undefined;
+  if (we > ws) {
+    if (we - ws !== 20) return undefined;
+    to = b.subarray(ws, we);
+  }
+  if ((o = strAt(b, o, end)) < 0) return undefined;
+  const value = intIn(b, 32);
+  if (value < 0n || (o = strAt(b, o, end)) < 0) return undefined;
+  const data = b.subarray(ws, we);
+  let accessList: AccessList = [];
+  if (legacy) {
+    wBodyEnd = o;
+    if ((o = strAt(b, o, end)) < 0) return undefined;
+    const v = intIn(b, 32);
+    if (v !== LEGACY_V0 && v !== LEGACY_V1) return undefined;
+    wV = v;
+  } else {
+    if ((o = listAt(b, o, end)) < 0) return undefined;
+    if (we > ws) {
+      const list: (readonly [Address, readonly Bytes32[]])[] = [];
+      const lend = we;
+      let e = ws;
+      while (e < lend) {
+        const eend = listAt(b, e, lend);
+        if (eend < 0 || strAt(b, ws, eend) < 0 || we - ws !== 20) return undefined;
+        const addr = b.subarray(ws, we);
+        const kend = listAt(b, we, eend);
+        if (kend !== eend) return undefined;
+        const ks: Bytes32[] = [];
+        let k = ws;
+        while (k < kend) {
+          if ((k = strAt(b, k, kend)) < 0 || we - ws !== 32) return undefined;
+          ks.push(b.subarray(ws, we));
+        }
+        list.push([addr, ks] as const);
+        e = eend;
+      }
+      accessList = list;
+    }
+    wBodyEnd = o;
+    if ((o = strAt(b, o, end)) < 0) return undefined;
+    const yp = intIn(b, 1);
+    if (yp < 0n || yp > 1n) return undefined;
+    wV = yp;
+  }
+  // r and s: byte strings (parse() does not read them for stored fields), and nothing after them.
+  if ((o = strAt(b, o, end)) < 0) return undefined;
+  wRs = ws;
+  wRe = we;
+  if (strAt(b, o, end) !== end) return undefined;
+  wSs = ws;
+  wSe = we;
+  return { type: legacy ? 0 : (t as 1 | 2), chainId, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas, to, value, data, accessList };
 }
 
 function parse(raw: Uint8Array, withSig: boolean): Result<ParsedEthTx> {

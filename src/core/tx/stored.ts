@@ -32,7 +32,19 @@ export function encodeStoredTx(t: StoredTx): Uint8Array {
     .finish();
 }
 
+/**
+ * Read in place (block production reads one per transaction, block.transfer.instructions_per_tx): the fields
+ * as ByteReader gives them (views of b); a record too short for its lengths goes to ByteReader for its error.
+ */
 export function decodeStoredTx(b: Uint8Array): StoredTx {
+  const p = 54 + (b[53] ?? 0);
+  const n = b.length >= p + 4 ? b[p]! * 0x1000000 + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) : -1;
+  if (n < 0 || p + 4 + n > b.length) return decodeStoredTxByReader(b);
+  return { origin: b[0] as TxOrigin, from: b.subarray(1, 21), ethHash: b.subarray(21, 53), principal: b.subarray(54, p), raw: b.subarray(p + 4, p + 4 + n) };
+}
+
+/** decodeStoredTx through ByteReader: the reference, and the errors of a truncated record. */
+export function decodeStoredTxByReader(b: Uint8Array): StoredTx {
   const r = new ByteReader(b);
   const origin = r.u8() as TxOrigin;
   return { origin, from: r.fixed(20), ethHash: r.fixed(32), principal: r.short(), raw: r.bytes() };
@@ -69,8 +81,17 @@ export function encodeTxStatus(s: TxStatus): Uint8Array {
   switch (s.kind) {
     case 'Queued':
       return Uint8Array.of(0);
-    case 'Included':
-      return new ByteWriter(45).u8(1).u64(s.blockNumber).u32(s.txIndex).fixed(s.blockHash).finish();
+    case 'Included': {
+      // Written in place (one per included transaction, block.finalize.instructions_per_tx): ByteWriter's bytes.
+      const h = s.blockHash;
+      const out = new Uint8Array(13 + h.length);
+      const v = new DataView(out.buffer);
+      out[0] = 1;
+      v.setBigUint64(1, s.blockNumber);
+      v.setUint32(9, s.txIndex >>> 0);
+      out.set(h, 13);
+      return out;
+    }
     case 'Dropped':
       return new ByteWriter(32).u8(2).str(s.code).finish();
   }
