@@ -33,6 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
+import { KeccakWordMemo, MEMO_MAX_INPUT } from './keccak_memo.js';
 import { addressAccessGas } from './account_ops.js';
 import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
@@ -85,6 +86,8 @@ interface FastConfig {
   readonly memFee: number;
   readonly memQuad: number;
   readonly keccak: (data: Uint8Array) => Uint8Array;
+  /** KECCAK256 results of short inputs as words, shared by the EVMs with this `keccak` (wordMemos). */
+  readonly wordMemo: KeccakWordMemo;
   readonly kind: Uint8Array;
   readonly fees: number[];
   /** The static fee of a plain inline opcode (K_INLINE), -1 for every other: one lookup for most steps. */
@@ -116,6 +119,14 @@ interface CodeInfo {
 }
 
 const configs = new WeakMap<object, FastConfig>();
+const MEMO_MAX_INPUT_BIG = BigInt(MEMO_MAX_INPUT);
+/** One word memo per keccak function: the engine's EVMs share the chain's keccak, so their memo outlives a block's EVM. */
+const wordMemos = new WeakMap<object, KeccakWordMemo>();
+function wordMemoOf(keccak: (data: Uint8Array) => Uint8Array): KeccakWordMemo {
+  let m = wordMemos.get(keccak);
+  if (m === undefined) wordMemos.set(keccak, (m = new KeccakWordMemo()));
+  return m;
+}
 const codeInfos = new WeakMap<Uint8Array, CodeInfo>();
 let stockRun: InterpreterLike['run'] | undefined;
 let interpreterProto: object | undefined;
@@ -391,6 +402,7 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
     memFee: Number(common.param('memoryGas')),
     memQuad: Number(common.param('quadCoefficientDivGas')),
     keccak,
+    wordMemo: wordMemoOf(keccak),
     syncGas: fns,
     gasPeeks: peeks,
     storageGas,
@@ -603,7 +615,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var info = analyse(code, (rs.env as { isCreate?: boolean }).isCreate !== true);
   // Budget counts happen at jumps (below): code with a longer straight run takes the stock loop, which counts every step.
   if (info.longestRun > MAX_UNCOUNTED_RUN_BYTES) return stockRun!.call(it, code, opts);
-  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak } = cfg;
+  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak, wordMemo } = cfg;
   var store: FrameStorage | null | undefined;
   var jumps = info.jumps;
   var pushes = info.pushes;
@@ -715,7 +727,8 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
               const { sm, journal, address, addrHex } = store;
               if (op === 0x54) {
                 if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
-                const slotHex = slotHexOf(s[sp - 1]!);
+                const slot = s[sp - 1]!;
+                const slotHex = slotHexOf(slot);
                 let c = feeBig[op]!;
                 if (isWarmSlot(journal, addrHex, slotHex)) c += g.warmRead;
                 else {
@@ -734,15 +747,16 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 gas -= cost;
                 pc++;
                 budget.tick();
-                const ref = sm.storageRefSync(address, addrHex, slotHex);
+                const ref = sm.storageRefSync(address, addrHex, slotHex, slot);
                 s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
                 break look;
               }
               if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
               if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-              const slotHex = slotHexOf(s[sp - 1]!);
+              const slot = s[sp - 1]!;
+              const slotHex = slotHexOf(slot);
               // A missing account makes EthereumJS's putStorage throw: leave that to the stock path.
-              const ref = sm.storageRefSync(address, addrHex, slotHex);
+              const ref = sm.storageRefSync(address, addrHex, slotHex, slot);
               if (ref !== undefined) {
                 const val = s[sp - 2]!;
                 const cur = wordOf(sm.currentStorageOf(ref));
@@ -869,10 +883,22 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             // KECCAK256 (gas and memory done above): the budget reserve instrumentOpcodes' wrapper makes, the
             // Common's (memoizing) keccak, and the digest read as a word (readWord) without EthereumJS's hex string.
             const len = s[sp - 2]!;
-            budget.require(keccakReserve(Number(len)));
             const off = s[sp - 1]!;
-            // (a view of memory, not a copy: the hash keeps nothing of its input)
-            s[sp - 2] = readWord(keccak(len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len), true)), 0, 32);
+            if (len <= MEMO_MAX_INPUT_BIG) {
+              // short inputs (mapping slots): the word memo first; the reserve only when the hash runs
+              // (a view of memory, not a copy: neither the hash nor the memo keeps its input)
+              const data = len === 0n ? EMPTY : rs.memory.read(Number(off), Number(len), true);
+              var w = wordMemo.get(data);
+              if (w === undefined) {
+                budget.require(keccakReserve(Number(len)));
+                w = readWord(keccak(data), 0, 32);
+                wordMemo.set(data, w);
+              }
+              s[sp - 2] = w;
+            } else {
+              budget.require(keccakReserve(Number(len)));
+              s[sp - 2] = readWord(keccak(rs.memory.read(Number(off), Number(len), true)), 0, 32);
+            }
             sp--;
             break look;
           }
@@ -893,11 +919,14 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             if (sp < 2 + nt) throw evmError(ERR.STACK_UNDERFLOW);
             const memOff = s[sp - 1]!;
             const memLen = s[sp - 2]!;
+            // the topics as 32-byte views of one fresh array: one allocation and one DataView (writeWord's) a log
             const topics: Uint8Array[] = [];
-            for (let i = 0; i < nt; i++) {
-              const t = new Uint8Array(32);
-              writeWord(t, 0, s[sp - 3 - i]!);
-              topics.push(t);
+            if (nt !== 0) {
+              const buf = new Uint8Array(32 * nt);
+              for (let i = 0; i < nt; i++) {
+                writeWord(buf, 32 * i, s[sp - 3 - i]!);
+                topics.push(buf.subarray(32 * i, 32 * i + 32));
+              }
             }
             sp -= 2 + nt;
             it.log(memLen === 0n ? new Uint8Array(0) : rs.memory.read(Number(memOff), Number(memLen)), nt, topics);

@@ -106,6 +106,17 @@ const GEN_HEX: readonly string[] = Array.from({ length: 16 }, (_, g) => g.toStri
 
 const accountKey = latin1Key;
 
+const WORD_SCRATCH = new Uint8Array(32);
+const WORD_VIEW = new DataView(WORD_SCRATCH.buffer);
+/** A word < 2^256 as 32 big-endian bytes, in a fresh array (four native 64-bit stores, no loop over bytes). */
+function wordBytes(v: bigint): Uint8Array {
+  WORD_VIEW.setBigUint64(24, v);
+  WORD_VIEW.setBigUint64(16, v >> 64n);
+  WORD_VIEW.setBigUint64(8, v >> 128n);
+  WORD_VIEW.setBigUint64(0, v >> 192n);
+  return WORD_SCRATCH.slice();
+}
+
 export class FlatStateManager {
   private accounts = new Map<string, AccountSlot>();
   private storage = new Map<string, StorageSlot>();
@@ -315,13 +326,15 @@ export class FlatStateManager {
     return this.storageSlotHex(address, toHex(address), gen, toHex(slotKey), slotKey);
   }
 
-  private storageSlotHex(address: Uint8Array, addrHex: string, gen: number, slotHex: string, slotKey?: Uint8Array): StorageSlot {
+  private storageSlotHex(address: Uint8Array, addrHex: string, gen: number, slotHex: string, slotKey?: Uint8Array | bigint): StorageSlot {
     // Fixed widths (40 + 8 + 64 lower-case hex digits): the keys sort like the stable-map keys they stand
     // for (address || gen BE || slot), so commitToMaps orders them with the native string sort.
     const k = addrHex + (gen < 16 ? GEN_HEX[gen]! : gen.toString(16).padStart(8, '0')) + slotHex;
     let s = this.storage.get(k);
     if (s === undefined) {
-      const key = storageKey(address, gen, slotKey ?? fromHex(slotHex));
+      // the slot's 32 bytes from its word when the interpreter has it: fromHex's loop over 64 digits cost about
+      // as much as the rest of a cold SLOAD together (docs/performance.md, "Stepped storage, logs and keccak")
+      const key = storageKey(address, gen, slotKey === undefined ? fromHex(slotHex) : typeof slotKey === 'bigint' ? wordBytes(slotKey) : slotKey);
       const v = this.maps.storage.get(key) ?? EMPTY;
       s = { key, value: v, base: v, dirty: false, orig: v, origTx: 0 };
       this.storage.set(k, s);
@@ -363,11 +376,12 @@ export class FlatStateManager {
    * address and of the 32-byte slot (the strings EthereumJS's warm-slot journal uses too, so they are
    * built once). undefined when the account does not exist: the caller then takes EthereumJS's path.
    */
-  storageRefSync(address: Uint8Array, addrHex: string, slotHex: string): StorageRef | undefined {
+  /** `slot` is the key as a word, `slotHex` the same as 64 hex digits (the journal's key, built by the caller anyway). */
+  storageRefSync(address: Uint8Array, addrHex: string, slotHex: string, slot: bigint): StorageRef | undefined {
     const a = this.accountSlot(address);
     const rec = a.rec;
     if (rec === null || !rec.exists) return undefined;
-    return { a, s: this.storageSlotHex(address, addrHex, rec.gen, slotHex) };
+    return { a, s: this.storageSlotHex(address, addrHex, rec.gen, slotHex, slot) };
   }
 
   currentStorageOf(ref: StorageRef): Uint8Array {
