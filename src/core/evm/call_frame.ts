@@ -33,6 +33,7 @@ import {
   type MessageLike,
   type OpEntry,
   type RunResult,
+  reuseInterpreter,
   type RunState,
 } from './internals.js';
 import { FlatStateManager } from './state.js';
@@ -42,6 +43,14 @@ import { addressBytes, addressKeyOf, isWarmAddressHex } from './account_ops.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
+/**
+ * The last CALL-family target the dynamic gas handler (installCallGas) turned into bytes and a journal key: the
+ * operation's handler (callOp) pops the same word right after and takes both when the word is equal (the bytes
+ * are never written; a word gives one address). About 20 K instructions a CALL in the canister.
+ */
+const lastTarget: { word: bigint | undefined; bytes: Uint8Array; key: string } = { word: undefined, bytes: EMPTY, key: '' };
+/** Call depths whose Interpreter is kept for the next frame at that depth (deeper ones are built each time). */
+const POOL_DEPTHS = 32;
 
 /** Unprefixed hex of an Address, once per Address object (the journal's key for touched accounts). */
 const hexOf = new WeakMap<Address, string>();
@@ -80,13 +89,17 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     events.listenerCount('beforeMessage') === 0 &&
     events.listenerCount('afterMessage') === 0;
   const topLevelOwn = !common.isActivatedEIP(2780);
+  // One Interpreter kept per call depth below POOL_DEPTHS, reused by the next frame at that depth (see
+  // newInterpreter); `busy` marks the depths whose kept one runs a frame.
+  const pool: (InstanceType<InterpreterCtor> | undefined)[] = [];
+  const busy = new Uint8Array(POOL_DEPTHS);
   evm.runCall = function runCall(this: unknown, opts: TopLevelOpts & { message?: MessageLike }): Promise<unknown> {
     const m = opts.message;
     if (m === undefined) return topLevelOwn && isPlainTopLevelCall(opts) ? topLevel(opts) ?? stock.call(this, opts) : stock.call(this, opts);
     if (m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
     return frame(m, evm.stateManager as FlatStateManager);
   };
-  installCallOps(evm, own, { frameStart, frameEnd, Interpreter }, frameReserve);
+  installCallOps(evm, own, { frameStart, frameEnd, release, Interpreter }, frameReserve);
 
   // EVM.runCall for a transaction's call (no message given, a target, no nonce increment: what runTx and
   // run_tx.ts pass): the block and transaction context and the depth-0 message as EthereumJS builds them,
@@ -112,8 +125,10 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     const start = frameStart(message, sm);
     let execResult: ExecResult;
     if (start === undefined) execResult = (await evm.runPrecompile(message.code as MessageLike['code'], message.data, message.gasLimit)) as ExecResult;
-    else if (start instanceof Interpreter) execResult = interpreterResult(start, await start.run(message.code as Uint8Array, {}), message.gasLimit);
-    else execResult = start as ExecResult;
+    else if (start instanceof Interpreter) {
+      execResult = interpreterResult(start, await start.run(message.code as Uint8Array, {}), message.gasLimit);
+      release(message.depth, start);
+    } else execResult = start as ExecResult;
     return { execResult: frameEnd(message, sm, start, execResult) };
   }
 
@@ -219,13 +234,49 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
 
   // EVM.runInterpreter for an inner call: the same environment and Interpreter; the result without the
   // merged run-state copy (read only by afterMessage listeners, which send messages down the stock path).
+  //
+  // The Interpreter and its FrameEnv are the ones kept for the frame's depth when that one is idle and was made
+  // for the same state manager, blockchain, journal, logger and profiler options, reset to what the
+  // constructors make (reuseInterpreter, FrameEnv.init): building them is an object of ten fields, a run state of
+  // eighteen, a Memory with its 8 KB array, a Stack, a result and the environment, about 130 K instructions a
+  // frame in the canister. Only one frame runs at each depth at a time (a frame at depth d starts only from
+  // the running one at d - 1); `busy` makes the pool safe without that: a depth whose kept Interpreter did not
+  // come back (its run threw) gets a new one. What a finished frame's Memory leaves referenced: a callee's call
+  // data and a creation's init code are views into the caller's memory, read only while the callee runs;
+  // RETURN, REVERT and LOG copy out of memory. Nothing keys a cache by an Interpreter, run state or
+  // environment (interpreter.ts looks its frame's storage up per run).
   function newInterpreter(message: MessageLike, code: Uint8Array, sm: FlatStateManager): InstanceType<InterpreterCtor> {
     const tx = evm._tx;
-    const env = new FrameEnv(sm, message, code, tx.gasPrice, tx.origin ?? message.caller, evm._block);
-    const interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    const origin = tx.origin ?? message.caller;
+    const d = message.depth;
+    const profiler = evm._optsCached.profiler;
+    let interpreter = d < POOL_DEPTHS && busy[d] === 0 ? pool[d] : undefined;
+    if (
+      interpreter !== undefined &&
+      interpreter._stateManager === sm &&
+      (interpreter.journal as unknown) === evm.journal &&
+      (interpreter._runState as { blockchain?: unknown }).blockchain === evm.blockchain &&
+      interpreter.performanceLogger === evm.performanceLogger &&
+      interpreter.profilerOpts === profiler &&
+      (interpreter.common as unknown) === common
+    ) {
+      const env = interpreter._env as unknown as FrameEnv;
+      env.init(sm, message, code, tx.gasPrice, origin, evm._block);
+      reuseInterpreter(interpreter, env, message.gasLimit);
+    } else {
+      const env = new FrameEnv(sm, message, code, tx.gasPrice, origin, evm._block);
+      interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, profiler);
+      if (d < POOL_DEPTHS) pool[d] = interpreter;
+    }
+    if (d < POOL_DEPTHS && pool[d] === interpreter) busy[d] = 1;
     if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
     if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
     return interpreter;
+  }
+
+  // The frame's Interpreter is done with (its result read): the depth's kept one may be reused.
+  function release(depth: number, interpreter: InstanceType<InterpreterCtor>): void {
+    if (depth < POOL_DEPTHS && pool[depth] === interpreter) busy[depth] = 0;
   }
 }
 
@@ -239,36 +290,38 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
  * SELFBALANCE of the frame, a call or creation with value, SELFDESTRUCT do), and reading it builds an Account.
  */
 class FrameEnv {
-  readonly address: Address;
-  readonly caller: Address;
-  readonly callData: Uint8Array;
-  readonly callValue: bigint;
-  readonly code: Uint8Array;
-  readonly isStatic: boolean;
-  readonly isCreate: boolean;
-  readonly depth: number;
-  readonly gasPrice: bigint;
-  readonly origin: unknown;
-  readonly block: unknown;
-  readonly codeAddress: Address;
-  readonly gasRefund: bigint;
-  readonly chargeCodeAccesses: boolean | undefined;
-  readonly blobVersionedHashes: Uint8Array[];
-  readonly accessWitness: unknown;
-  readonly createdAddresses: Set<string> | undefined;
+  address!: Address;
+  caller!: Address;
+  callData!: Uint8Array;
+  callValue!: bigint;
+  code!: Uint8Array;
+  isStatic!: boolean;
+  isCreate!: boolean;
+  depth!: number;
+  gasPrice!: bigint;
+  origin: unknown;
+  block: unknown;
+  codeAddress!: Address;
+  gasRefund!: bigint;
+  chargeCodeAccesses: boolean | undefined;
+  blobVersionedHashes!: Uint8Array[];
+  accessWitness: unknown;
+  createdAddresses: Set<string> | undefined;
   readonly initialLogs: undefined = undefined;
+  private sm!: FlatStateManager;
   private account: Account | undefined = undefined;
   /** After a successful inner call the account must exist (_baseCall throws otherwise). */
   private mustExist = false;
 
-  constructor(
-    private readonly sm: FlatStateManager,
-    message: MessageLike,
-    code: Uint8Array,
-    gasPrice: bigint,
-    origin: unknown,
-    block: unknown,
-  ) {
+  constructor(sm: FlatStateManager, message: MessageLike, code: Uint8Array, gasPrice: bigint, origin: unknown, block: unknown) {
+    this.init(sm, message, code, gasPrice, origin, block);
+  }
+
+  /** Every field as for a new frame (a kept environment is reused by the next frame at its depth, see newInterpreter). */
+  init(sm: FlatStateManager, message: MessageLike, code: Uint8Array, gasPrice: bigint, origin: unknown, block: unknown): void {
+    this.sm = sm;
+    this.account = undefined;
+    this.mustExist = false;
     this.address = message.to!;
     this.caller = message.caller;
     this.callData = message.data ?? Uint8Array.from([0]);
@@ -409,6 +462,7 @@ function installCallOps(
   frames: {
     frameStart(m: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined;
     frameEnd(m: MessageLike, sm: FlatStateManager, start: ExecResult | InstanceType<InterpreterCtor> | undefined, r: ExecResult): ExecResult;
+    release(depth: number, interpreter: InstanceType<InterpreterCtor>): void;
     Interpreter: InterpreterCtor;
   },
   frameReserve: () => void,
@@ -418,7 +472,7 @@ function installCallOps(
   const stipend = common.param('callStipendGas');
   const eip6780 = common.isActivatedEIP(6780);
   const map = evm._opcodeMap;
-  const { frameStart, frameEnd, Interpreter } = frames;
+  const { frameStart, frameEnd, release, Interpreter } = frames;
   for (const [op, kind] of [
     [0xf1, 'call'],
     [0xfa, 'static'],
@@ -440,9 +494,12 @@ function installCallOps(
     const env = it._env;
     const withValue = kind === 'call';
     const p = rs.stack.popN(withValue ? 7 : 6);
-    const toAddress = new Address(addressBytes(p[1]!));
-    // its journal key from the word natively (addressHex would build it from the bytes in a JavaScript loop)
-    hexOf.set(toAddress, addressKeyOf(p[1]!));
+    // the target's bytes and journal key as the gas handler just made them from the same word (else made here,
+    // the key natively: addressHex would build it from the bytes in a JavaScript loop)
+    const word = p[1]!;
+    const same = word === lastTarget.word;
+    const toAddress = new Address(same ? lastTarget.bytes : addressBytes(word));
+    hexOf.set(toAddress, same ? lastTarget.key : addressKeyOf(word));
     // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
     const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
     const at = withValue ? 3 : 2;
@@ -483,8 +540,10 @@ function installCallOps(
       const start = frameStart(msg, sm);
       let r: ExecResult;
       if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
-      else if (start instanceof Interpreter) r = interpreterResult(start, await start.run(msg.code as Uint8Array, {}), msg.gasLimit);
-      else r = start as ExecResult;
+      else if (start instanceof Interpreter) {
+        r = interpreterResult(start, await start.run(msg.code as Uint8Array, {}), msg.gasLimit);
+        release(msg.depth, start);
+      } else r = start as ExecResult;
       r = frameEnd(msg, sm, start, r);
       if (r.logs) it._result.logs = it._result.logs.concat(r.logs);
       it.useGas(r.executionGasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
@@ -554,12 +613,18 @@ export function installCallGas(evmObj: unknown): void {
       const value = withValue ? p[2]! : 0n;
       const at = withValue ? 3 : 2;
       if (checkStatic && value !== 0n && rs.interpreter.isStatic()) throw new EVMError(ERR.STATIC_STATE_CHANGE);
-      const to = addressBytes(p[1]!);
+      const word = p[1]!;
+      const to = addressBytes(word);
       gas += mem(rs, p[at]!, p[at + 1]!);
       gas += mem(rs, p[at + 2]!, p[at + 3]!);
       const journal = rs.interpreter.journal;
       // the journal's key of the target, from the word by one native call (Journal.isWarmedAddress builds it in a JS loop, twice)
-      const toWarm = isWarmAddressHex(journal, addressKeyOf(p[1]!));
+      const key = addressKeyOf(word);
+      // kept for the operation, which pops the same word next (callOp)
+      lastTarget.word = word;
+      lastTarget.bytes = to;
+      lastTarget.key = key;
+      const toWarm = isWarmAddressHex(journal, key);
       gas += toWarm ? warm : cold;
       if (!toWarm) journal.addWarmedAddress(to);
       if (value !== 0n) gas += valueGas;
