@@ -8,7 +8,7 @@
 import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
-import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
+import { asm, deployCode, hex, type Item, label, ref, word } from '../support/asm.js';
 import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
@@ -322,6 +322,12 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     const pDel = dep(proxy('DELEGATECALL'));
     const pCode = dep(proxy('CALLCODE'), 1000n);
     const pStat = dep(proxy('STATICCALL'));
+    // CREATE of its calldata as init code (children that SELFDESTRUCT to their caller): the callee's created-address
+    // set, kept for its depth, must not carry a child into a later transaction (EIP-6780 would delete it)
+    const factory = dep(asm('CALLDATASIZE', 0, 0, 'CALLDATACOPY', 'CALLDATASIZE', 0, 0, 'CREATE', 0, 'SSTORE'));
+    const KILL = deployCode(asm('CALLER', 'SELFDESTRUCT'));
+    const child1 = generateAddress(factory, bigIntToBytes(1n));
+    const child2 = generateAddress(factory, bigIntToBytes(2n));
     const call = (to: Uint8Array, data: Uint8Array, gasLimit?: bigint): Case => ({ to, data, gasLimit });
     const G = 3_000_000n;
     const chainData = (depth: bigint, failAt: bigint): Uint8Array => concat(word(depth), word(failAt));
@@ -345,8 +351,12 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
       call(pCall, callData(pCall2, 0n, G, callData(pCall, 0n, G, callData(chain, 0n, G, chainData(3n, 1n)))), 5_000_000n),
       call(pCall, callData(pCall2, 0n, G, callData(pDel, 0n, G, callData(driver, 0n, G, word(0n)))), 5_000_000n),
       call(driver, word(0n), 3_000_000n),
+      call(pCall, callData(factory, 0n, G, KILL), 5_000_000n),
+      call(pCall, callData(child1, 0n, G), 5_000_000n), // not created in this transaction: kept
+      call(pCall, callData(factory, 0n, G, KILL), 5_000_000n),
+      call(pCall2, callData(child2, 0n, G), 5_000_000n),
     ];
-    const watch = [ALICE, ...Array.from({ length: Number(n) + 4 }, (_, i) => contract(BigInt(i)))];
+    const watch = [ALICE, child1, child2, ...Array.from({ length: Number(n) + 4 }, (_, i) => contract(BigInt(i)))];
     const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n, accessList: c.accessList ?? [] });
     const e = env(1n, { gasLimit: 500_000_000n });
     const runOurs = async (stockFrames: boolean) => {
@@ -375,6 +385,7 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     expect(slot(clean, 1n)).toBeGreaterThan(20n);
     expect(slot(under, 2n)).toBe(0n);
     // the out-of-gas chains stopped at different depths: some of them succeeded, some did not
+    expect(own.engine.getCode(child1).length).toBe(2); // SELFDESTRUCT in a later transaction kept it
     const oog = o.slice(deploys.length + 12, deploys.length + 26).map((x) => x.status);
     expect(oog).toContain(0);
     expect(oog).toContain(1);

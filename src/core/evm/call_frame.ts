@@ -46,15 +46,28 @@ const EMPTY = new Uint8Array(0);
 /**
  * The last CALL-family target the dynamic gas handler (installCallGas) turned into bytes and a journal key: the
  * operation's handler (callOp) pops the same word right after and takes both when the word is equal (the bytes
- * are never written; a word gives one address). About 20 K instructions a CALL in the canister.
+ * are never written; a word gives one address). About 20 K instructions a CALL in the canister. With EIP-7702
+ * the handler also reads the target's code, which the frame's loadCode takes for the Address made from those
+ * bytes (on the same state manager, once): nothing in between writes code.
  */
-const lastTarget: { word: bigint | undefined; bytes: Uint8Array; key: string } = { word: undefined, bytes: EMPTY, key: '' };
+const lastTarget: { word: bigint | undefined; bytes: Uint8Array; key: string; code: Uint8Array | undefined; sm: unknown } = { word: undefined, bytes: EMPTY, key: '', code: undefined, sm: undefined };
 /** Call depths whose Interpreter is kept for the next frame at that depth (deeper ones are built each time). */
 const POOL_DEPTHS = 32;
+
+/** A CALL target's Address with its journal key (unprefixed hex), made from the stack word (callOp). */
+class KeyedAddress extends Address {
+  constructor(
+    bytes: Uint8Array,
+    readonly key: string,
+  ) {
+    super(bytes);
+  }
+}
 
 /** Unprefixed hex of an Address, once per Address object (the journal's key for touched accounts). */
 const hexOf = new WeakMap<Address, string>();
 function addressHex(a: Address): string {
+  if (a instanceof KeyedAddress) return a.key;
   let h = hexOf.get(a);
   if (h === undefined) {
     h = a.toString().slice(2);
@@ -222,7 +235,14 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       message.isCompiled = true;
       return;
     }
-    let code = sm.getCodeSync(codeAddress.bytes);
+    // the code the CALL's gas handler read for this target (by the bytes' identity: made for this message by
+    // callOp; nothing writes code between the two), else read here
+    let code: Uint8Array;
+    const known = lastTarget.code;
+    if (known !== undefined && codeAddress.bytes === lastTarget.bytes && sm === lastTarget.sm) {
+      code = known;
+      lastTarget.code = undefined;
+    } else code = sm.getCodeSync(codeAddress.bytes);
     if (eip7702 && code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
       // the designator's 20 bytes (a shorter designator reads as EthereumJS's Address constructor decides)
       code = sm.getCodeSync(new Address(code.slice(3, 24)).bytes);
@@ -489,6 +509,12 @@ function installCallOps(
     };
   }
 
+  // The selfdestruct map and created-address set handed to a callee at each depth when its caller's are empty
+  // (EthereumJS copies the caller's into new ones on every call): the callee's result holds them until callOp
+  // merged them back into the caller's, and the next callee at that depth is called only after that.
+  const spareSelfdestruct: Map<string, unknown>[] = [];
+  const spareCreated: Set<string>[] = [];
+
   async function callOp(rs: RunState, kind: 'call' | 'static' | 'delegate'): Promise<void> {
     const it = rs.interpreter;
     const env = it._env;
@@ -498,8 +524,8 @@ function installCallOps(
     // the key natively: addressHex would build it from the bytes in a JavaScript loop)
     const word = p[1]!;
     const same = word === lastTarget.word;
-    const toAddress = new Address(same ? lastTarget.bytes : addressBytes(word));
-    hexOf.set(toAddress, same ? lastTarget.key : addressKeyOf(word));
+    const toAddress = same ? new KeyedAddress(lastTarget.bytes, lastTarget.key) : new KeyedAddress(addressBytes(word), addressKeyOf(word));
+    if (!same) lastTarget.code = undefined;
     // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
     const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
     const at = withValue ? 3 : 2;
@@ -521,15 +547,23 @@ function installCallOps(
         : messageOf(env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, env.depth + 1, env.blobVersionedHashes, env.accessWitness);
     // _baseCall
     // copies of the frame's sets (empty ones, the usual case, not iterated)
+    // (empty ones: the callee depth's kept pair, emptied; see spareSets)
+    const depth = env.depth + 1;
+    const kept = depth < POOL_DEPTHS;
     const parentSelfdestruct = it._result.selfdestruct;
-    const selfdestruct = parentSelfdestruct.size === 0 ? new Map() : new Map(parentSelfdestruct);
+    let selfdestruct: Map<string, unknown>;
+    if (parentSelfdestruct.size !== 0 || !kept) selfdestruct = new Map(parentSelfdestruct);
+    else if ((selfdestruct = spareSelfdestruct[depth] ??= new Map()).size !== 0) selfdestruct.clear();
     msg.selfdestruct = selfdestruct;
     msg.gasRefund = rs.gasRefund;
-    rs.returnBytes = new Uint8Array(0);
+    rs.returnBytes = EMPTY; // (EthereumJS: a new empty array; an empty one is never written)
     let created: Set<string> | undefined;
     if (eip6780) {
       const parentCreated = it._result.createdAddresses;
-      created = parentCreated === undefined || parentCreated.size === 0 ? new Set() : new Set(parentCreated);
+      if (parentCreated === undefined || parentCreated.size === 0) {
+        if (!kept) created = new Set();
+        else if ((created = spareCreated[depth] ??= new Set()).size !== 0) created.clear();
+      } else created = new Set(parentCreated);
       msg.createdAddresses = created;
     }
     let ret = 0n;
@@ -545,7 +579,7 @@ function installCallOps(
         release(msg.depth, start);
       } else r = start as ExecResult;
       r = frameEnd(msg, sm, start, r);
-      if (r.logs) it._result.logs = it._result.logs.concat(r.logs);
+      if (r.logs && r.logs.length !== 0) it._result.logs = it._result.logs.concat(r.logs);
       it.useGas(r.executionGasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
       const ex = r.exceptionError;
       if (r.returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = r.returnValue;
@@ -624,6 +658,7 @@ export function installCallGas(evmObj: unknown): void {
       lastTarget.word = word;
       lastTarget.bytes = to;
       lastTarget.key = key;
+      lastTarget.code = undefined;
       const toWarm = isWarmAddressHex(journal, key);
       gas += toWarm ? warm : cold;
       if (!toWarm) journal.addWarmedAddress(to);
@@ -635,6 +670,8 @@ export function installCallGas(evmObj: unknown): void {
       }
       if (eip7702) {
         const code = sm.getCodeSync(to);
+        lastTarget.code = code;
+        lastTarget.sm = sm;
         if (code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
           const delegation = code.slice(3, 24);
           gas += journal.isWarmedAddress(delegation) ? warm : cold;
