@@ -7,7 +7,8 @@
 // the spreads of the message and of the result (runInterpreter copies the run state, the result and the
 // environment into one object nobody reads for an inner call). This module runs the same steps in the same
 // order, synchronously over FlatStateManager, and hands EthereumJS's Interpreter (whose `run` is the fast
-// loop, interpreter.ts) the same environment. The CALL family's dynamic gas (installCallGas) and the
+// loop, interpreter.ts) the same environment (an Interpreter and environment kept per call depth, reset for
+// each frame: newInterpreter). The CALL family's dynamic gas (installCallGas) and the
 // CALL, STATICCALL and DELEGATECALL opcodes with `Interpreter._baseCall` (installCallOps: depth and balance
 // checks, return data, logs, selfdestruct and created-address sets) are also done here, synchronously where
 // EthereumJS awaits. What it leaves to EthereumJS: CALLCODE's handler, precompiles (through
@@ -146,10 +147,10 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
   }
 
   // The frame's checkpoints, then _executeCall up to running the code (see executeCall).
-  function frameStart(message: MessageLike, sm: FlatStateManager): ReturnType<typeof executeCall> {
+  function frameStart(message: MessageLike, sm: FlatStateManager, callerHasCode = false): ReturnType<typeof executeCall> {
     journalCheckpointSync(evm.journal, sm);
     if (transient) evm.transientStorage.checkpoint();
-    return executeCall(message, sm);
+    return executeCall(message, sm, callerHasCode);
   }
 
   // After the code or precompile ran (`start` as frameStart returned it): runCall's handling of the result,
@@ -183,13 +184,23 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
   // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above), up
   // to running the code: the frame's result when no code runs, undefined for a precompile (message.code), or
   // the Interpreter to run message.code with (EVM.runInterpreter's set-up).
-  function executeCall(message: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined {
+  //
+  // `callerHasCode`: the caller is known to exist with code (callOp: a running own frame's account, see
+  // ownAccountHasCode), so its record is not read for the touch decision below; the target likewise when the
+  // CALL's gas handler read non-empty code for it (lastTarget, on this state manager, nothing written since).
+  function executeCall(message: MessageLike, sm: FlatStateManager, callerHasCode: boolean): ExecResult | InstanceType<InterpreterCtor> | undefined {
     const to = message.to!;
     let errorMessage: EVMError | undefined;
     if (!message.delegatecall) {
       let callerRec: AccountRecord | undefined;
       let toRec: AccountRecord | undefined;
-      if (message.value === 0n && (callerRec = sm.getAccountRecord(message.caller.bytes)) !== undefined && (toRec = sm.getAccountRecord(to.bytes)) !== undefined) {
+      const known = lastTarget.code;
+      const toHasCode = known !== undefined && known.length !== 0 && to.bytes === lastTarget.bytes && sm === lastTarget.sm;
+      if (
+        message.value === 0n &&
+        (callerHasCode || (callerRec = sm.getAccountRecord(message.caller.bytes)) !== undefined) &&
+        (toHasCode || (toRec = sm.getAccountRecord(to.bytes)) !== undefined)
+      ) {
         // No value and both accounts exist: EthereumJS's two write-backs store the records they read, so only
         // their touches (EIP-161) have an effect; skipped writes leave the same state (flat state commits net changes).
         // An account with code is never empty when the transaction ends (its code goes only with the account:
@@ -198,8 +209,8 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
         // 32-byte compare): contracts are left untouched unless the journal records preimages (touchAccount does).
         const journal = evm.journal;
         const all = journal.preimages !== undefined;
-        if (all || callerRec.codeHash === undefined) journal.touchAccount(addressHex(message.caller));
-        if (all || toRec.codeHash === undefined) journal.touchAccount(addressHex(to));
+        if (all || (!callerHasCode && callerRec!.codeHash === undefined)) journal.touchAccount(addressHex(message.caller));
+        if (all || (!toHasCode && toRec!.codeHash === undefined)) journal.touchAccount(addressHex(to));
       } else {
         const account = sm.getAccountSync(message.caller.bytes) ?? new Account();
         // _reduceSenderBalance: the account is written back only when the balance suffices
@@ -386,6 +397,18 @@ class FrameEnv {
 }
 
 /**
+ * Whether a running frame's own account (`env.address`) is known to exist with code: an own frame (FrameEnv, never
+ * a creation) running the code of its own address (a CALL or STATICCALL frame, or the transaction's; not CALLCODE
+ * or DELEGATECALL), which it read from that account when it started (an EIP-7702 delegation is itself code). Nothing
+ * removes a running frame's account or its code before the transaction ends: deletions (SELFDESTRUCT, EIP-161
+ * clean-up) happen after the transaction's frame, and a revert that could undo the code undoes a level older than
+ * the frame, which ends first.
+ */
+function ownAccountHasCode(env: unknown): boolean {
+  return env instanceof FrameEnv && env.codeAddress === env.address && env.code.length !== 0;
+}
+
+/**
  * A message as EthereumJS's Message constructor makes it from the CALL family's and runCall's options, as a
  * plain object of one shape (the frames read its fields; nothing here needs the class or its codeAddress getter).
  */
@@ -480,7 +503,7 @@ function installCallOps(
   evm: CallFrameInternals,
   own: (accessWitness: unknown) => boolean,
   frames: {
-    frameStart(m: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined;
+    frameStart(m: MessageLike, sm: FlatStateManager, callerHasCode?: boolean): ExecResult | InstanceType<InterpreterCtor> | undefined;
     frameEnd(m: MessageLike, sm: FlatStateManager, start: ExecResult | InstanceType<InterpreterCtor> | undefined, r: ExecResult): ExecResult;
     release(depth: number, interpreter: InstanceType<InterpreterCtor>): void;
     Interpreter: InterpreterCtor;
@@ -571,7 +594,8 @@ function installCallOps(
     if (!(env.depth >= stackLimit || (kind !== 'delegate' && value !== 0n && env.contract.balance < value))) {
       const sm = evm.stateManager as FlatStateManager;
       // frame(msg, sm) inline: one await for the callee's code or precompile
-      const start = frameStart(msg, sm);
+      // CALL and STATICCALL: the caller is this frame's account (DELEGATECALL reads neither account)
+      const start = frameStart(msg, sm, kind !== 'delegate' && ownAccountHasCode(env));
       let r: ExecResult;
       if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
       else if (start instanceof Interpreter) {

@@ -21,7 +21,8 @@
 //   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
 //   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint, commit and
 //   revert replayed synchronously, the committed level's diff entry relabelled, dropped entries reused);
-//   the Interpreter constructor (from interpreter.ts's prototype).
+//   the Interpreter constructor (from interpreter.ts's prototype) and every field it sets, with its run
+//   state's, Memory's and Stack's (reuseInterpreter resets a kept Interpreter to them; checkInterpreterFields).
 // - For run_tx.ts (checkJournalCleanup): Journal.cleanup replayed synchronously (touched, cleanJournal,
 //   accessList, preimages, common.gteHardfork), a clean journal kept, alwaysWarmJournal replaced by a copy of
 //   the precompiles' entries.
