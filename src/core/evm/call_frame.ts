@@ -293,7 +293,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     ) {
       const env = interpreter._env as unknown as FrameEnv;
       env.init(sm, message, code, tx.gasPrice, origin, evm._block);
-      reuseInterpreter(interpreter, env, message.gasLimit);
+      reuseInterpreter(interpreter, env, message.gasLimit, message.selfdestruct);
     } else {
       const env = new FrameEnv(sm, message, code, tx.gasPrice, origin, evm._block);
       interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, profiler);

@@ -498,9 +498,10 @@ interface InterpreterFields {
  * options (the caller checks those; common is the evm's): a new run state of the constructor's fields and
  * values, holding the used Memory zeroed (a new one if it grew past its initial size) and the used Stack
  * emptied (entries above its height are never read), a new result. `opDebuggers` (read with DEBUG only,
- * which the own frames exclude) is kept. `env.initialLogs` must be undefined (FrameEnv's).
+ * which the own frames exclude) is kept. `env.initialLogs` must be undefined (FrameEnv's). `selfdestruct`: the
+ * message's map, which the caller would put in the new result's place.
  */
-export function reuseInterpreter(interpreter: unknown, env: { gasRefund: bigint }, gasLeft: bigint): void {
+export function reuseInterpreter(interpreter: unknown, env: { gasRefund: bigint }, gasLeft: bigint, selfdestruct?: Map<string, unknown>): void {
   const it = interpreter as InterpreterFields;
   const old = it._runState;
   let memory = old.memory;
@@ -530,7 +531,8 @@ export function reuseInterpreter(interpreter: unknown, env: { gasRefund: bigint 
     returnBytes: NO_BYTES,
   };
   it._env = env;
-  it._result = { logs: [], returnValue: undefined, selfdestruct: new Map() };
+  // (the caller's map, which EthereumJS's runInterpreter puts in place of the constructor's new one, given here)
+  it._result = { logs: [], returnValue: undefined, selfdestruct: selfdestruct ?? new Map() };
 }
 
 /** Fails unless a new Interpreter has exactly the fields reuseInterpreter resets, with the values it gives them. */
