@@ -54,6 +54,8 @@ const EMPTY = new Uint8Array(0);
 const lastTarget: { word: bigint | undefined; bytes: Uint8Array; key: string; code: Uint8Array | undefined; sm: unknown } = { word: undefined, bytes: EMPTY, key: '', code: undefined, sm: undefined };
 /** Call depths whose Interpreter is kept for the next frame at that depth (deeper ones are built each time). */
 const POOL_DEPTHS = 32;
+/** Depths whose Interpreter is made with the engine (see installCallFrames). */
+const PREWARM_DEPTHS = 4;
 
 /** A CALL target's Address with its journal key (unprefixed hex), made from the stack word (callOp). */
 class KeyedAddress extends Address {
@@ -114,6 +116,18 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     return frame(m, evm.stateManager as FlatStateManager);
   };
   installCallOps(evm, own, { frameStart, frameEnd, release, Interpreter }, frameReserve);
+  // The first depths' Interpreters made now, with the engine (an update message): a query's heap changes are
+  // discarded, so an executor that runs only queries (eth_call, estimates) would otherwise build its first
+  // frame's Interpreter in every one. Each is reset by its first use like any kept one.
+  if (evm.stateManager instanceof FlatStateManager) {
+    const sm = evm.stateManager;
+    const nobody = new Address(new Uint8Array(20));
+    for (let d = 0; d < PREWARM_DEPTHS; d++) {
+      const m = messageOf(nobody, 0n, nobody, nobody, 0n, EMPTY, false, false, d, undefined, undefined);
+      const env = new FrameEnv(sm, m, EMPTY, 0n, nobody, undefined);
+      pool[d] = new Interpreter(evm, sm, evm.blockchain, env, 0n, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    }
+  }
 
   // EVM.runCall for a transaction's call (no message given, a target, no nonce increment: what runTx and
   // run_tx.ts pass): the block and transaction context and the depth-0 message as EthereumJS builds them,
