@@ -8,7 +8,7 @@
 import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
 import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
-import { asm, deployCode, hex, label, ref, word } from '../support/asm.js';
+import { asm, deployCode, hex, type Item, label, ref, word } from '../support/asm.js';
 import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from '../support/evm_fixtures.js';
 
 const op = (...b: number[]): Uint8Array => Uint8Array.from(b);
@@ -258,5 +258,136 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     // the last transaction into `cold` (one frame down, its access list naming only precompiles): slot 5 and the
     // account cold again after the failed frames warmed them (SLOAD 2,100 and BALANCE 2,600, plus GAS and PUSHes), then warm
     expect([20n, 21n, 22n].map((k) => slot(cold, k))).toEqual([2107n, 2607n, 107n]);
+  });
+
+  // call_frame.ts keeps one Interpreter per call depth and resets it for the next frame there: memory zeroed (or
+  // new when it grew), stack emptied, run state, result and environment made anew. These frames leave a depth
+  // dirty (memory written and grown past 8 KB, values left on the stack, a revert, all gas used) and run the
+  // next frame at that depth: a reader that fails (all its gas) unless memory is empty and zero, a POP that
+  // must underflow; in chains whose frames revert after deeper ones succeeded, run out of gas at each depth,
+  // re-enter, mix the call kinds and create from inside calls.
+  it('agrees where frames at one depth follow each other (kept interpreters)', async () => {
+    let n = 0n;
+    const deploys: Case[] = [];
+    const dep = (runtime: Uint8Array, value = 0n): Uint8Array => {
+      deploys.push({ to: undefined, data: deployCode(runtime), value, gasLimit: 1_000_000n });
+      return contract(n++);
+    };
+    // memory written at 0, 8000 and 20000 (grown past 8 KB), five words left on the stack, reverts when calldata[0] != 0
+    const DIRTY = asm(0, 'NOT', 0, 'MSTORE', 0, 'NOT', 8000, 'MSTORE', 0, 'NOT', 20000, 'MSTORE', 1, 2, 3, 4, 5, 0, 'CALLDATALOAD', ref('r'), 'JUMPI', 'STOP', label('r'), 0, 0, 'REVERT');
+    // MSIZE must be 0 and memory zero: else INVALID; counts its runs in slot 1
+    const CLEAN = asm('MSIZE', 64, 'MLOAD', op(0x17), 8000, 'MLOAD', op(0x17), 20000, 'MLOAD', op(0x17), ref('bad'), 'JUMPI', 1, 'SLOAD', 1, 'ADD', 1, 'SSTORE', 'STOP', label('bad'), 'INVALID');
+    // POP on what must be an empty stack
+    const UNDER = asm('POP', 1, 2, 'SSTORE');
+    const dirty = dep(DIRTY);
+    const clean = dep(CLEAN);
+    const under = dep(UNDER);
+    const callTo = (kind: Kind, to: Uint8Array, inLen: number, slot: number, gas: Item = 'GAS'): Item[] =>
+      kind === 'CALL' || kind === 'CALLCODE'
+        ? [0, 0, inLen, 0, 0, push20(to), gas, op(CALL_KINDS[kind]), slot, 'SSTORE']
+        : [0, 0, inLen, 0, push20(to), gas, op(CALL_KINDS[kind]), slot, 'SSTORE'];
+    // calldata: word 0 DIRTY's mode, then init code for a CREATE made after the calls; each call's success in slots 10-21
+    const DRIVER = asm(
+      0, 'CALLDATALOAD', 0, 'MSTORE',
+      ...callTo('CALL', dirty, 32, 10),
+      ...callTo('CALL', under, 0, 11, 100_000),
+      ...callTo('CALL', clean, 0, 12),
+      ...callTo('DELEGATECALL', dirty, 32, 13),
+      ...callTo('DELEGATECALL', clean, 0, 14),
+      ...callTo('CALLCODE', dirty, 0, 15),
+      ...callTo('STATICCALL', under, 0, 16, 100_000),
+      ...callTo('CALLCODE', clean, 0, 17),
+      ...callTo('STATICCALL', dirty, 32, 18),
+      ...callTo('CALL', clean, 0, 19),
+      32, 'CALLDATASIZE', 'SUB', 'DUP1', 32, 0, 'CALLDATACOPY', 0, 0, 'CREATE', 20, 'SSTORE',
+      ...callTo('CALL', clean, 0, 21),
+    );
+    // init code: calls DIRTY, UNDER and CLEAN from the creation frame (one depth down), stores the three results
+    const INIT = asm(...callTo('CALL', dirty, 0, 0), ...callTo('CALL', under, 0, 1, 100_000), ...callTo('CALL', clean, 0, 2));
+    const driver = dep(DRIVER);
+    // word 0: n (frames left below), word 1: the n that reverts. Writes memory, calls itself with n - 1, then
+    // CLEAN at the depth the callee used; results in slots 100 + n and 200 + n.
+    const CHAIN = asm(
+      0, 'CALLDATALOAD', 'DUP1', 'ISZERO', ref('bottom'), 'JUMPI',
+      0, 'NOT', 64, 'MSTORE', 0, 'NOT', 9000, 'MSTORE',
+      1, 'DUP2', 'SUB', 0, 'MSTORE', 32, 'CALLDATALOAD', 32, 'MSTORE',
+      0, 0, 64, 0, 0, 'ADDRESS', 'GAS', 'CALL', 'DUP2', 100, 'ADD', 'SSTORE',
+      0, 0, 0, 0, 0, push20(clean), 'GAS', 'CALL', 'DUP2', 200, 'ADD', 'SSTORE',
+      label('bottom'), 32, 'CALLDATALOAD', 'EQ', ref('fail'), 'JUMPI', 'STOP',
+      label('fail'), 0, 0, 'REVERT',
+    );
+    const chain = dep(CHAIN);
+    const pCall = dep(proxy('CALL'), 1000n);
+    const pCall2 = dep(proxy('CALL'), 10n);
+    const pDel = dep(proxy('DELEGATECALL'));
+    const pCode = dep(proxy('CALLCODE'), 1000n);
+    const pStat = dep(proxy('STATICCALL'));
+    // CREATE of its calldata as init code (children that SELFDESTRUCT to their caller): the callee's created-address
+    // set, kept for its depth, must not carry a child into a later transaction (EIP-6780 would delete it)
+    const factory = dep(asm('CALLDATASIZE', 0, 0, 'CALLDATACOPY', 'CALLDATASIZE', 0, 0, 'CREATE', 0, 'SSTORE'));
+    const KILL = deployCode(asm('CALLER', 'SELFDESTRUCT'));
+    const child1 = generateAddress(factory, bigIntToBytes(1n));
+    const child2 = generateAddress(factory, bigIntToBytes(2n));
+    const call = (to: Uint8Array, data: Uint8Array, gasLimit?: bigint): Case => ({ to, data, gasLimit });
+    const G = 3_000_000n;
+    const chainData = (depth: bigint, failAt: bigint): Uint8Array => concat(word(depth), word(failAt));
+    const txs: Case[] = [
+      ...deploys,
+      call(driver, word(0n), 3_000_000n),
+      call(driver, word(1n), 3_000_000n), // DIRTY reverts each time
+      call(driver, concat(word(0n), INIT), 3_000_000n), // and a CREATE whose frame calls them one depth down
+      call(pCall, callData(driver, 0n, G, concat(word(0n), INIT)), 5_000_000n), // all one depth further
+      call(pDel, callData(driver, 0n, G, concat(word(1n), INIT)), 5_000_000n),
+      call(pCode, callData(driver, 0n, G, word(0n)), 5_000_000n),
+      call(pStat, callData(driver, 0n, G, word(0n)), 5_000_000n), // static: the writes fail
+      call(chain, chainData(6n, 99n), 5_000_000n), // deep, every frame succeeds
+      call(chain, chainData(6n, 3n), 5_000_000n), // n = 3 reverts after the frames below it succeeded
+      call(chain, chainData(6n, 0n), 5_000_000n), // the deepest reverts
+      call(chain, chainData(6n, 6n), 5_000_000n), // the top reverts
+      call(pCall, callData(chain, 0n, G, chainData(5n, 2n)), 5_000_000n),
+      // out of gas at every depth: the same chain with ever more gas
+      ...Array.from({ length: 14 }, (_, i) => call(chain, chainData(6n, 99n), 40_000n + BigInt(i) * 30_000n)),
+      // re-entry: the proxy calls itself through the second proxy, then the chain
+      call(pCall, callData(pCall2, 0n, G, callData(pCall, 0n, G, callData(chain, 0n, G, chainData(3n, 1n)))), 5_000_000n),
+      call(pCall, callData(pCall2, 0n, G, callData(pDel, 0n, G, callData(driver, 0n, G, word(0n)))), 5_000_000n),
+      call(driver, word(0n), 3_000_000n),
+      call(pCall, callData(factory, 0n, G, KILL), 5_000_000n),
+      call(pCall, callData(child1, 0n, G), 5_000_000n), // not created in this transaction: kept
+      call(pCall, callData(factory, 0n, G, KILL), 5_000_000n),
+      call(pCall2, callData(child2, 0n, G), 5_000_000n),
+    ];
+    const watch = [ALICE, child1, child2, ...Array.from({ length: Number(n) + 4 }, (_, i) => contract(BigInt(i)))];
+    const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n, accessList: c.accessList ?? [] });
+    const e = env(1n, { gasLimit: 500_000_000n });
+    const runOurs = async (stockFrames: boolean) => {
+      const { engine } = await newEngine(undefined, { stockFrames });
+      engine.setGenesisBalance(ALICE, 100n * ETH);
+      engine.beginBlock(e);
+      const outs: IncludedOutcome[] = [];
+      for (let i = 0; i < txs.length; i++) outs.push(included(await engine.runTx(toExec(txs[i]!, BigInt(i)))));
+      const { stateRoot } = await engine.commitBlock();
+      return { engine, outs, stateRoot };
+    };
+    const own = await runOurs(false);
+    const stock = await runOurs(true);
+    const vm = await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), own.outs, async () => {});
+    for (let i = 0; i < txs.length; i++) expect({ ...own.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...stock.outs[i]!, instructions: 0n });
+    expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
+    const slots = [0n, 1n, 2n, ...Array.from({ length: 12 }, (_, i) => 10n + BigInt(i)), ...Array.from({ length: 7 }, (_, i) => 100n + BigInt(i)), ...Array.from({ length: 7 }, (_, i) => 200n + BigInt(i))];
+    await expectStateMatchesStock(vm, [own.engine], watch, slots);
+
+    // Sanity: the cases reach the paths they are meant to.
+    const o = own.outs;
+    expect(o.slice(0, deploys.length).every((x) => x.status === 1)).toBe(true);
+    const slot = (a: Uint8Array, k: bigint): bigint => BigInt(`0x${hex(own.engine.getStorage(a, word(k)))}`);
+    // the driver's last run (top level, DIRTY not reverting): every CLEAN ran clean, every UNDER underflowed
+    expect([10n, 11n, 12n, 13n, 14n, 15n, 16n, 17n, 18n, 19n, 21n].map((k) => slot(driver, k))).toEqual([1n, 0n, 1n, 1n, 1n, 1n, 0n, 1n, 1n, 1n, 1n]);
+    expect(slot(clean, 1n)).toBeGreaterThan(20n);
+    expect(slot(under, 2n)).toBe(0n);
+    // the out-of-gas chains stopped at different depths: some of them succeeded, some did not
+    expect(own.engine.getCode(child1).length).toBe(2); // SELFDESTRUCT in a later transaction kept it
+    const oog = o.slice(deploys.length + 12, deploys.length + 26).map((x) => x.status);
+    expect(oog).toContain(0);
+    expect(oog).toContain(1);
   });
 });

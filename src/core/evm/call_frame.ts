@@ -7,7 +7,8 @@
 // the spreads of the message and of the result (runInterpreter copies the run state, the result and the
 // environment into one object nobody reads for an inner call). This module runs the same steps in the same
 // order, synchronously over FlatStateManager, and hands EthereumJS's Interpreter (whose `run` is the fast
-// loop, interpreter.ts) the same environment. The CALL family's dynamic gas (installCallGas) and the
+// loop, interpreter.ts) the same environment (an Interpreter and environment kept per call depth, reset for
+// each frame: newInterpreter). The CALL family's dynamic gas (installCallGas) and the
 // CALL, STATICCALL and DELEGATECALL opcodes with `Interpreter._baseCall` (installCallOps: depth and balance
 // checks, return data, logs, selfdestruct and created-address sets) are also done here, synchronously where
 // EthereumJS awaits. What it leaves to EthereumJS: CALLCODE's handler, precompiles (through
@@ -33,6 +34,7 @@ import {
   type MessageLike,
   type OpEntry,
   type RunResult,
+  reuseInterpreter,
   type RunState,
 } from './internals.js';
 import { FlatStateManager } from './state.js';
@@ -42,10 +44,33 @@ import { addressBytes, addressKeyOf, isWarmAddressHex } from './account_ops.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
+/**
+ * The last CALL-family target the dynamic gas handler (installCallGas) turned into bytes and a journal key: the
+ * operation's handler (callOp) pops the same word right after and takes both when the word is equal (the bytes
+ * are never written; a word gives one address). About 20 K instructions a CALL in the canister. With EIP-7702
+ * the handler also reads the target's code, which the frame's loadCode takes for the Address made from those
+ * bytes (on the same state manager, once): nothing in between writes code.
+ */
+const lastTarget: { word: bigint | undefined; bytes: Uint8Array; key: string; code: Uint8Array | undefined; sm: unknown } = { word: undefined, bytes: EMPTY, key: '', code: undefined, sm: undefined };
+/** Call depths whose Interpreter is kept for the next frame at that depth (deeper ones are built each time). */
+const POOL_DEPTHS = 32;
+/** Depths whose Interpreter is made with the engine (see installCallFrames). */
+const PREWARM_DEPTHS = 4;
+
+/** A CALL target's Address with its journal key (unprefixed hex), made from the stack word (callOp). */
+class KeyedAddress extends Address {
+  constructor(
+    bytes: Uint8Array,
+    readonly key: string,
+  ) {
+    super(bytes);
+  }
+}
 
 /** Unprefixed hex of an Address, once per Address object (the journal's key for touched accounts). */
 const hexOf = new WeakMap<Address, string>();
 function addressHex(a: Address): string {
+  if (a instanceof KeyedAddress) return a.key;
   let h = hexOf.get(a);
   if (h === undefined) {
     h = a.toString().slice(2);
@@ -80,13 +105,29 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     events.listenerCount('beforeMessage') === 0 &&
     events.listenerCount('afterMessage') === 0;
   const topLevelOwn = !common.isActivatedEIP(2780);
+  // One Interpreter kept per call depth below POOL_DEPTHS, reused by the next frame at that depth (see
+  // newInterpreter); `busy` marks the depths whose kept one runs a frame.
+  const pool: (InstanceType<InterpreterCtor> | undefined)[] = [];
+  const busy = new Uint8Array(POOL_DEPTHS);
   evm.runCall = function runCall(this: unknown, opts: TopLevelOpts & { message?: MessageLike }): Promise<unknown> {
     const m = opts.message;
     if (m === undefined) return topLevelOwn && isPlainTopLevelCall(opts) ? topLevel(opts) ?? stock.call(this, opts) : stock.call(this, opts);
     if (m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
     return frame(m, evm.stateManager as FlatStateManager);
   };
-  installCallOps(evm, own, { frameStart, frameEnd, Interpreter }, frameReserve);
+  installCallOps(evm, own, { frameStart, frameEnd, release, Interpreter }, frameReserve);
+  // The first depths' Interpreters made now, with the engine (an update message): a query's heap changes are
+  // discarded, so an executor that runs only queries (eth_call, estimates) would otherwise build its first
+  // frame's Interpreter in every one. Each is reset by its first use like any kept one.
+  if (evm.stateManager instanceof FlatStateManager) {
+    const sm = evm.stateManager;
+    const nobody = new Address(new Uint8Array(20));
+    for (let d = 0; d < PREWARM_DEPTHS; d++) {
+      const m = messageOf(nobody, 0n, nobody, nobody, 0n, EMPTY, false, false, d, undefined, undefined);
+      const env = new FrameEnv(sm, m, EMPTY, 0n, nobody, undefined);
+      pool[d] = new Interpreter(evm, sm, evm.blockchain, env, 0n, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    }
+  }
 
   // EVM.runCall for a transaction's call (no message given, a target, no nonce increment: what runTx and
   // run_tx.ts pass): the block and transaction context and the depth-0 message as EthereumJS builds them,
@@ -112,16 +153,18 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     const start = frameStart(message, sm);
     let execResult: ExecResult;
     if (start === undefined) execResult = (await evm.runPrecompile(message.code as MessageLike['code'], message.data, message.gasLimit)) as ExecResult;
-    else if (start instanceof Interpreter) execResult = interpreterResult(start, await start.run(message.code as Uint8Array, {}), message.gasLimit);
-    else execResult = start as ExecResult;
+    else if (start instanceof Interpreter) {
+      execResult = interpreterResult(start, await start.run(message.code as Uint8Array, {}), message.gasLimit);
+      release(message.depth, start);
+    } else execResult = start as ExecResult;
     return { execResult: frameEnd(message, sm, start, execResult) };
   }
 
   // The frame's checkpoints, then _executeCall up to running the code (see executeCall).
-  function frameStart(message: MessageLike, sm: FlatStateManager): ReturnType<typeof executeCall> {
+  function frameStart(message: MessageLike, sm: FlatStateManager, callerHasCode = false): ReturnType<typeof executeCall> {
     journalCheckpointSync(evm.journal, sm);
     if (transient) evm.transientStorage.checkpoint();
-    return executeCall(message, sm);
+    return executeCall(message, sm, callerHasCode);
   }
 
   // After the code or precompile ran (`start` as frameStart returned it): runCall's handling of the result,
@@ -155,13 +198,23 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
   // EVM._executeCall without the EIP-7864 / EIP-2780 / EIP-7928 / EIP-7708 branches (inactive, see above), up
   // to running the code: the frame's result when no code runs, undefined for a precompile (message.code), or
   // the Interpreter to run message.code with (EVM.runInterpreter's set-up).
-  function executeCall(message: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined {
+  //
+  // `callerHasCode`: the caller is known to exist with code (callOp: a running own frame's account, see
+  // ownAccountHasCode), so its record is not read for the touch decision below; the target likewise when the
+  // CALL's gas handler read non-empty code for it (lastTarget, on this state manager, nothing written since).
+  function executeCall(message: MessageLike, sm: FlatStateManager, callerHasCode: boolean): ExecResult | InstanceType<InterpreterCtor> | undefined {
     const to = message.to!;
     let errorMessage: EVMError | undefined;
     if (!message.delegatecall) {
       let callerRec: AccountRecord | undefined;
       let toRec: AccountRecord | undefined;
-      if (message.value === 0n && (callerRec = sm.getAccountRecord(message.caller.bytes)) !== undefined && (toRec = sm.getAccountRecord(to.bytes)) !== undefined) {
+      const known = lastTarget.code;
+      const toHasCode = known !== undefined && known.length !== 0 && to.bytes === lastTarget.bytes && sm === lastTarget.sm;
+      if (
+        message.value === 0n &&
+        (callerHasCode || (callerRec = sm.getAccountRecord(message.caller.bytes)) !== undefined) &&
+        (toHasCode || (toRec = sm.getAccountRecord(to.bytes)) !== undefined)
+      ) {
         // No value and both accounts exist: EthereumJS's two write-backs store the records they read, so only
         // their touches (EIP-161) have an effect; skipped writes leave the same state (flat state commits net changes).
         // An account with code is never empty when the transaction ends (its code goes only with the account:
@@ -170,8 +223,8 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
         // 32-byte compare): contracts are left untouched unless the journal records preimages (touchAccount does).
         const journal = evm.journal;
         const all = journal.preimages !== undefined;
-        if (all || callerRec.codeHash === undefined) journal.touchAccount(addressHex(message.caller));
-        if (all || toRec.codeHash === undefined) journal.touchAccount(addressHex(to));
+        if (all || (!callerHasCode && callerRec!.codeHash === undefined)) journal.touchAccount(addressHex(message.caller));
+        if (all || (!toHasCode && toRec!.codeHash === undefined)) journal.touchAccount(addressHex(to));
       } else {
         const account = sm.getAccountSync(message.caller.bytes) ?? new Account();
         // _reduceSenderBalance: the account is written back only when the balance suffices
@@ -207,7 +260,14 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       message.isCompiled = true;
       return;
     }
-    let code = sm.getCodeSync(codeAddress.bytes);
+    // the code the CALL's gas handler read for this target (by the bytes' identity: made for this message by
+    // callOp; nothing writes code between the two), else read here
+    let code: Uint8Array;
+    const known = lastTarget.code;
+    if (known !== undefined && codeAddress.bytes === lastTarget.bytes && sm === lastTarget.sm) {
+      code = known;
+      lastTarget.code = undefined;
+    } else code = sm.getCodeSync(codeAddress.bytes);
     if (eip7702 && code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
       // the designator's 20 bytes (a shorter designator reads as EthereumJS's Address constructor decides)
       code = sm.getCodeSync(new Address(code.slice(3, 24)).bytes);
@@ -219,13 +279,49 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
 
   // EVM.runInterpreter for an inner call: the same environment and Interpreter; the result without the
   // merged run-state copy (read only by afterMessage listeners, which send messages down the stock path).
+  //
+  // The Interpreter and its FrameEnv are the ones kept for the frame's depth when that one is idle and was made
+  // for the same state manager, blockchain, journal, logger and profiler options, reset to what the
+  // constructors make (reuseInterpreter, FrameEnv.init): building them is an object of ten fields, a run state of
+  // eighteen, a Memory with its 8 KB array, a Stack, a result and the environment, about 130 K instructions a
+  // frame in the canister. Only one frame runs at each depth at a time (a frame at depth d starts only from
+  // the running one at d - 1); `busy` makes the pool safe without that: a depth whose kept Interpreter did not
+  // come back (its run threw) gets a new one. What a finished frame's Memory leaves referenced: a callee's call
+  // data and a creation's init code are views into the caller's memory, read only while the callee runs;
+  // RETURN, REVERT and LOG copy out of memory. Nothing keys a cache by an Interpreter, run state or
+  // environment (interpreter.ts looks its frame's storage up per run).
   function newInterpreter(message: MessageLike, code: Uint8Array, sm: FlatStateManager): InstanceType<InterpreterCtor> {
     const tx = evm._tx;
-    const env = new FrameEnv(sm, message, code, tx.gasPrice, tx.origin ?? message.caller, evm._block);
-    const interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    const origin = tx.origin ?? message.caller;
+    const d = message.depth;
+    const profiler = evm._optsCached.profiler;
+    let interpreter = d < POOL_DEPTHS && busy[d] === 0 ? pool[d] : undefined;
+    if (
+      interpreter !== undefined &&
+      interpreter._stateManager === sm &&
+      (interpreter.journal as unknown) === evm.journal &&
+      (interpreter._runState as { blockchain?: unknown }).blockchain === evm.blockchain &&
+      interpreter.performanceLogger === evm.performanceLogger &&
+      interpreter.profilerOpts === profiler &&
+      (interpreter.common as unknown) === common
+    ) {
+      const env = interpreter._env as unknown as FrameEnv;
+      env.init(sm, message, code, tx.gasPrice, origin, evm._block);
+      reuseInterpreter(interpreter, env, message.gasLimit, message.selfdestruct);
+    } else {
+      const env = new FrameEnv(sm, message, code, tx.gasPrice, origin, evm._block);
+      interpreter = new Interpreter(evm, sm, evm.blockchain, env, message.gasLimit, evm.journal, evm.performanceLogger, profiler);
+      if (d < POOL_DEPTHS) pool[d] = interpreter;
+    }
+    if (d < POOL_DEPTHS && pool[d] === interpreter) busy[d] = 1;
     if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
     if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
     return interpreter;
+  }
+
+  // The frame's Interpreter is done with (its result read): the depth's kept one may be reused.
+  function release(depth: number, interpreter: InstanceType<InterpreterCtor>): void {
+    if (depth < POOL_DEPTHS && pool[depth] === interpreter) busy[depth] = 0;
   }
 }
 
@@ -239,36 +335,38 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
  * SELFBALANCE of the frame, a call or creation with value, SELFDESTRUCT do), and reading it builds an Account.
  */
 class FrameEnv {
-  readonly address: Address;
-  readonly caller: Address;
-  readonly callData: Uint8Array;
-  readonly callValue: bigint;
-  readonly code: Uint8Array;
-  readonly isStatic: boolean;
-  readonly isCreate: boolean;
-  readonly depth: number;
-  readonly gasPrice: bigint;
-  readonly origin: unknown;
-  readonly block: unknown;
-  readonly codeAddress: Address;
-  readonly gasRefund: bigint;
-  readonly chargeCodeAccesses: boolean | undefined;
-  readonly blobVersionedHashes: Uint8Array[];
-  readonly accessWitness: unknown;
-  readonly createdAddresses: Set<string> | undefined;
+  address!: Address;
+  caller!: Address;
+  callData!: Uint8Array;
+  callValue!: bigint;
+  code!: Uint8Array;
+  isStatic!: boolean;
+  isCreate!: boolean;
+  depth!: number;
+  gasPrice!: bigint;
+  origin: unknown;
+  block: unknown;
+  codeAddress!: Address;
+  gasRefund!: bigint;
+  chargeCodeAccesses: boolean | undefined;
+  blobVersionedHashes!: Uint8Array[];
+  accessWitness: unknown;
+  createdAddresses: Set<string> | undefined;
   readonly initialLogs: undefined = undefined;
+  private sm!: FlatStateManager;
   private account: Account | undefined = undefined;
   /** After a successful inner call the account must exist (_baseCall throws otherwise). */
   private mustExist = false;
 
-  constructor(
-    private readonly sm: FlatStateManager,
-    message: MessageLike,
-    code: Uint8Array,
-    gasPrice: bigint,
-    origin: unknown,
-    block: unknown,
-  ) {
+  constructor(sm: FlatStateManager, message: MessageLike, code: Uint8Array, gasPrice: bigint, origin: unknown, block: unknown) {
+    this.init(sm, message, code, gasPrice, origin, block);
+  }
+
+  /** Every field as for a new frame (a kept environment is reused by the next frame at its depth, see newInterpreter). */
+  init(sm: FlatStateManager, message: MessageLike, code: Uint8Array, gasPrice: bigint, origin: unknown, block: unknown): void {
+    this.sm = sm;
+    this.account = undefined;
+    this.mustExist = false;
     this.address = message.to!;
     this.caller = message.caller;
     this.callData = message.data ?? Uint8Array.from([0]);
@@ -310,6 +408,18 @@ class FrameEnv {
     this.account = undefined;
     this.mustExist = true;
   }
+}
+
+/**
+ * Whether a running frame's own account (`env.address`) is known to exist with code: an own frame (FrameEnv, never
+ * a creation) running the code of its own address (a CALL or STATICCALL frame, or the transaction's; not CALLCODE
+ * or DELEGATECALL), which it read from that account when it started (an EIP-7702 delegation is itself code). Nothing
+ * removes a running frame's account or its code before the transaction ends: deletions (SELFDESTRUCT, EIP-161
+ * clean-up) happen after the transaction's frame, and a revert that could undo the code undoes a level older than
+ * the frame, which ends first.
+ */
+function ownAccountHasCode(env: unknown): boolean {
+  return env instanceof FrameEnv && env.codeAddress === env.address && env.code.length !== 0;
 }
 
 /**
@@ -407,8 +517,9 @@ function installCallOps(
   evm: CallFrameInternals,
   own: (accessWitness: unknown) => boolean,
   frames: {
-    frameStart(m: MessageLike, sm: FlatStateManager): ExecResult | InstanceType<InterpreterCtor> | undefined;
+    frameStart(m: MessageLike, sm: FlatStateManager, callerHasCode?: boolean): ExecResult | InstanceType<InterpreterCtor> | undefined;
     frameEnd(m: MessageLike, sm: FlatStateManager, start: ExecResult | InstanceType<InterpreterCtor> | undefined, r: ExecResult): ExecResult;
+    release(depth: number, interpreter: InstanceType<InterpreterCtor>): void;
     Interpreter: InterpreterCtor;
   },
   frameReserve: () => void,
@@ -418,7 +529,7 @@ function installCallOps(
   const stipend = common.param('callStipendGas');
   const eip6780 = common.isActivatedEIP(6780);
   const map = evm._opcodeMap;
-  const { frameStart, frameEnd, Interpreter } = frames;
+  const { frameStart, frameEnd, release, Interpreter } = frames;
   for (const [op, kind] of [
     [0xf1, 'call'],
     [0xfa, 'static'],
@@ -435,14 +546,23 @@ function installCallOps(
     };
   }
 
+  // The selfdestruct map and created-address set handed to a callee at each depth when its caller's are empty
+  // (EthereumJS copies the caller's into new ones on every call): the callee's result holds them until callOp
+  // merged them back into the caller's, and the next callee at that depth is called only after that.
+  const spareSelfdestruct: Map<string, unknown>[] = [];
+  const spareCreated: Set<string>[] = [];
+
   async function callOp(rs: RunState, kind: 'call' | 'static' | 'delegate'): Promise<void> {
     const it = rs.interpreter;
     const env = it._env;
     const withValue = kind === 'call';
     const p = rs.stack.popN(withValue ? 7 : 6);
-    const toAddress = new Address(addressBytes(p[1]!));
-    // its journal key from the word natively (addressHex would build it from the bytes in a JavaScript loop)
-    hexOf.set(toAddress, addressKeyOf(p[1]!));
+    // the target's bytes and journal key as the gas handler just made them from the same word (else made here,
+    // the key natively: addressHex would build it from the bytes in a JavaScript loop)
+    const word = p[1]!;
+    const same = word === lastTarget.word;
+    const toAddress = same ? new KeyedAddress(lastTarget.bytes, lastTarget.key) : new KeyedAddress(addressBytes(word), addressKeyOf(word));
+    if (!same) lastTarget.code = undefined;
     // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
     const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
     const at = withValue ? 3 : 2;
@@ -464,15 +584,23 @@ function installCallOps(
         : messageOf(env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, env.depth + 1, env.blobVersionedHashes, env.accessWitness);
     // _baseCall
     // copies of the frame's sets (empty ones, the usual case, not iterated)
+    // (empty ones: the callee depth's kept pair, emptied; see spareSets)
+    const depth = env.depth + 1;
+    const kept = depth < POOL_DEPTHS;
     const parentSelfdestruct = it._result.selfdestruct;
-    const selfdestruct = parentSelfdestruct.size === 0 ? new Map() : new Map(parentSelfdestruct);
+    let selfdestruct: Map<string, unknown>;
+    if (parentSelfdestruct.size !== 0 || !kept) selfdestruct = new Map(parentSelfdestruct);
+    else if ((selfdestruct = spareSelfdestruct[depth] ??= new Map()).size !== 0) selfdestruct.clear();
     msg.selfdestruct = selfdestruct;
     msg.gasRefund = rs.gasRefund;
-    rs.returnBytes = new Uint8Array(0);
+    rs.returnBytes = EMPTY; // (EthereumJS: a new empty array; an empty one is never written)
     let created: Set<string> | undefined;
     if (eip6780) {
       const parentCreated = it._result.createdAddresses;
-      created = parentCreated === undefined || parentCreated.size === 0 ? new Set() : new Set(parentCreated);
+      if (parentCreated === undefined || parentCreated.size === 0) {
+        if (!kept) created = new Set();
+        else if ((created = spareCreated[depth] ??= new Set()).size !== 0) created.clear();
+      } else created = new Set(parentCreated);
       msg.createdAddresses = created;
     }
     let ret = 0n;
@@ -480,13 +608,16 @@ function installCallOps(
     if (!(env.depth >= stackLimit || (kind !== 'delegate' && value !== 0n && env.contract.balance < value))) {
       const sm = evm.stateManager as FlatStateManager;
       // frame(msg, sm) inline: one await for the callee's code or precompile
-      const start = frameStart(msg, sm);
+      // CALL and STATICCALL: the caller is this frame's account (DELEGATECALL reads neither account)
+      const start = frameStart(msg, sm, kind !== 'delegate' && ownAccountHasCode(env));
       let r: ExecResult;
       if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
-      else if (start instanceof Interpreter) r = interpreterResult(start, await start.run(msg.code as Uint8Array, {}), msg.gasLimit);
-      else r = start as ExecResult;
+      else if (start instanceof Interpreter) {
+        r = interpreterResult(start, await start.run(msg.code as Uint8Array, {}), msg.gasLimit);
+        release(msg.depth, start);
+      } else r = start as ExecResult;
       r = frameEnd(msg, sm, start, r);
-      if (r.logs) it._result.logs = it._result.logs.concat(r.logs);
+      if (r.logs && r.logs.length !== 0) it._result.logs = it._result.logs.concat(r.logs);
       it.useGas(r.executionGasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
       const ex = r.exceptionError;
       if (r.returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = r.returnValue;
@@ -554,12 +685,19 @@ export function installCallGas(evmObj: unknown): void {
       const value = withValue ? p[2]! : 0n;
       const at = withValue ? 3 : 2;
       if (checkStatic && value !== 0n && rs.interpreter.isStatic()) throw new EVMError(ERR.STATIC_STATE_CHANGE);
-      const to = addressBytes(p[1]!);
+      const word = p[1]!;
+      const to = addressBytes(word);
       gas += mem(rs, p[at]!, p[at + 1]!);
       gas += mem(rs, p[at + 2]!, p[at + 3]!);
       const journal = rs.interpreter.journal;
       // the journal's key of the target, from the word by one native call (Journal.isWarmedAddress builds it in a JS loop, twice)
-      const toWarm = isWarmAddressHex(journal, addressKeyOf(p[1]!));
+      const key = addressKeyOf(word);
+      // kept for the operation, which pops the same word next (callOp)
+      lastTarget.word = word;
+      lastTarget.bytes = to;
+      lastTarget.key = key;
+      lastTarget.code = undefined;
+      const toWarm = isWarmAddressHex(journal, key);
       gas += toWarm ? warm : cold;
       if (!toWarm) journal.addWarmedAddress(to);
       if (value !== 0n) gas += valueGas;
@@ -570,6 +708,8 @@ export function installCallGas(evmObj: unknown): void {
       }
       if (eip7702) {
         const code = sm.getCodeSync(to);
+        lastTarget.code = code;
+        lastTarget.sm = sm;
         if (code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
           const delegation = code.slice(3, 24);
           gas += journal.isWarmedAddress(delegation) ? warm : cold;

@@ -21,7 +21,8 @@
 //   transientStorage checkpoint/commit/revert, _optsCached.profiler, _tx, _block, blockchain,
 //   performanceLogger, events; Journal.journalHeight / journalDiff / touchAccount (checkpoint, commit and
 //   revert replayed synchronously, the committed level's diff entry relabelled, dropped entries reused);
-//   the Interpreter constructor (from interpreter.ts's prototype).
+//   the Interpreter constructor (from interpreter.ts's prototype) and every field it sets, with its run
+//   state's, Memory's and Stack's (reuseInterpreter resets a kept Interpreter to them; checkInterpreterFields).
 // - For run_tx.ts (checkJournalCleanup): Journal.cleanup replayed synchronously (touched, cleanJournal,
 //   accessList, preimages, common.gteHardfork), a clean journal kept, alwaysWarmJournal replaced by a copy of
 //   the precompiles' entries.
@@ -146,6 +147,7 @@ export interface InterpreterLike {
   _runState: RunState;
   common: CommonLike;
   profilerOpts?: { enabled?: boolean };
+  performanceLogger?: unknown;
   getAddress(): { toString(): string };
   _stateManager: unknown;
   _env: {
@@ -468,6 +470,110 @@ export function fastAlwaysWarmAddress(evm: unknown): void {
 
 // ---- inner call frames (call_frame.ts) ----
 
+/**
+ * The own keys, in order, of what EthereumJS's Interpreter constructor builds (interpreter.js): the instance,
+ * its run state, the Memory and the Stack. reuseInterpreter gives a used instance what the constructor would
+ * give a new one; checkCallFrameInternals builds one and compares, so a constructor that sets anything more
+ * (or less) fails at engine creation.
+ */
+const INTERPRETER_KEYS = 'opDebuggers,_evm,_stateManager,common,_runState,journal,_env,_result,profilerOpts,performanceLogger';
+const RUN_STATE_KEYS =
+  'programCounter,opCode,memory,memoryWordCount,highestMemCost,stack,code,validJumps,cachedPushes,stateManager,blockchain,env,shouldDoJumpAnalysis,interpreter,gasRefund,gasLeft,stateGasSpilled,returnBytes';
+const RESULT_KEYS = 'logs,returnValue,selfdestruct';
+/** Memory's initial (and growth) size, CONTAINER_SIZE in memory.js. */
+const MEMORY_CONTAINER = 8192;
+const NO_BYTES = new Uint8Array(0);
+
+/** An Interpreter as reuseInterpreter resets it (the constructor's fields). */
+interface InterpreterFields {
+  _stateManager: unknown;
+  _runState: RunState & { blockchain: unknown; cachedPushes: unknown; stateGasSpilled: bigint };
+  _env: { gasRefund: bigint };
+  _result: { logs: unknown[]; returnValue: Uint8Array | undefined; selfdestruct: Map<string, unknown>; createdAddresses?: Set<string> };
+}
+
+/**
+ * What `new Interpreter(evm, stateManager, blockchain, env, gasLeft, journal, performanceLogs, profilerOpts)`
+ * makes, made from a used instance of the same evm, state manager, blockchain, journal, logger and profiler
+ * options (the caller checks those; common is the evm's): a new run state of the constructor's fields and
+ * values, holding the used Memory zeroed (a new one if it grew past its initial size) and the used Stack
+ * emptied (entries above its height are never read), a new result. `opDebuggers` (read with DEBUG only,
+ * which the own frames exclude) is kept. `env.initialLogs` must be undefined (FrameEnv's). `selfdestruct`: the
+ * message's map, which the caller would put in the new result's place.
+ */
+export function reuseInterpreter(interpreter: unknown, env: { gasRefund: bigint }, gasLeft: bigint, selfdestruct?: Map<string, unknown>): void {
+  const it = interpreter as InterpreterFields;
+  const old = it._runState;
+  let memory = old.memory;
+  const store = memory._store;
+  if (store.length === MEMORY_CONTAINER) store.fill(0);
+  else memory = new (memory.constructor as new () => MemoryLike)();
+  const stack = old.stack;
+  stack._len = 0;
+  it._runState = {
+    programCounter: 0,
+    opCode: 0xfe,
+    memory,
+    memoryWordCount: 0n,
+    highestMemCost: 0n,
+    stack,
+    code: NO_BYTES,
+    validJumps: NO_BYTES,
+    cachedPushes: {},
+    stateManager: it._stateManager,
+    blockchain: old.blockchain,
+    env: env as unknown as RunState['env'],
+    shouldDoJumpAnalysis: true,
+    interpreter: interpreter as InterpreterLike,
+    gasRefund: env.gasRefund,
+    gasLeft,
+    stateGasSpilled: 0n,
+    returnBytes: NO_BYTES,
+  };
+  it._env = env;
+  // (the caller's map, which EthereumJS's runInterpreter puts in place of the constructor's new one, given here)
+  it._result = { logs: [], returnValue: undefined, selfdestruct: selfdestruct ?? new Map() };
+}
+
+/** Fails unless a new Interpreter has exactly the fields reuseInterpreter resets, with the values it gives them. */
+function checkInterpreterFields(evm: CallFrameInternals, ctor: InterpreterCtor, fail: (what: string) => never): void {
+  const env = { gasRefund: 7n };
+  const made = new ctor(evm, evm.stateManager, evm.blockchain, env, 5n, evm.journal, evm.performanceLogger, undefined) as unknown as InterpreterFields & Record<string, unknown>;
+  const rs = made._runState as unknown as Record<string, unknown>;
+  const keys = (o: unknown): string => Object.keys(o as object).join(',');
+  if (keys(made) !== INTERPRETER_KEYS) fail(`Interpreter's constructor now sets ${keys(made)} (reuseInterpreter resets ${INTERPRETER_KEYS})`);
+  if (keys(rs) !== RUN_STATE_KEYS) fail(`Interpreter's run state now has ${keys(rs)} (reuseInterpreter sets ${RUN_STATE_KEYS})`);
+  if (keys(made._result) !== RESULT_KEYS || !(made._result.selfdestruct instanceof Map) || made._result.logs.length !== 0) fail('Interpreter._result changed');
+  const mem = rs.memory as MemoryLike;
+  const st = rs.stack as StackLike;
+  if (keys(mem) !== '_store' || !(mem._store instanceof Uint8Array) || mem._store.length !== MEMORY_CONTAINER) fail('Memory no longer starts as one 8192-byte _store');
+  if (keys(st) !== '_len,_store,_maxHeight' || st._len !== 0 || st._store.length !== 0 || st._maxHeight !== 1024) fail('Stack no longer starts empty with _len, _store and _maxHeight 1024');
+  const want: Record<string, unknown> = {
+    programCounter: 0,
+    opCode: 0xfe,
+    memoryWordCount: 0n,
+    highestMemCost: 0n,
+    stateManager: evm.stateManager,
+    blockchain: evm.blockchain,
+    env,
+    shouldDoJumpAnalysis: true,
+    interpreter: made,
+    gasRefund: 7n,
+    gasLeft: 5n,
+    stateGasSpilled: 0n,
+  };
+  for (const [k, v] of Object.entries(want)) if (rs[k] !== v) fail(`Interpreter's run state starts ${k} otherwise`);
+  for (const k of ['code', 'validJumps', 'returnBytes']) if (!(rs[k] instanceof Uint8Array) || (rs[k] as Uint8Array).length !== 0) fail(`Interpreter's run state ${k} no longer starts empty`);
+  if (keys(rs.cachedPushes) !== '') fail("Interpreter's run state cachedPushes no longer starts empty");
+  if (made._env !== env || made._stateManager !== evm.stateManager || made.journal !== evm.journal || made._evm !== evm || made.common !== (evm as unknown as { common: unknown }).common) fail('Interpreter no longer keeps evm, stateManager, journal, common and env as given');
+  // A used one, reset, against the new one: the same keys in the same order.
+  st.push(1n);
+  mem.write(0, 1, Uint8Array.of(1));
+  reuseInterpreter(made, env, 5n);
+  if (keys(made._runState) !== RUN_STATE_KEYS || made._runState.memory._store[0] !== 0 || made._runState.stack._len !== 0) fail('reuseInterpreter no longer resets what the constructor sets');
+}
+
+
 interface JournalFrameInternals {
   journalHeight: number;
   journalDiff: [number, [Set<string>, Map<string, Set<string>>, Set<string>]][];
@@ -520,6 +626,7 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   }
   const ctor = (interpreterProto as { constructor?: unknown }).constructor;
   if (typeof ctor !== 'function' || ctor.length !== 8) fail('Interpreter constructor no longer takes (evm, stateManager, blockchain, env, gasLeft, journal, performanceLogs, profilerOpts)');
+  checkInterpreterFields(e as CallFrameInternals, ctor as InterpreterCtor, fail);
   const j = e.journal as Partial<JournalFrameInternals> | undefined;
   if (j === undefined || typeof j.touchAccount !== 'function' || typeof j.revert !== 'function') fail('Journal.touchAccount / revert are not functions');
   if (typeof j!.journalHeight !== 'number' || !Array.isArray(j!.journalDiff) || !(j!.touched instanceof Set)) {
