@@ -133,8 +133,12 @@ describe('evm canister: heavy transactions cannot stop block production', () => 
       const b = evm.block(head)!;
       const hashes = 'Hashes' in b.transactions ? b.transactions.Hashes.map(hex) : [];
       const heavyHere = heavyIds.filter((id) => hashes.includes(hex(evm.receipt(id)?.transaction_hash ?? new Uint8Array(0))));
-      // The soft limit stops a block after a transaction that used a whole budget: one heavy tx per block.
-      expect(heavyHere.length).toBeLessThanOrEqual(1);
+      // The soft limit stops a block after a transaction that used a whole budget: at most one per block, and it
+      // is the block's last. A loop that runs out of gas first (the JUMPDEST loop once its code is compiled) used
+      // less and may share a block.
+      const budgetHalted = heavyHere.filter((id) => evm.receipt(id)!.failure_code[0] === 'exec.halt.instruction_budget');
+      expect(budgetHalted.length).toBeLessThanOrEqual(1);
+      for (const id of budgetHalted) expect(hex(evm.receipt(id)!.transaction_hash)).toBe(hashes[hashes.length - 1]);
       rounds.push(`block ${head}: ${hashes.length} txs, gas ${b.gas_used}; ${describeRound(ms)}`);
     }
     console.log(`poison round:\n  ${rounds.join('\n  ')}`);
@@ -146,8 +150,8 @@ describe('evm canister: heavy transactions cannot stop block production', () => 
     for (const [i, id] of heavyIds.entries()) {
       const r = evm.receipt(id)!;
       // Each loop ends halted with all its gas charged: by the per-transaction instruction budget, or, for a loop
-      // the interpreter now runs for fewer instructions per gas than the budget allows at this gas limit (the
-      // JUMPDEST loop: about 18 B instructions for 2.9 M gas against the 20 B budget), by running out of gas.
+      // that runs for fewer instructions per gas than the budget allows at this gas limit (the JUMPDEST loop,
+      // compiled once its deployment's block has passed: one run an iteration), by running out of gas.
       expect(HALTS_OF_A_HEAVY_LOOP, HEAVY[i]).toContainEqual(r.failure_code);
       expect(r, HEAVY[i]).toMatchObject({
         status: 0,

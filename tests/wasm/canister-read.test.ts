@@ -4,7 +4,7 @@
 import { decodeErrorResult, decodeFunctionResult, encodeDeployData, encodeFunctionData, type Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFixture } from '../fixtures/solidity/compile.js';
-import { JUMPDEST_LOOP_INIT } from '../fixtures/contracts/index.js';
+import { KECCAK_LOOP_INIT } from '../fixtures/contracts/index.js';
 import { deployCode, word } from '../support/asm.js';
 import { Evm, LATEST, errCode, type BlockTag, type CandidResult } from '../support/canister.js';
 import { BASE_FEE, ETH, GWEI, account, createAddress, feeMarketTx, hex, legacyTx, plainAddress, transfer } from '../support/eth.js';
@@ -251,7 +251,8 @@ describe('eth_call and eth_estimateGas against a solc ERC-20', () => {
   });
 
   it('stays inside one query: a call too heavy for the budget, and a search that cannot finish, are clear errors', async () => {
-    await evm.submit(feeMarketTx(ALICE, { nonce: aliceNonce.n++, data: JUMPDEST_LOOP_INIT, gasLimit: 300_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }));
+    // A loop heavy per gas whether compiled or not (a fresh keccak block an iteration), so only the budget stops it.
+    await evm.submit(feeMarketTx(ALICE, { nonce: aliceNonce.n++, data: KECCAK_LOOP_INIT, gasLimit: 300_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }));
     const loopAt = createAddress(ALICE.address, aliceNonce.n - 1n);
     await evm.submit(feeMarketTx(ALICE, { nonce: aliceNonce.n++, data: deployCode(COUNT_LOOP_RUNTIME), gasLimit: 300_000n, maxFeePerGas: 1000n * GWEI, maxPriorityFeePerGas: 250n * GWEI }));
     const countAt = createAddress(ALICE.address, aliceNonce.n - 1n);
@@ -267,11 +268,11 @@ describe('eth_call and eth_estimateGas against a solc ERC-20', () => {
     // there is no room for a second run, so a search that needs one (the loop that reads GAS) stops with its own
     // error instead of trapping. The loop without GAS is answered after its one run (the one-run answer).
     // Per-iteration cost from two lengths, so the fixed cost of a call cancels out.
-    const one = call({ to: countAt, data: word(1000n) });
-    const two = call({ to: countAt, data: word(2000n) });
+    const one = call({ to: countAt, data: word(100n) });
+    const two = call({ to: countAt, data: word(200n) });
     expect('Ok' in one.value && 'Ok' in two.value).toBe(true);
-    const perIteration = (two.instructions - one.instructions) / 1000n;
-    const fixed = one.instructions - 1000n * perIteration;
+    const perIteration = (two.instructions - one.instructions) / 100n;
+    const fixed = one.instructions - 100n * perIteration;
     const n = (2_400_000_000n - fixed) / perIteration;
     const big = call({ to: countAt, data: word(n) });
     expect('Ok' in big.value).toBe(true);
