@@ -468,7 +468,8 @@ function warmSlot(j: JournalLike, address: Uint8Array, addrHex: string, slotHex:
   }
   if (!slots.has(slotHex)) {
     slots.add(slotHex);
-    // recorded in the innermost checkpoint's diff, so a reverting frame cools the slot again
+    // recorded in the innermost checkpoint's diff, so a reverting frame cools the slot again; read afresh on
+    // every use and never held: dropped entries are recycled (internals.ts spareEntries)
     const added = j.journalDiff[j.journalDiff.length - 1]![1][1];
     let set = added.get(addrHex);
     if (set === undefined) added.set(addrHex, (set = new Set()));
