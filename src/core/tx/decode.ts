@@ -68,15 +68,20 @@ function sigError(r: bigint, s: bigint): string | undefined {
   return undefined;
 }
 
-/** The unsigned fields' bytes re-wrapped as a list: a slice of the input, no re-encoding. */
-function unsignedList(raw: Uint8Array, list: RlpList, count: number, tail?: Uint8Array): Uint8Array {
-  const first = list.items[0]!;
-  const last = list.items[count - 1]!;
-  const body = raw.subarray(first.start, last.end);
-  const payloadLen = body.length + (tail?.length ?? 0);
-  return tail === undefined
-    ? concatBytes(rlpListHeader(payloadLen), body)
-    : concatBytes(rlpListHeader(payloadLen), body, tail);
+// The signing payloads, from the unsigned fields' bytes [start, end) of the input: a slice re-wrapped as a list,
+// no re-encoding (the item-tree parse and the walk both build them here).
+
+/** EIP-155's tail of a legacy payload on this chain: rlp(chainId), 0, 0. */
+const EIP155_TAIL = concatBytes(RLP.encode(bigintToMinBytes(CHAIN_ID)), Uint8Array.of(0x80, 0x80));
+
+/** EIP-155: rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0]). */
+function legacySigningPayload(raw: Uint8Array, start: number, end: number): Uint8Array {
+  return concatBytes(rlpListHeader(end - start + EIP155_TAIL.length), raw.subarray(start, end), EIP155_TAIL);
+}
+
+/** type || rlp([fields without yParity, r, s]). */
+function typedSigningPayload(type: 1 | 2, raw: Uint8Array, start: number, end: number): Uint8Array {
+  return concatBytes(Uint8Array.of(type), rlpListHeader(end - start), raw.subarray(start, end));
 }
 
 /**
@@ -207,18 +212,13 @@ function walkSigned(raw: Uint8Array): ParsedEthTx | undefined {
     return {
       fields,
       sig: { v, r, s, yParity: Number((v - 35n) & 1n) as 0 | 1 },
-      // EIP-155: rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0]), as parseLegacy's.
-      signingPayload: () => {
-        const tail = concatBytes(RLP.encode(bigintToMinBytes(CHAIN_ID)), Uint8Array.of(0x80, 0x80));
-        return concatBytes(rlpListHeader(bodyEnd - body + tail.length), raw.subarray(body, bodyEnd), tail);
-      },
+      signingPayload: () => legacySigningPayload(raw, body, bodyEnd),
     };
   }
   return {
     fields,
     sig: { v, r, s, yParity: Number(v) as 0 | 1 },
-    // type || rlp([fields without yParity, r, s]), as parseTyped's.
-    signingPayload: () => concatBytes(Uint8Array.of(type), rlpListHeader(bodyEnd - body), raw.subarray(body, bodyEnd)),
+    signingPayload: () => typedSigningPayload(type, raw, body, bodyEnd),
   };
 }
 
@@ -370,8 +370,8 @@ function parseLegacy(raw: Uint8Array, list: RlpList, withSig: boolean): Result<P
   return ok({
     fields,
     sig,
-    // EIP-155: rlp([nonce, gasPrice, gas, to, value, data, chainId, 0, 0]).
-    signingPayload: () => unsignedList(raw, list, 6, concatBytes(RLP.encode(bigintToMinBytes(chainId)), Uint8Array.of(0x80, 0x80))),
+    // chainId is CHAIN_ID here (checked above)
+    signingPayload: () => legacySigningPayload(raw, it[0]!.start, it[5]!.end),
   });
 }
 
@@ -408,8 +408,7 @@ function parseTyped(raw: Uint8Array, list: RlpList, type: 1 | 2, withSig: boolea
   return ok({
     fields,
     sig: { v: yp, r, s, yParity },
-    // type || rlp([fields without yParity, r, s]).
-    signingPayload: () => concatBytes(Uint8Array.of(type), unsignedList(raw, list, want - 3)),
+    signingPayload: () => typedSigningPayload(type, raw, it[0]!.start, it[want - 4]!.end),
   });
 }
 
