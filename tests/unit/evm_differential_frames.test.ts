@@ -7,7 +7,9 @@
 // storage context, static-call violations, the depth limit, precompiles, and an EIP-7702-delegated account.
 import { Address, bigIntToBytes, createAccount, generateAddress } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import type { ExecTx, IncludedOutcome } from '../../src/core/engine.js';
+import type { VM } from '@ethereumjs/vm';
+import type { BlockEnv, ExecTx, IncludedOutcome } from '../../src/core/engine.js';
+import type { EvmEngine } from '../../src/core/evm/index.js';
 import { asm, deployCode, hex, type Item, label, ref, word } from '../support/asm.js';
 import { ALICE, ETH, env, expectStateMatchesStock, expectStockAgrees, included, newEngine, tx } from '../support/evm_fixtures.js';
 
@@ -119,6 +121,37 @@ interface Case {
   accessList?: ExecTx['accessList'];
 }
 
+/**
+ * `execs` in one block three ways, after `prepare` on each one's state: the own frames and EthereumJS's frames in
+ * this engine (`emptyGenesis` accounts given a zero genesis balance there), and stock EthereumJS
+ * (expectStockAgrees); the two engines' outcomes and state roots equal. The own run and the stock VM, for the
+ * case's own state checks.
+ */
+async function threeWays(
+  e: BlockEnv,
+  execs: readonly ExecTx[],
+  prepare: (sm: VM['stateManager']) => Promise<void> = async () => {},
+  emptyGenesis: readonly Uint8Array[] = [],
+): Promise<{ own: { engine: EvmEngine; outs: IncludedOutcome[] }; vm: VM }> {
+  const run = async (stockFrames: boolean) => {
+    const { engine } = await newEngine(undefined, { stockFrames });
+    engine.setGenesisBalance(ALICE, 100n * ETH);
+    for (const a of emptyGenesis) engine.setGenesisBalance(a, 0n);
+    engine.beginBlock(e);
+    await prepare(engine.vm.stateManager);
+    const outs: IncludedOutcome[] = [];
+    for (const x of execs) outs.push(included(await engine.runTx(x)));
+    const { stateRoot } = await engine.commitBlock();
+    return { engine, outs, stateRoot };
+  };
+  const own = await run(false);
+  const stock = await run(true);
+  const vm = await expectStockAgrees(e, execs, own.outs, (stockVm) => prepare(stockVm.stateManager));
+  for (let i = 0; i < execs.length; i++) expect({ ...own.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...stock.outs[i]!, instructions: 0n });
+  expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
+  return { own, vm };
+}
+
 describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS', () => {
   it('agrees on every outcome, failure message, state root and resulting state', async () => {
     let n = 0n;
@@ -199,30 +232,16 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n, accessList: c.accessList ?? [] });
     const e = env(1n, { gasLimit: 500_000_000n });
 
-    const runOurs = async (stockFrames: boolean) => {
-      const { engine } = await newEngine(undefined, { stockFrames });
-      engine.setGenesisBalance(ALICE, 100n * ETH);
-      engine.setGenesisBalance(emptyExisting, 0n);
-      engine.beginBlock(e);
-      const sm = engine.vm.stateManager;
-      await sm.putCode(new Address(delegated), designator);
-      await sm.putCode(new Address(eofLike), EOF_LIKE);
-      await sm.putAccount(new Address(emptyExisting), createAccount({}));
-      const outs: IncludedOutcome[] = [];
-      for (let i = 0; i < txs.length; i++) outs.push(included(await engine.runTx(toExec(txs[i]!, BigInt(i)))));
-      const { stateRoot } = await engine.commitBlock();
-      return { engine, outs, stateRoot };
-    };
-    const own = await runOurs(false);
-    const stock = await runOurs(true);
-
-    const vm = await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), own.outs, async (stockVm) => {
-      await stockVm.stateManager.putCode(new Address(delegated), designator);
-      await stockVm.stateManager.putCode(new Address(eofLike), EOF_LIKE);
-      await stockVm.stateManager.putAccount(new Address(emptyExisting), createAccount({}));
-    });
-    for (let i = 0; i < txs.length; i++) expect({ ...own.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...stock.outs[i]!, instructions: 0n });
-    expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
+    const { own, vm } = await threeWays(
+      e,
+      txs.map((c, i) => toExec(c, BigInt(i))),
+      async (sm) => {
+        await sm.putCode(new Address(delegated), designator);
+        await sm.putCode(new Address(eofLike), EOF_LIKE);
+        await sm.putAccount(new Address(emptyExisting), createAccount({}));
+      },
+      [emptyExisting],
+    );
 
     await expectStateMatchesStock(vm, [own.engine], watch, [0n, 1n, 2n, 3n, 4n, 5n, 7n, 9n, 10n, 11n, 12n, 13n, 14n, 15n, 16n, 17n, 20n, 21n, 22n, 30n, 31n, 100n, 101n, 102n, 103n, ...Array.from({ length: 19 }, (_, i) => 199n + BigInt(i))]);
     // the existing empty account was touched by a zero-value call and removed (EIP-161), as EthereumJS does
@@ -359,20 +378,7 @@ describe('differential: own call frames vs EthereumJS frames vs stock EthereumJS
     const watch = [ALICE, child1, child2, ...Array.from({ length: Number(n) + 4 }, (_, i) => contract(BigInt(i)))];
     const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: c.value ?? 0n, accessList: c.accessList ?? [] });
     const e = env(1n, { gasLimit: 500_000_000n });
-    const runOurs = async (stockFrames: boolean) => {
-      const { engine } = await newEngine(undefined, { stockFrames });
-      engine.setGenesisBalance(ALICE, 100n * ETH);
-      engine.beginBlock(e);
-      const outs: IncludedOutcome[] = [];
-      for (let i = 0; i < txs.length; i++) outs.push(included(await engine.runTx(toExec(txs[i]!, BigInt(i)))));
-      const { stateRoot } = await engine.commitBlock();
-      return { engine, outs, stateRoot };
-    };
-    const own = await runOurs(false);
-    const stock = await runOurs(true);
-    const vm = await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), own.outs, async () => {});
-    for (let i = 0; i < txs.length; i++) expect({ ...own.outs[i]!, instructions: 0n }, `tx ${i}`).toEqual({ ...stock.outs[i]!, instructions: 0n });
-    expect(hex(own.stateRoot)).toBe(hex(stock.stateRoot));
+    const { own, vm } = await threeWays(e, txs.map((c, i) => toExec(c, BigInt(i))));
     const slots = [0n, 1n, 2n, ...Array.from({ length: 12 }, (_, i) => 10n + BigInt(i)), ...Array.from({ length: 7 }, (_, i) => 100n + BigInt(i)), ...Array.from({ length: 7 }, (_, i) => 200n + BigInt(i))];
     await expectStateMatchesStock(vm, [own.engine], watch, slots);
 
