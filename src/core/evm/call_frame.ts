@@ -32,6 +32,7 @@ import {
   journalCommitSync,
   journalRevertSync,
   type MessageLike,
+  noMessageListeners,
   type OpEntry,
   type RunResult,
   reuseInterpreter,
@@ -102,8 +103,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     !evm.DEBUG &&
     evm._optsCached.profiler?.enabled !== true &&
     evm.stateManager instanceof FlatStateManager &&
-    events.listenerCount('beforeMessage') === 0 &&
-    events.listenerCount('afterMessage') === 0;
+    noMessageListeners(events);
   const topLevelOwn = !common.isActivatedEIP(2780);
   // One Interpreter kept per call depth below POOL_DEPTHS, reused by the next frame at that depth (see
   // newInterpreter); `busy` marks the depths whose kept one runs a frame.
@@ -551,25 +551,77 @@ function installCallOps(
   // merged them back into the caller's, and the next callee at that depth is called only after that.
   const spareSelfdestruct: Map<string, unknown>[] = [];
   const spareCreated: Set<string>[] = [];
+  // The message handed to a callee at each depth below POOL_DEPTHS, every field written again for each CALL (a new
+  // object of eighteen fields is about 20 K instructions): the frames read a message only while its frame runs
+  // (executeCall, newInterpreter copies it into the environment, frameEnd) and nothing keeps it; the next CALL
+  // at that depth comes from the caller's frame after this one's callOp has read it for the last time.
+  const keptMessages: MessageLike[] = [];
+  function callMessage(
+    kept: boolean,
+    caller: Address,
+    gasLimit: bigint,
+    to: Address,
+    codeAddress: Address,
+    value: bigint,
+    data: Uint8Array,
+    isStatic: boolean,
+    delegatecall: boolean,
+    depth: number,
+    blobVersionedHashes: Uint8Array[] | undefined,
+    accessWitness: unknown,
+  ): MessageLike {
+    const m = kept ? keptMessages[depth] : undefined;
+    if (m === undefined) {
+      const made = messageOf(caller, gasLimit, to, codeAddress, value, data, isStatic, delegatecall, depth, blobVersionedHashes, accessWitness);
+      if (kept) keptMessages[depth] = made;
+      return made;
+    }
+    // messageOf's fields and values
+    m.to = to;
+    m.value = value;
+    m.caller = caller;
+    m.gasLimit = gasLimit;
+    m.data = data;
+    m.depth = depth;
+    m.code = undefined;
+    m.codeAddress = codeAddress;
+    m.isStatic = isStatic;
+    m.isCompiled = false;
+    m.isCreate = undefined;
+    m.selfdestruct = undefined;
+    m.createdAddresses = undefined;
+    m.delegatecall = delegatecall;
+    m.gasRefund = 0n;
+    m.blobVersionedHashes = blobVersionedHashes;
+    m.accessWitness = accessWitness;
+    m.chargeCodeAccesses = undefined;
+    return m;
+  }
 
   async function callOp(rs: RunState, kind: 'call' | 'static' | 'delegate'): Promise<void> {
     const it = rs.interpreter;
     const env = it._env;
     const withValue = kind === 'call';
-    const p = rs.stack.popN(withValue ? 7 : 6);
+    // Stack.popN's pops read in place (its new array is about 10 K instructions a CALL): p(i) is popN's p[i]
+    const stack = rs.stack as unknown as { _store: bigint[]; _len: number };
+    const n = withValue ? 7 : 6;
+    if (stack._len < n) throw new EVMError(ERR.STACK_UNDERFLOW);
+    const top = stack._len - 1;
+    const st = stack._store;
+    stack._len -= n;
     // the target's bytes and journal key as the gas handler just made them from the same word (else made here,
     // the key natively: addressHex would build it from the bytes in a JavaScript loop)
-    const word = p[1]!;
+    const word = st[top - 1]!;
     const same = word === lastTarget.word;
     const toAddress = same ? new KeyedAddress(lastTarget.bytes, lastTarget.key) : new KeyedAddress(addressBytes(word), addressKeyOf(word));
     if (!same) lastTarget.code = undefined;
     // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
-    const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
-    const at = withValue ? 3 : 2;
-    const inOffset = p[at]!;
-    const inLength = p[at + 1]!;
-    const outOffset = p[at + 2]!;
-    const outLength = p[at + 3]!;
+    const value = withValue ? st[top - 2]! : kind === 'delegate' ? env.callValue : 0n;
+    const at = top - (withValue ? 3 : 2);
+    const inOffset = st[at]!;
+    const inLength = st[at - 1]!;
+    const outOffset = st[at - 2]!;
+    const outLength = st[at - 3]!;
     let data: Uint8Array = EMPTY;
     if (inLength !== 0n) data = rs.memory.read(Number(inOffset), Number(inLength), true);
     let gasLimit = rs.messageGasLimit!;
@@ -578,15 +630,15 @@ function installCallOps(
       it.addStipend(stipend);
       gasLimit += stipend;
     }
+    const depth = env.depth + 1;
+    const kept = depth < POOL_DEPTHS;
     const msg =
       kind === 'delegate'
-        ? messageOf(env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, env.depth + 1, env.blobVersionedHashes, env.accessWitness)
-        : messageOf(env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, env.depth + 1, env.blobVersionedHashes, env.accessWitness);
+        ? callMessage(kept, env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, depth, env.blobVersionedHashes, env.accessWitness)
+        : callMessage(kept, env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, depth, env.blobVersionedHashes, env.accessWitness);
     // _baseCall
     // copies of the frame's sets (empty ones, the usual case, not iterated)
     // (empty ones: the callee depth's kept pair, emptied; see spareSets)
-    const depth = env.depth + 1;
-    const kept = depth < POOL_DEPTHS;
     const parentSelfdestruct = it._result.selfdestruct;
     let selfdestruct: Map<string, unknown>;
     if (parentSelfdestruct.size !== 0 || !kept) selfdestruct = new Map(parentSelfdestruct);
