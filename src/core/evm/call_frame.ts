@@ -115,7 +115,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     if (m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
     return frame(m, evm.stateManager as FlatStateManager);
   };
-  installCallOps(evm, own, { frameStart, frameEnd, release, Interpreter }, frameReserve);
+  installCallOps(evm, own, { frameStart, frameEnd, closeFrame, release, Interpreter }, frameReserve);
   // The first depths' Interpreters made now, with the engine (an update message): a query's heap changes are
   // discarded, so an executor that runs only queries (eth_call, estimates) would otherwise build its first
   // frame's Interpreter in every one. Each is reset by its first use like any kept one.
@@ -177,8 +177,16 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       execResult.createdAddresses = new Set();
       execResult.gasRefund = 0n;
     }
+    if (closeFrame(message, sm, err)) execResult.logs = [];
+    return execResult;
+  }
+
+  // frameEnd's revert or commit of the frame's checkpoints (and the transient storage's clearing at depth 0);
+  // true when reverted (frameEnd empties the result's logs then).
+  function closeFrame(message: MessageLike, sm: FlatStateManager, err: EVMError | undefined): boolean {
+    let reverted = false;
     if (err !== undefined && !(common.hardfork() === 'chainstart' && err.error === ERR.CODESTORE_OUT_OF_GAS)) {
-      execResult.logs = [];
+      reverted = true;
       journalRevertSync(evm.journal, sm);
       if (transient) evm.transientStorage.revert();
     } else {
@@ -186,7 +194,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       if (transient) evm.transientStorage.commit();
     }
     if (transient && message.depth === 0) evm.transientStorage.clear();
-    return execResult;
+    return reverted;
   }
 
   // Journal.putAccount: touch, then write (EthereumJS writes even an unchanged account back).
@@ -519,6 +527,7 @@ function installCallOps(
   frames: {
     frameStart(m: MessageLike, sm: FlatStateManager, callerHasCode?: boolean): ExecResult | InstanceType<InterpreterCtor> | undefined;
     frameEnd(m: MessageLike, sm: FlatStateManager, start: ExecResult | InstanceType<InterpreterCtor> | undefined, r: ExecResult): ExecResult;
+    closeFrame(m: MessageLike, sm: FlatStateManager, err: EVMError | undefined): boolean;
     release(depth: number, interpreter: InstanceType<InterpreterCtor>): void;
     Interpreter: InterpreterCtor;
   },
@@ -529,7 +538,7 @@ function installCallOps(
   const stipend = common.param('callStipendGas');
   const eip6780 = common.isActivatedEIP(6780);
   const map = evm._opcodeMap;
-  const { frameStart, frameEnd, release, Interpreter } = frames;
+  const { frameStart, frameEnd, closeFrame, release, Interpreter } = frames;
   for (const [op, kind] of [
     [0xf1, 'call'],
     [0xfa, 'static'],
@@ -662,17 +671,40 @@ function installCallOps(
       // frame(msg, sm) inline: one await for the callee's code or precompile
       // CALL and STATICCALL: the caller is this frame's account (DELEGATECALL reads neither account)
       const start = frameStart(msg, sm, kind !== 'delegate' && ownAccountHasCode(env));
-      let r: ExecResult;
-      if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
-      else if (start instanceof Interpreter) {
-        r = interpreterResult(start, await start.run(msg.code as Uint8Array, {}), msg.gasLimit);
+      let logs: unknown[] | undefined;
+      let gasUsed: bigint;
+      let ex: EVMError | undefined;
+      let returnValue: Uint8Array | undefined;
+      let gasRefund: bigint | undefined;
+      if (start instanceof Interpreter) {
+        // interpreterResult and frameEnd for a callee that ran code, their result's fields kept in locals (no
+        // result object a CALL): a failed frame's logs and sets are dropped, its return data kept
+        const res = await start.run(msg.code as Uint8Array, {});
+        ex = res.exceptionError;
+        const result = start._result;
+        gasUsed = ex !== undefined && ex.error !== ERR.REVERT && ex.error !== ERR.INVALID_EOF_FORMAT ? msg.gasLimit : msg.gasLimit - res.runState.gasLeft;
+        returnValue = result.returnValue ?? EMPTY;
+        // (the logs and refund are read only after a success)
+        if (ex === undefined) {
+          logs = result.logs;
+          gasRefund = res.runState.gasRefund;
+        }
         release(msg.depth, start);
-      } else r = start as ExecResult;
-      r = frameEnd(msg, sm, start, r);
-      if (r.logs && r.logs.length !== 0) it._result.logs = it._result.logs.concat(r.logs);
-      it.useGas(r.executionGasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
-      const ex = r.exceptionError;
-      if (r.returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = r.returnValue;
+        closeFrame(msg, sm, ex);
+      } else {
+        let r: ExecResult;
+        if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
+        else r = start as ExecResult;
+        r = frameEnd(msg, sm, start, r);
+        logs = r.logs;
+        gasUsed = r.executionGasUsed;
+        ex = r.exceptionError;
+        returnValue = r.returnValue;
+        gasRefund = r.gasRefund;
+      }
+      if (logs && logs.length !== 0) it._result.logs = it._result.logs.concat(logs as typeof it._result.logs);
+      it.useGas(gasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
+      if (returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = returnValue;
       if (ex === undefined) {
         if (selfdestruct.size !== 0) for (const [k, v] of selfdestruct) it._result.selfdestruct.set(k, v);
         if (created !== undefined && created.size !== 0) for (const a of created) it._result.createdAddresses!.add(a);
@@ -683,7 +715,7 @@ function installCallOps(
           if (account === undefined) throw new Error('could not read contract account');
           env.contract = account;
         }
-        rs.gasRefund = r.gasRefund ?? 0n;
+        rs.gasRefund = gasRefund ?? 0n;
         ret = 1n;
       }
     }
