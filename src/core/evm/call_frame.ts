@@ -32,6 +32,7 @@ import {
   journalCommitSync,
   journalRevertSync,
   type MessageLike,
+  noMessageListeners,
   type OpEntry,
   type RunResult,
   reuseInterpreter,
@@ -102,8 +103,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     !evm.DEBUG &&
     evm._optsCached.profiler?.enabled !== true &&
     evm.stateManager instanceof FlatStateManager &&
-    events.listenerCount('beforeMessage') === 0 &&
-    events.listenerCount('afterMessage') === 0;
+    noMessageListeners(events);
   const topLevelOwn = !common.isActivatedEIP(2780);
   // One Interpreter kept per call depth below POOL_DEPTHS, reused by the next frame at that depth (see
   // newInterpreter); `busy` marks the depths whose kept one runs a frame.
@@ -115,7 +115,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     if (m.to === undefined || m.depth === 0 || !own(m.accessWitness)) return stock.call(this, opts);
     return frame(m, evm.stateManager as FlatStateManager);
   };
-  installCallOps(evm, own, { frameStart, frameEnd, release, Interpreter }, frameReserve);
+  installCallOps(evm, own, { frameStart, frameEnd, closeFrame, release, Interpreter }, frameReserve);
   // The first depths' Interpreters made now, with the engine (an update message): a query's heap changes are
   // discarded, so an executor that runs only queries (eth_call, estimates) would otherwise build its first
   // frame's Interpreter in every one. Each is reset by its first use like any kept one.
@@ -177,8 +177,16 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       execResult.createdAddresses = new Set();
       execResult.gasRefund = 0n;
     }
+    if (closeFrame(message, sm, err)) execResult.logs = [];
+    return execResult;
+  }
+
+  // frameEnd's revert or commit of the frame's checkpoints (and the transient storage's clearing at depth 0);
+  // true when reverted (frameEnd empties the result's logs then).
+  function closeFrame(message: MessageLike, sm: FlatStateManager, err: EVMError | undefined): boolean {
+    let reverted = false;
     if (err !== undefined && !(common.hardfork() === 'chainstart' && err.error === ERR.CODESTORE_OUT_OF_GAS)) {
-      execResult.logs = [];
+      reverted = true;
       journalRevertSync(evm.journal, sm);
       if (transient) evm.transientStorage.revert();
     } else {
@@ -186,7 +194,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
       if (transient) evm.transientStorage.commit();
     }
     if (transient && message.depth === 0) evm.transientStorage.clear();
-    return execResult;
+    return reverted;
   }
 
   // Journal.putAccount: touch, then write (EthereumJS writes even an unchanged account back).
@@ -519,6 +527,7 @@ function installCallOps(
   frames: {
     frameStart(m: MessageLike, sm: FlatStateManager, callerHasCode?: boolean): ExecResult | InstanceType<InterpreterCtor> | undefined;
     frameEnd(m: MessageLike, sm: FlatStateManager, start: ExecResult | InstanceType<InterpreterCtor> | undefined, r: ExecResult): ExecResult;
+    closeFrame(m: MessageLike, sm: FlatStateManager, err: EVMError | undefined): boolean;
     release(depth: number, interpreter: InstanceType<InterpreterCtor>): void;
     Interpreter: InterpreterCtor;
   },
@@ -529,7 +538,7 @@ function installCallOps(
   const stipend = common.param('callStipendGas');
   const eip6780 = common.isActivatedEIP(6780);
   const map = evm._opcodeMap;
-  const { frameStart, frameEnd, release, Interpreter } = frames;
+  const { frameStart, frameEnd, closeFrame, release, Interpreter } = frames;
   for (const [op, kind] of [
     [0xf1, 'call'],
     [0xfa, 'static'],
@@ -551,25 +560,77 @@ function installCallOps(
   // merged them back into the caller's, and the next callee at that depth is called only after that.
   const spareSelfdestruct: Map<string, unknown>[] = [];
   const spareCreated: Set<string>[] = [];
+  // The message handed to a callee at each depth below POOL_DEPTHS, every field written again for each CALL (a new
+  // object of eighteen fields is about 20 K instructions): the frames read a message only while its frame runs
+  // (executeCall, newInterpreter copies it into the environment, frameEnd) and nothing keeps it; the next CALL
+  // at that depth comes from the caller's frame after this one's callOp has read it for the last time.
+  const keptMessages: MessageLike[] = [];
+  function callMessage(
+    kept: boolean,
+    caller: Address,
+    gasLimit: bigint,
+    to: Address,
+    codeAddress: Address,
+    value: bigint,
+    data: Uint8Array,
+    isStatic: boolean,
+    delegatecall: boolean,
+    depth: number,
+    blobVersionedHashes: Uint8Array[] | undefined,
+    accessWitness: unknown,
+  ): MessageLike {
+    const m = kept ? keptMessages[depth] : undefined;
+    if (m === undefined) {
+      const made = messageOf(caller, gasLimit, to, codeAddress, value, data, isStatic, delegatecall, depth, blobVersionedHashes, accessWitness);
+      if (kept) keptMessages[depth] = made;
+      return made;
+    }
+    // messageOf's fields and values
+    m.to = to;
+    m.value = value;
+    m.caller = caller;
+    m.gasLimit = gasLimit;
+    m.data = data;
+    m.depth = depth;
+    m.code = undefined;
+    m.codeAddress = codeAddress;
+    m.isStatic = isStatic;
+    m.isCompiled = false;
+    m.isCreate = undefined;
+    m.selfdestruct = undefined;
+    m.createdAddresses = undefined;
+    m.delegatecall = delegatecall;
+    m.gasRefund = 0n;
+    m.blobVersionedHashes = blobVersionedHashes;
+    m.accessWitness = accessWitness;
+    m.chargeCodeAccesses = undefined;
+    return m;
+  }
 
   async function callOp(rs: RunState, kind: 'call' | 'static' | 'delegate'): Promise<void> {
     const it = rs.interpreter;
     const env = it._env;
     const withValue = kind === 'call';
-    const p = rs.stack.popN(withValue ? 7 : 6);
+    // Stack.popN's pops read in place (its new array is about 10 K instructions a CALL): p(i) is popN's p[i]
+    const stack = rs.stack as unknown as { _store: bigint[]; _len: number };
+    const n = withValue ? 7 : 6;
+    if (stack._len < n) throw new EVMError(ERR.STACK_UNDERFLOW);
+    const top = stack._len - 1;
+    const st = stack._store;
+    stack._len -= n;
     // the target's bytes and journal key as the gas handler just made them from the same word (else made here,
     // the key natively: addressHex would build it from the bytes in a JavaScript loop)
-    const word = p[1]!;
+    const word = st[top - 1]!;
     const same = word === lastTarget.word;
     const toAddress = same ? new KeyedAddress(lastTarget.bytes, lastTarget.key) : new KeyedAddress(addressBytes(word), addressKeyOf(word));
     if (!same) lastTarget.code = undefined;
     // DELEGATECALL passes the frame's own value on (its handler reads it before the pops)
-    const value = withValue ? p[2]! : kind === 'delegate' ? env.callValue : 0n;
-    const at = withValue ? 3 : 2;
-    const inOffset = p[at]!;
-    const inLength = p[at + 1]!;
-    const outOffset = p[at + 2]!;
-    const outLength = p[at + 3]!;
+    const value = withValue ? st[top - 2]! : kind === 'delegate' ? env.callValue : 0n;
+    const at = top - (withValue ? 3 : 2);
+    const inOffset = st[at]!;
+    const inLength = st[at - 1]!;
+    const outOffset = st[at - 2]!;
+    const outLength = st[at - 3]!;
     let data: Uint8Array = EMPTY;
     if (inLength !== 0n) data = rs.memory.read(Number(inOffset), Number(inLength), true);
     let gasLimit = rs.messageGasLimit!;
@@ -578,15 +639,15 @@ function installCallOps(
       it.addStipend(stipend);
       gasLimit += stipend;
     }
+    const depth = env.depth + 1;
+    const kept = depth < POOL_DEPTHS;
     const msg =
       kind === 'delegate'
-        ? messageOf(env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, env.depth + 1, env.blobVersionedHashes, env.accessWitness)
-        : messageOf(env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, env.depth + 1, env.blobVersionedHashes, env.accessWitness);
+        ? callMessage(kept, env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, depth, env.blobVersionedHashes, env.accessWitness)
+        : callMessage(kept, env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, depth, env.blobVersionedHashes, env.accessWitness);
     // _baseCall
     // copies of the frame's sets (empty ones, the usual case, not iterated)
     // (empty ones: the callee depth's kept pair, emptied; see spareSets)
-    const depth = env.depth + 1;
-    const kept = depth < POOL_DEPTHS;
     const parentSelfdestruct = it._result.selfdestruct;
     let selfdestruct: Map<string, unknown>;
     if (parentSelfdestruct.size !== 0 || !kept) selfdestruct = new Map(parentSelfdestruct);
@@ -610,17 +671,40 @@ function installCallOps(
       // frame(msg, sm) inline: one await for the callee's code or precompile
       // CALL and STATICCALL: the caller is this frame's account (DELEGATECALL reads neither account)
       const start = frameStart(msg, sm, kind !== 'delegate' && ownAccountHasCode(env));
-      let r: ExecResult;
-      if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
-      else if (start instanceof Interpreter) {
-        r = interpreterResult(start, await start.run(msg.code as Uint8Array, {}), msg.gasLimit);
+      let logs: unknown[] | undefined;
+      let gasUsed: bigint;
+      let ex: EVMError | undefined;
+      let returnValue: Uint8Array | undefined;
+      let gasRefund: bigint | undefined;
+      if (start instanceof Interpreter) {
+        // interpreterResult and frameEnd for a callee that ran code, their result's fields kept in locals (no
+        // result object a CALL): a failed frame's logs and sets are dropped, its return data kept
+        const res = await start.run(msg.code as Uint8Array, {});
+        ex = res.exceptionError;
+        const result = start._result;
+        gasUsed = ex !== undefined && ex.error !== ERR.REVERT && ex.error !== ERR.INVALID_EOF_FORMAT ? msg.gasLimit : msg.gasLimit - res.runState.gasLeft;
+        returnValue = result.returnValue ?? EMPTY;
+        // (the logs and refund are read only after a success)
+        if (ex === undefined) {
+          logs = result.logs;
+          gasRefund = res.runState.gasRefund;
+        }
         release(msg.depth, start);
-      } else r = start as ExecResult;
-      r = frameEnd(msg, sm, start, r);
-      if (r.logs && r.logs.length !== 0) it._result.logs = it._result.logs.concat(r.logs);
-      it.useGas(r.executionGasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
-      const ex = r.exceptionError;
-      if (r.returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = r.returnValue;
+        closeFrame(msg, sm, ex);
+      } else {
+        let r: ExecResult;
+        if (start === undefined) r = (await evm.runPrecompile(msg.code as MessageLike['code'], msg.data, msg.gasLimit)) as ExecResult;
+        else r = start as ExecResult;
+        r = frameEnd(msg, sm, start, r);
+        logs = r.logs;
+        gasUsed = r.executionGasUsed;
+        ex = r.exceptionError;
+        returnValue = r.returnValue;
+        gasRefund = r.gasRefund;
+      }
+      if (logs && logs.length !== 0) it._result.logs = it._result.logs.concat(logs as typeof it._result.logs);
+      it.useGas(gasUsed, 'CALL, STATICCALL, DELEGATECALL, CALLCODE');
+      if (returnValue !== undefined && (ex === undefined || ex.error === ERR.REVERT)) rs.returnBytes = returnValue;
       if (ex === undefined) {
         if (selfdestruct.size !== 0) for (const [k, v] of selfdestruct) it._result.selfdestruct.set(k, v);
         if (created !== undefined && created.size !== 0) for (const a of created) it._result.createdAddresses!.add(a);
@@ -631,7 +715,7 @@ function installCallOps(
           if (account === undefined) throw new Error('could not read contract account');
           env.contract = account;
         }
-        rs.gasRefund = r.gasRefund ?? 0n;
+        rs.gasRefund = gasRefund ?? 0n;
         ret = 1n;
       }
     }

@@ -602,7 +602,22 @@ export interface CallFrameInternals {
   _tx: { gasPrice: bigint; origin?: unknown };
   _block: unknown;
   DEBUG: boolean;
-  events: { listenerCount(name: string): number };
+  events: MessageEvents;
+}
+
+/** EVM.events (eventemitter3): `_eventsCount` is the number of event names with listeners. */
+interface MessageEvents {
+  listenerCount(name: string): number;
+  _eventsCount?: number;
+}
+
+/**
+ * Whether nobody listens to `beforeMessage` or `afterMessage` (the own frames skip both emissions): an emitter
+ * with no listener at all answers from its count of event names with listeners, one field read instead of two
+ * listenerCount calls a CALL. checkCallFrameInternals checks the count on a new emitter of the same class.
+ */
+export function noMessageListeners(events: MessageEvents): boolean {
+  return events._eventsCount === 0 || (events.listenerCount('beforeMessage') === 0 && events.listenerCount('afterMessage') === 0);
 }
 
 /**
@@ -619,6 +634,7 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   if (!(e._precompiles instanceof Map)) fail('EVM._precompiles is no longer a Map');
   if (typeof e._optsCached !== 'object' || e._optsCached === null) fail('EVM._optsCached is no longer an object');
   if (typeof e.DEBUG !== 'boolean' || typeof e.events?.listenerCount !== 'function') fail('EVM.DEBUG / EVM.events.listenerCount changed');
+  checkEventsCount(e.events!, fail);
   if (!('blockchain' in e) || !('performanceLogger' in e)) fail('EVM.blockchain / performanceLogger missing');
   const ts = e.transientStorage;
   if (ts === undefined || typeof ts.checkpoint !== 'function' || typeof ts.commit !== 'function' || typeof ts.revert !== 'function' || typeof ts.clear !== 'function') {
@@ -712,6 +728,32 @@ export function checkCallFrameInternals(evm: unknown, interpreterProto: object):
   const rshape = (s: JournalFrameInternals & { journal: Map<string, Set<string>> }): string =>
     JSON.stringify([s.journalHeight, [...s.journal].map(([k, v]) => [k, [...v]]), [...s.touched], s.journalDiff.map(([h, d]) => [h, [...d[0]], [...d[1]].map(([k, v]) => [k, [...v]]), [...d[2]]])]);
   if (rshape(rs) !== rshape(ro) || revertCalls.join('') !== 'rr') fail('Journal.revert no longer undoes the diff entries at or above the height as journalRevertSync does');
+}
+
+/**
+ * noMessageListeners' reading of `_eventsCount`: on a new emitter of EVM.events' class it is 0, counts an event
+ * name once however many listeners it has, and is 0 again once they are removed; the live emitter's is a number.
+ */
+function checkEventsCount(events: MessageEvents, fail: (what: string) => never): void {
+  type Emitter = MessageEvents & { on(n: string, f: () => void): unknown; off(n: string, f: () => void): unknown };
+  const Ctor = (events as { constructor?: unknown }).constructor;
+  if (typeof events._eventsCount !== 'number' || typeof Ctor !== 'function') fail('EVM.events no longer counts its event names (_eventsCount)');
+  const x = new (Ctor as new () => Emitter)();
+  const f = (): void => {};
+  const g = (): void => {};
+  const counts: unknown[] = [x._eventsCount];
+  x.on('afterMessage', f);
+  counts.push(x._eventsCount, noMessageListeners(x));
+  x.on('afterMessage', g);
+  x.on('beforeMessage', f);
+  counts.push(x._eventsCount);
+  x.off('afterMessage', f);
+  x.off('afterMessage', g);
+  x.off('beforeMessage', f);
+  counts.push(x._eventsCount, noMessageListeners(x));
+  x.on('step', f);
+  counts.push(x._eventsCount, noMessageListeners(x));
+  if (JSON.stringify(counts) !== '[0,1,false,2,0,true,1,true]') fail(`EVM.events' _eventsCount no longer counts event names with listeners (${JSON.stringify(counts)})`);
 }
 
 type DiffEntry = JournalFrameInternals['journalDiff'][number];
