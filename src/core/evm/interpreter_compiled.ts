@@ -213,10 +213,16 @@ export function findSegments(code: Uint8Array): CodeSegments | null {
   return { code, starts, ends, ops, jumps, dests, done: 0, at: null, list: [] };
 }
 
+/**
+ * A simulated stack item: a constant, a local holding a word (`e1`.. entry items, `v1`.. results), or a local
+ * holding a JavaScript boolean (`b1`..: a comparison's or ISZERO's result, turned into 1n or 0n only where a
+ * word is needed, so ISZERO and JUMPI on it cost no bigint compare).
+ */
 type Val = bigint | string;
 
 const lit = (v: bigint): string => `0x${v.toString(16)}n`;
-const ref = (v: Val): string => (typeof v === 'bigint' ? lit(v) : v);
+const isBool = (v: Val): v is string => typeof v === 'string' && v.charCodeAt(0) === 0x62; // 'b'
+const ref = (v: Val): string => (typeof v === 'bigint' ? lit(v) : isBool(v) ? `(${v}?1n:0n)` : v);
 
 /** The value of a binary operation on two constants, with the fast loop's arithmetic (a is the top item). */
 function fold(op: number, a: bigint, b: bigint): bigint {
@@ -258,7 +264,10 @@ function fold(op: number, a: bigint, b: bigint): bigint {
   }
 }
 
-/** Source of the statements computing binary `op` into `r` from the expressions `a` (top) and `b`. */
+/** Comparisons (LT, GT, SLT, SGT, EQ), whose result is kept as a boolean. */
+const isCompare = (op: number): boolean => (op >= 0x10 && op <= 0x14);
+
+/** Source of the statements computing binary `op` into `r` from the expressions `a` (top) and `b` (a boolean for comparisons). */
 function binary(op: number, r: string, a: string, b: string): string {
   switch (op) {
     case 0x01:
@@ -272,15 +281,15 @@ function binary(op: number, r: string, a: string, b: string): string {
     case 0x06:
       return `var ${r}=${b}===0n?0n:${a}%${b};`;
     case 0x10:
-      return `var ${r}=${a}<${b}?1n:0n;`;
+      return `var ${r}=${a}<${b};`;
     case 0x11:
-      return `var ${r}=${a}>${b}?1n:0n;`;
+      return `var ${r}=${a}>${b};`;
     case 0x12:
-      return `var ${r}=(${a}>=S?${a}-T:${a})<(${b}>=S?${b}-T:${b})?1n:0n;`;
+      return `var ${r}=(${a}>=S?${a}-T:${a})<(${b}>=S?${b}-T:${b});`;
     case 0x13:
-      return `var ${r}=(${a}>=S?${a}-T:${a})>(${b}>=S?${b}-T:${b})?1n:0n;`;
+      return `var ${r}=(${a}>=S?${a}-T:${a})>(${b}>=S?${b}-T:${b});`;
     case 0x14:
-      return `var ${r}=${a}===${b}?1n:0n;`;
+      return `var ${r}=${a}===${b};`;
     case 0x16:
       return `var ${r}=${a}&${b};`;
     case 0x17:
@@ -309,10 +318,15 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): {
   let gas = 0;
   let out = '';
   let tmp = 0;
+  // entry items are loaded at the top of the function, only those the body uses (R notes them)
+  const used = new Set<string>();
+  const R = (v: Val): string => {
+    if (typeof v === 'string' && v.charCodeAt(0) === 0x65) used.add(v); // 'e'
+    return ref(v);
+  };
   const ensure = (k: number): void => {
     while (vs.length < k) {
       pulled++;
-      out += `var e${pulled}=s[sp-${pulled}];`;
       vs.unshift(`e${pulled}`);
     }
   };
@@ -341,7 +355,7 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): {
         const r = `v${++tmp}`;
         out += `var ${r}=x.m(${o});`;
         vs.push(r);
-      } else out += `x.${op === 0x52 ? 'w' : 'b'}(${o},${ref(vs.pop()!)});`;
+      } else out += `x.${op === 0x52 ? 'w' : 'b'}(${o},${R(vs.pop()!)});`;
       continue;
     }
     gas += PURE_FEES[op]!;
@@ -374,15 +388,19 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): {
     } else if (op === 0x35) {
       ensure(1);
       const r = `v${++tmp}`;
-      out += `var ${r}=x.l(${ref(vs.pop()!)});`;
+      out += `var ${r}=x.l(${R(vs.pop()!)});`;
       vs.push(r);
     } else if (op === 0x15 || op === 0x19) {
       ensure(1);
       const a = vs.pop()!;
       if (typeof a === 'bigint') vs.push(op === 0x15 ? (a === 0n ? 1n : 0n) : MAX ^ a);
-      else {
+      else if (op === 0x15) {
+        const r = `b${++tmp}`;
+        out += isBool(a) ? `var ${r}=!${a};` : `var ${r}=${R(a)}===0n;`;
+        vs.push(r);
+      } else {
         const r = `v${++tmp}`;
-        out += op === 0x15 ? `var ${r}=${a}===0n?1n:0n;` : `var ${r}=M^${a};`;
+        out += `var ${r}=M^${R(a)};`;
         vs.push(r);
       }
     } else {
@@ -390,9 +408,14 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): {
       const a = vs.pop()!;
       const b = vs.pop()!;
       if (typeof a === 'bigint' && typeof b === 'bigint') vs.push(fold(op, a, b));
-      else {
-        const r = `v${++tmp}`;
-        out += binary(op, r, ref(a), ref(b));
+      else if (isBool(a) && isBool(b) && (op === 0x16 || op === 0x17 || op === 0x18 || op === 0x14)) {
+        // AND, OR, XOR, EQ of two 0/1 words: a boolean again
+        const r = `b${++tmp}`;
+        out += `var ${r}=${op === 0x16 ? `${a}&&${b}` : op === 0x17 ? `${a}||${b}` : op === 0x18 ? `${a}!==${b}` : `${a}===${b}`};`;
+        vs.push(r);
+      } else {
+        const r = `${isCompare(op) ? 'b' : 'v'}${++tmp}`;
+        out += binary(op, r, R(a), R(b));
         vs.push(r);
       }
     }
@@ -403,11 +426,14 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): {
     const v = vs[i]!;
     if (i < pulled && v === `e${pulled - i}`) continue;
     const off = i - pulled;
-    out += `s[sp${off < 0 ? off : `+${off}`}]=${ref(v)};`;
+    out += `s[sp${off < 0 ? off : `+${off}`}]=${R(v)};`;
   }
-  if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n};` : `return ${cond}!==0n;`;
-  if (target !== undefined) out += `return ${ref(target)};`;
-  return { body: out, gas, need: pulled, grow, delta: vs.length - pulled, mem };
+  if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n};` : isBool(cond) ? `return ${cond};` : `return ${R(cond)}!==0n;`;
+  if (target !== undefined) out += `return ${R(target)};`;
+  // load the entry items the body reads or moves (all loads before any write-back)
+  let loads = '';
+  for (let k = 1; k <= pulled; k++) if (used.has(`e${k}`)) loads += `var e${k}=s[sp-${k}];`;
+  return { body: loads + out, gas, need: pulled, grow, delta: vs.length - pulled, mem };
 }
 
 /**
