@@ -1244,6 +1244,23 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
       // through the dispatch above; the jump's budget count and JUMPDEST step are the ones the JUMP case makes.
       while (segAt !== null && (q = segAt[pc]!) !== 0) {
         seg = segList[q - 1]!;
+        if (seg.inner !== 0) {
+          // A fused run (interpreter_compiled.ts) when it passes the checks below, else its first run alone. Its
+          // inner jumps are counted for the budget here, at its start, one by one when they reach a check.
+          if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight || (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32))) seg = seg.alt!;
+          else {
+            if ((tick -= seg.inner - mark) <= 0) {
+              tick += seg.inner - mark;
+              for (var ci = 0, cs = seg.counts; ci < cs.length; ci++) {
+                if ((tick -= ci === 0 ? cs[0]! - mark : cs[ci]!) <= 0) {
+                  tick = interval;
+                  budget.require(0n);
+                }
+              }
+            }
+            mark = seg.mk;
+          }
+        }
         if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight) break;
         // its memory operations must be inside memory paid for (no expansion: the static fee is their gas)
         if (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32)) break;

@@ -14,17 +14,21 @@
 // operation). A JUMP or JUMPI right after a PUSH of a valid JUMPDEST, and any other JUMP (whose destination
 // the run returns), ends the run as its last operation: the fast loop then makes the jump's budget count,
 // destination check and JUMPDEST step itself and goes on with the run at the destination (or after a JUMPI
-// not taken), so a loop of such runs does not go through the dispatch at all.
+// not taken), so a loop of such runs does not go through the dispatch at all. A run ending in a JUMP to a
+// pushed JUMPDEST is compiled a second time joined with the runs after its destination (a fused run, one call
+// instead of several; the loop counts its inner jumps for the budget at its start, `Segment.inner`).
 // Running a segment whole is the same as stepping through it whenever no step of it can fail: the fast loop
 // calls it only when the gas left covers the sum of its static fees, the stack height covers what it reads
 // and what it pushes, and the memory paid for covers every offset its memory operations reach (so they cost
 // their static fee only); otherwise it steps through the operations one by one, so every error (out of gas,
 // underflow, overflow) comes at the same operation and with the same gas as without compiled code. The
-// budget count is unchanged (code bytes at each JUMP or JUMPI).
+// budget count is unchanged (code bytes at each JUMP or JUMPI; a fused run's inner ones counted at its start).
 //
 // The stack is simulated at compile time: the entry items read are loaded into locals once, DUP and SWAP move
 // names, PUSH values are literals, operations on two constants are folded, and only the stack slots whose
-// value changed are written back.
+// value changed are written back. Entry items are loaded only when the run reads or moves them, and results
+// of comparisons and ISZERO stay JavaScript booleans until a word is needed (a JUMPI or ISZERO on one tests it
+// as it is).
 
 const MAX = (1n << 256n) - 1n;
 const TWO256 = 1n << 256n;
@@ -86,6 +90,17 @@ export interface Segment {
   readonly dest: number;
   /** Bytes of memory its MLOAD, MSTORE and MSTORE8 reach (0: none); memory paid for must cover them. */
   readonly mem: number;
+  /**
+   * A fused run (runs joined across JUMPs to pushed destinations): the code bytes its inner jumps count for the
+   * budget, plus the loop's `mark` at its entry (the first inner jump counts from there); 0 for a plain run.
+   * `counts` are the inner jumps' counts one by one (the first, too, plus the mark), for the loop to replay
+   * when they reach a budget check; after the run `mark` is `mk` (its last JUMPDEST). `alt` is its first run
+   * alone, taken when the fused run's gas, stack or memory check fails.
+   */
+  readonly inner: number;
+  readonly counts: readonly number[];
+  readonly mk: number;
+  readonly alt: Segment | null;
 }
 
 /** The frame's values and memory that runs read and write (the fast loop makes one per frame). */
@@ -306,8 +321,10 @@ function binary(op: number, r: string, a: string, b: string): string {
 }
 
 /** The body of one segment's function and its shape. */
-function generate(code: Uint8Array, start: number, end: number, jump: number): { body: string; gas: number; need: number; grow: number; delta: number; mem: number } {
-  // a JUMP or JUMPI at the end (findSegments checked its destination, the constant on top) pops its operands
+function generate(code: Uint8Array, ranges: readonly number[], jump: number): { body: string; gas: number; need: number; grow: number; delta: number; mem: number } {
+  // `ranges`: start, end pairs of the code run in order; every range but the last ends in a JUMP to a pushed
+  // JUMPDEST, where the next range starts (a fused run). A JUMP or JUMPI at the end (findSegments checked its
+  // destination, the constant on top) pops its operands
   let cond: Val | undefined;
   let target: Val | undefined;
   let mem = 0;
@@ -330,96 +347,99 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): {
       vs.unshift(`e${pulled}`);
     }
   };
-  for (let pc = start; pc < end; ) {
-    const op = code[pc]!;
-    pc++;
-    if (op === 0x56 || op === 0x57) {
-      gas += op === 0x56 ? JUMP_FEE : JUMPI_FEE;
-      ensure(op === 0x56 ? 1 : 2);
-      const d = vs.pop()!;
-      if (jump === ENDS_JUMP_ANY) target = d;
-      else if (typeof d !== 'bigint') throw new Error('compiled segments: a jump without a constant destination');
-      if (op === 0x57) cond = vs.pop()!;
-      continue;
-    }
-    if (op >= 0x51 && op <= 0x53) {
-      // at the offset pushed just before (findSegments), inside memory paid for (the fast loop's check)
-      gas += MEM_FEE;
-      ensure(op === 0x51 ? 1 : 2);
-      const at = vs.pop();
-      if (typeof at !== 'bigint') throw new Error('compiled segments: a memory operation without a constant offset');
-      const o = Number(at);
-      const reach = o + (op === 0x53 ? 1 : 32);
-      if (reach > mem) mem = reach;
-      if (op === 0x51) {
-        const r = `v${++tmp}`;
-        out += `var ${r}=x.m(${o});`;
-        vs.push(r);
-      } else out += `x.${op === 0x52 ? 'w' : 'b'}(${o},${R(vs.pop()!)});`;
-      continue;
-    }
-    gas += PURE_FEES[op]!;
-    if (op >= 0x5f && op <= 0x7f) {
-      const len = op - 0x5f;
-      let v = 0n;
-      for (let i = 0; i < len; i++) v = (v << 8n) | BigInt(code[pc + i]!);
-      pc += len;
-      vs.push(v);
-    } else if (op >= 0x80 && op <= 0x8f) {
-      const d = op - 0x7f;
-      ensure(d);
-      vs.push(vs[vs.length - d]!);
-    } else if (op >= 0x90 && op <= 0x9f) {
-      const d = op - 0x8f;
-      ensure(d + 1);
-      const h = vs.length - 1;
-      const t = vs[h]!;
-      vs[h] = vs[h - d]!;
-      vs[h - d] = t;
-    } else if (op === 0x50) {
-      ensure(1);
-      vs.pop();
-    } else if (op === 0x5b) {
-      // JUMPDEST: its fee only
-    } else if (op === 0x30 || op === 0x33 || op === 0x34 || op === 0x36) {
-      const r = `v${++tmp}`;
-      out += `var ${r}=${op === 0x30 ? 'x.A()' : op === 0x33 ? 'x.C()' : op === 0x34 ? 'x.v' : 'x.z'};`;
-      vs.push(r);
-    } else if (op === 0x35) {
-      ensure(1);
-      const r = `v${++tmp}`;
-      out += `var ${r}=x.l(${R(vs.pop()!)});`;
-      vs.push(r);
-    } else if (op === 0x15 || op === 0x19) {
-      ensure(1);
-      const a = vs.pop()!;
-      if (typeof a === 'bigint') vs.push(op === 0x15 ? (a === 0n ? 1n : 0n) : MAX ^ a);
-      else if (op === 0x15) {
-        const r = `b${++tmp}`;
-        out += isBool(a) ? `var ${r}=!${a};` : `var ${r}=${R(a)}===0n;`;
-        vs.push(r);
-      } else {
-        const r = `v${++tmp}`;
-        out += `var ${r}=M^${R(a)};`;
-        vs.push(r);
+  for (let ri = 0; ri < ranges.length; ri += 2) {
+    const last = ri + 2 === ranges.length;
+    for (let pc = ranges[ri]!, end = ranges[ri + 1]!; pc < end; ) {
+      const op = code[pc]!;
+      pc++;
+      if (op === 0x56 || op === 0x57) {
+        gas += op === 0x56 ? JUMP_FEE : JUMPI_FEE;
+        ensure(op === 0x56 ? 1 : 2);
+        const d = vs.pop()!;
+        if (last && jump === ENDS_JUMP_ANY) target = d;
+        else if (typeof d !== 'bigint') throw new Error('compiled segments: a jump without a constant destination');
+        if (op === 0x57) cond = vs.pop()!;
+        continue;
       }
-    } else {
-      ensure(2);
-      const a = vs.pop()!;
-      const b = vs.pop()!;
-      if (typeof a === 'bigint' && typeof b === 'bigint') vs.push(fold(op, a, b));
-      else if (isBool(a) && isBool(b) && (op === 0x16 || op === 0x17 || op === 0x18 || op === 0x14)) {
-        // AND, OR, XOR, EQ of two 0/1 words: a boolean again
-        const r = `b${++tmp}`;
-        out += `var ${r}=${op === 0x16 ? `${a}&&${b}` : op === 0x17 ? `${a}||${b}` : op === 0x18 ? `${a}!==${b}` : `${a}===${b}`};`;
-        vs.push(r);
-      } else {
-        const r = `${isCompare(op) ? 'b' : 'v'}${++tmp}`;
-        out += binary(op, r, R(a), R(b));
-        vs.push(r);
+      if (op >= 0x51 && op <= 0x53) {
+        // at the offset pushed just before (findSegments), inside memory paid for (the fast loop's check)
+        gas += MEM_FEE;
+        ensure(op === 0x51 ? 1 : 2);
+        const at = vs.pop();
+        if (typeof at !== 'bigint') throw new Error('compiled segments: a memory operation without a constant offset');
+        const o = Number(at);
+        const reach = o + (op === 0x53 ? 1 : 32);
+        if (reach > mem) mem = reach;
+        if (op === 0x51) {
+          const r = `v${++tmp}`;
+          out += `var ${r}=x.m(${o});`;
+          vs.push(r);
+        } else out += `x.${op === 0x52 ? 'w' : 'b'}(${o},${R(vs.pop()!)});`;
+        continue;
       }
+      gas += PURE_FEES[op]!;
+      if (op >= 0x5f && op <= 0x7f) {
+        const len = op - 0x5f;
+        let v = 0n;
+        for (let i = 0; i < len; i++) v = (v << 8n) | BigInt(code[pc + i]!);
+        pc += len;
+        vs.push(v);
+      } else if (op >= 0x80 && op <= 0x8f) {
+        const d = op - 0x7f;
+        ensure(d);
+        vs.push(vs[vs.length - d]!);
+      } else if (op >= 0x90 && op <= 0x9f) {
+        const d = op - 0x8f;
+        ensure(d + 1);
+        const h = vs.length - 1;
+        const t = vs[h]!;
+        vs[h] = vs[h - d]!;
+        vs[h - d] = t;
+      } else if (op === 0x50) {
+        ensure(1);
+        vs.pop();
+      } else if (op === 0x5b) {
+        // JUMPDEST: its fee only
+      } else if (op === 0x30 || op === 0x33 || op === 0x34 || op === 0x36) {
+        const r = `v${++tmp}`;
+        out += `var ${r}=${op === 0x30 ? 'x.A()' : op === 0x33 ? 'x.C()' : op === 0x34 ? 'x.v' : 'x.z'};`;
+        vs.push(r);
+      } else if (op === 0x35) {
+        ensure(1);
+        const r = `v${++tmp}`;
+        out += `var ${r}=x.l(${R(vs.pop()!)});`;
+        vs.push(r);
+      } else if (op === 0x15 || op === 0x19) {
+        ensure(1);
+        const a = vs.pop()!;
+        if (typeof a === 'bigint') vs.push(op === 0x15 ? (a === 0n ? 1n : 0n) : MAX ^ a);
+        else if (op === 0x15) {
+          const r = `b${++tmp}`;
+          out += isBool(a) ? `var ${r}=!${a};` : `var ${r}=${R(a)}===0n;`;
+          vs.push(r);
+        } else {
+          const r = `v${++tmp}`;
+          out += `var ${r}=M^${R(a)};`;
+          vs.push(r);
+        }
+      } else {
+        ensure(2);
+        const a = vs.pop()!;
+        const b = vs.pop()!;
+        if (typeof a === 'bigint' && typeof b === 'bigint') vs.push(fold(op, a, b));
+        else if (isBool(a) && isBool(b) && (op === 0x16 || op === 0x17 || op === 0x18 || op === 0x14)) {
+          // AND, OR, XOR, EQ of two 0/1 words: a boolean again
+          const r = `b${++tmp}`;
+          out += `var ${r}=${op === 0x16 ? `${a}&&${b}` : op === 0x17 ? `${a}||${b}` : op === 0x18 ? `${a}!==${b}` : `${a}===${b}`};`;
+          vs.push(r);
+        } else {
+          const r = `${isCompare(op) ? 'b' : 'v'}${++tmp}`;
+          out += binary(op, r, R(a), R(b));
+          vs.push(r);
+        }
+      }
+      if (vs.length - pulled > grow) grow = vs.length - pulled;
     }
-    if (vs.length - pulled > grow) grow = vs.length - pulled;
   }
   // write back every slot whose value is not the entry item already there
   for (let i = 0; i < vs.length; i++) {
@@ -436,6 +456,48 @@ function generate(code: Uint8Array, start: number, end: number, jump: number): {
   return { body: loads + out, gas, need: pulled, grow, delta: vs.length - pulled, mem };
 }
 
+/** Most runs joined into one fused run (each extra one's operations are compiled a second time). */
+const MAX_FUSED = 4;
+/**
+ * Most code bytes of the runs a fused run joins after its first: the loop counts its inner jumps for the budget
+ * when it starts, so this is how far a budget check can come later than at the inner jump (docs/execution.md).
+ */
+export const MAX_FUSED_BYTES = 256;
+const NO_COUNTS: readonly number[] = [];
+
+/**
+ * The candidate runs a fused run starting with candidate `i` joins: `i`, then while the last ends in a JUMP to a
+ * pushed JUMPDEST d, the candidate starting at d + 1 (none, or one already in the chain, ends it).
+ */
+function fusedChain(segs: CodeSegments, i: number): number[] {
+  const chain = [i];
+  let c = i;
+  let bytes = 0;
+  while (segs.jumps[c] === ENDS_JUMP && chain.length < MAX_FUSED) {
+    const k = startIndex(segs, segs.dests[c]! + 1);
+    if (k < 0 || chain.includes(k)) break;
+    bytes += segs.ends[k]! - segs.starts[k]! + 1;
+    if (bytes > MAX_FUSED_BYTES) break;
+    chain.push(k);
+    c = k;
+  }
+  return chain;
+}
+
+/** Index of the candidate run starting at `pc`, or -1 (binary search: `starts` is in code order). */
+function startIndex(segs: CodeSegments, pc: number): number {
+  let lo = 0;
+  let hi = segs.starts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = segs.starts[mid]!;
+    if (v === pc) return mid;
+    if (v < pc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /**
  * Compiles the next candidate runs of `segs`, at most about `maxOps` operations (at least one run); returns the
  * operations compiled. One `new Function` per call.
@@ -447,19 +509,41 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   let ops = 0;
   while (to < segs.starts.length && (to === from || ops + segs.ops[to]! <= maxOps)) ops += segs.ops[to++]!;
   const shapes: { gas: number; need: number; grow: number; delta: number; mem: number }[] = [];
+  const chains: number[][] = [];
   let src = 'return [';
   for (let i = from; i < to; i++) {
-    const g = generate(segs.code, segs.starts[i]!, segs.ends[i]!, segs.jumps[i]!);
+    const g = generate(segs.code, [segs.starts[i]!, segs.ends[i]!], segs.jumps[i]!);
     shapes.push(g);
     src += `function(s,sp,x){${g.body}},`;
+    const chain = fusedChain(segs, i);
+    chains.push(chain);
+    if (chain.length > 1) {
+      const ranges = [segs.starts[i]!, segs.ends[i]!];
+      for (let c = 1; c < chain.length; c++) ranges.push(segs.starts[chain[c]!]! - 1, segs.ends[chain[c]!]!);
+      const f = generate(segs.code, ranges, segs.jumps[chain[chain.length - 1]!]!);
+      shapes.push(f);
+      src += `function(s,sp,x){${f.body}},`;
+      for (let c = 1; c < chain.length; c++) ops += segs.ops[chain[c]!]!;
+    }
   }
   src += '];';
   const fns = new Function('M', 'T', 'S', src)(MAX, TWO256, SIGN) as Segment['run'][];
   let at = segs.at;
   if (at === null) at = new Uint16Array(segs.code.length + 1);
-  for (let i = from; i < to; i++) {
-    const sh = shapes[i - from]!;
-    segs.list.push({ run: fns[i - from]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]!, mem: sh.mem });
+  for (let i = from, f = 0; i < to; i++) {
+    const sh = shapes[f]!;
+    let seg: Segment = { run: fns[f++]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]!, mem: sh.mem, inner: 0, counts: NO_COUNTS, mk: 0, alt: null };
+    const chain = chains[i - from]!;
+    if (chain.length > 1) {
+      const fh = shapes[f]!;
+      const l = chain[chain.length - 1]!;
+      // bytes the inner jumps count: the first from the entry mark to after its JUMP, each later one from its JUMPDEST
+      const counts = [segs.ends[i]!];
+      for (let c = 1; c < chain.length - 1; c++) counts.push(segs.ends[chain[c]!]! - (segs.starts[chain[c]!]! - 1));
+      const inner = counts.reduce((a, b) => a + b, 0);
+      seg = { run: fns[f++]!, gas: fh.gas, need: fh.need, grow: fh.grow, delta: fh.delta, end: segs.ends[l]!, jump: segs.jumps[l]!, dest: segs.dests[l]!, mem: fh.mem, inner, counts, mk: segs.starts[l]! - 1, alt: seg };
+    }
+    segs.list.push(seg);
     at[segs.starts[i]!] = segs.list.length;
   }
   segs.at = at;
