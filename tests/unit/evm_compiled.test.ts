@@ -390,13 +390,15 @@ describe('compiled runs under the instruction budget', () => {
 });
 
 describe('fused runs and the budget count', () => {
-  it('runs chained by JUMPs count the same code bytes at the same jumps: the same counter reads, gas and state', async () => {
+  it('runs chained by JUMPs and JUMPIs count the same code bytes at the same jumps: the same counter reads, gas and state', async () => {
     const pairs = (n: number): Item[] => Array.from({ length: n }, () => [0, Uint8Array.of(0x50)]).flat(); // PUSH0 POP
-    // calldata word 0 laps of four runs joined by JUMPs (one fused run from c0 to c3's JUMPI, whose inner jumps
-    // reach one or two budget checks, 64 code bytes apart, a lap)
+    // calldata word 0 laps of runs joined by JUMPs and a JUMPI taken on every other pair of laps (one fused run
+    // from c0 to c3's JUMPI, which ends early at c1's JUMPI when it is not taken; its inner jumps reach one or two
+    // budget checks, 64 code bytes apart, a lap)
     const chain = asm(
-      0, 'CALLDATALOAD', label('c0'), ...pairs(3), ref('c1'), 'JUMP', label('c1'), ...pairs(37), ref('c2'), 'JUMP',
-      label('c2'), ...pairs(29), ref('c3'), 'JUMP', label('c3'), ...pairs(5), 1, 'SWAP1', 'SUB', 'DUP1', ref('c0'), 'JUMPI', 0, 'SSTORE', 'STOP',
+      0, 'CALLDATALOAD', label('c0'), ...pairs(3), ref('c1'), 'JUMP', label('c1'), ...pairs(37), 'DUP1', 2, 'AND', ref('c2'), 'JUMPI',
+      ...pairs(4), ref('c2'), 'JUMP', label('c2'), ...pairs(29), ref('c3'), 'JUMP', label('c3'), ...pairs(5), 1, 'SWAP1', 'SUB', 'DUP1', ref('c0'), 'JUMPI',
+      0, 'SSTORE', 'STOP',
     );
     const outcome = async (noCompiledCode: boolean) => {
       clearQueue();

@@ -14,15 +14,16 @@
 // operation). A JUMP or JUMPI right after a PUSH of a valid JUMPDEST, and any other JUMP (whose destination
 // the run returns), ends the run as its last operation: the fast loop then makes the jump's budget count,
 // destination check and JUMPDEST step itself and goes on with the run at the destination (or after a JUMPI
-// not taken), so a loop of such runs does not go through the dispatch at all. A run ending in a JUMP to a
-// pushed JUMPDEST is compiled a second time joined with the runs after its destination (a fused run, one call
-// instead of several; the loop counts its inner jumps for the budget at its start, `Segment.inner`).
+// not taken), so a loop of such runs does not go through the dispatch at all. A run ending in a JUMP or JUMPI
+// to a pushed JUMPDEST is compiled a second time joined with the runs after its destination (a fused run, one
+// call instead of several; it stops at an inner JUMPI not taken; the loop counts its inner jumps for the
+// budget when it returns, `Segment.inner`).
 // Running a segment whole is the same as stepping through it whenever no step of it can fail: the fast loop
 // calls it only when the gas left covers the sum of its static fees, the stack height covers what it reads
 // and what it pushes, and the memory paid for covers every offset its memory operations reach (so they cost
 // their static fee only); otherwise it steps through the operations one by one, so every error (out of gas,
 // underflow, overflow) comes at the same operation and with the same gas as without compiled code. The
-// budget count is unchanged (code bytes at each JUMP or JUMPI; a fused run's inner ones counted at its start).
+// budget count is unchanged (code bytes at each JUMP or JUMPI; a fused run's inner ones counted when it returns).
 //
 // The stack is simulated at compile time: the entry items read are loaded into locals once, DUP and SWAP move
 // names, PUSH values are literals, operations on two constants are folded, and only the stack slots whose
@@ -70,8 +71,9 @@ export interface Segment {
   /**
    * Applies the run to the stack store `s` whose height is `sp` (the height afterwards is sp + delta); a run
    * ending in JUMPI returns whether the jump is taken, one ending in ENDS_JUMP_ANY the destination.
+   * A fused run that ended at an inner JUMPI not taken returns the index of that exit (a number).
    */
-  run: (s: bigint[], sp: number, x: FrameValues) => boolean | bigint | void;
+  run: (s: bigint[], sp: number, x: FrameValues) => boolean | bigint | number | void;
   /** Sum of the static fees of its operations (with its JUMP or JUMPI, without the destination's JUMPDEST). */
   readonly gas: number;
   /** Stack items below the entry height it reads (the height must be at least this). */
@@ -91,16 +93,29 @@ export interface Segment {
   /** Bytes of memory its MLOAD, MSTORE and MSTORE8 reach (0: none); memory paid for must cover them. */
   readonly mem: number;
   /**
-   * A fused run (runs joined across JUMPs to pushed destinations): the code bytes its inner jumps count for the
-   * budget, plus the loop's `mark` at its entry (the first inner jump counts from there); 0 for a plain run.
-   * `counts` are the inner jumps' counts one by one (the first, too, plus the mark), for the loop to replay
-   * when they reach a budget check; after the run `mark` is `mk` (its last JUMPDEST). `alt` is its first run
-   * alone, taken when the fused run's gas, stack or memory check fails.
+   * A fused run (runs joined across JUMPs, and JUMPIs taken, to pushed destinations): the code bytes its inner
+   * jumps count for the budget, plus the loop's `mark` at its entry (the first inner jump counts from there); 0
+   * for a plain run. `counts` are the inner jumps' counts one by one (the first, too, plus the mark), for the
+   * loop to replay when they reach a budget check; after the run `mark` is `mk` (its last JUMPDEST). `alt` is
+   * its first run alone, taken when the fused run's gas, stack or memory check fails.
    */
   readonly inner: number;
   readonly counts: readonly number[];
   readonly mk: number;
   readonly alt: Segment | null;
+  /** A fused run's inner JUMPIs that were not taken, by the index its function returns. */
+  readonly exits: readonly SegmentExit[];
+}
+
+/** Where a fused run ended at an inner JUMPI not taken. */
+export interface SegmentExit {
+  /** Stack height change, program counter after the JUMPI, gas of the operations after it (given back). */
+  readonly delta: number;
+  readonly end: number;
+  readonly back: number;
+  /** The budget counts of the inner jumps up to it: their sum with the mark (as `Segment.inner`), and how many. */
+  readonly inner: number;
+  readonly n: number;
 }
 
 /** The frame's values and memory that runs read and write (the fast loop makes one per frame). */
@@ -321,9 +336,14 @@ function binary(op: number, r: string, a: string, b: string): string {
 }
 
 /** The body of one segment's function and its shape. */
-function generate(code: Uint8Array, ranges: readonly number[], jump: number): { body: string; gas: number; need: number; grow: number; delta: number; mem: number } {
-  // `ranges`: start, end pairs of the code run in order; every range but the last ends in a JUMP to a pushed
-  // JUMPDEST, where the next range starts (a fused run). A JUMP or JUMPI at the end (findSegments checked its
+function generate(
+  code: Uint8Array,
+  ranges: readonly number[],
+  jump: number,
+): { body: string; gas: number; need: number; grow: number; delta: number; mem: number; exits: { delta: number; gas: number; piece: number }[] } {
+  // `ranges`: start, end pairs of the code run in order; every range but the last ends in a JUMP or JUMPI to a
+  // pushed JUMPDEST, where the next range starts (a fused run); at such a JUMPI not taken the function writes
+  // the stack back and returns the exit's index. A JUMP or JUMPI at the end (findSegments checked its
   // destination, the constant on top) pops its operands
   let cond: Val | undefined;
   let target: Val | undefined;
@@ -335,11 +355,23 @@ function generate(code: Uint8Array, ranges: readonly number[], jump: number): { 
   let gas = 0;
   let out = '';
   let tmp = 0;
+  const exits: { delta: number; gas: number; piece: number }[] = [];
   // entry items are loaded at the top of the function, only those the body uses (R notes them)
   const used = new Set<string>();
   const R = (v: Val): string => {
     if (typeof v === 'string' && v.charCodeAt(0) === 0x65) used.add(v); // 'e'
     return ref(v);
+  };
+  // every slot whose value is not the entry item already there
+  const writeBack = (): string => {
+    let w = '';
+    for (let i = 0; i < vs.length; i++) {
+      const v = vs[i]!;
+      if (i < pulled && v === `e${pulled - i}`) continue;
+      const off = i - pulled;
+      w += `s[sp${off < 0 ? off : `+${off}`}]=${R(v)};`;
+    }
+    return w;
   };
   const ensure = (k: number): void => {
     while (vs.length < k) {
@@ -358,6 +390,14 @@ function generate(code: Uint8Array, ranges: readonly number[], jump: number): { 
         const d = vs.pop()!;
         if (last && jump === ENDS_JUMP_ANY) target = d;
         else if (typeof d !== 'bigint') throw new Error('compiled segments: a jump without a constant destination');
+        if (op === 0x57 && !last) {
+          // a JUMPI inside a fused run: not taken, the run ends here
+          const c = vs.pop()!;
+          if (typeof c === 'bigint' && c !== 0n) continue;
+          exits.push({ delta: vs.length - pulled, gas, piece: ri >> 1 });
+          out += `if(${typeof c === 'bigint' ? 'true' : isBool(c) ? `!${c}` : `${R(c)}===0n`}){${writeBack()}return ${exits.length - 1};}`;
+          continue;
+        }
         if (op === 0x57) cond = vs.pop()!;
         continue;
       }
@@ -441,39 +481,35 @@ function generate(code: Uint8Array, ranges: readonly number[], jump: number): { 
       if (vs.length - pulled > grow) grow = vs.length - pulled;
     }
   }
-  // write back every slot whose value is not the entry item already there
-  for (let i = 0; i < vs.length; i++) {
-    const v = vs[i]!;
-    if (i < pulled && v === `e${pulled - i}`) continue;
-    const off = i - pulled;
-    out += `s[sp${off < 0 ? off : `+${off}`}]=${R(v)};`;
-  }
+  out += writeBack();
   if (cond !== undefined) out += typeof cond === 'bigint' ? `return ${cond !== 0n};` : isBool(cond) ? `return ${cond};` : `return ${R(cond)}!==0n;`;
   if (target !== undefined) out += `return ${R(target)};`;
   // load the entry items the body reads or moves (all loads before any write-back)
   let loads = '';
   for (let k = 1; k <= pulled; k++) if (used.has(`e${k}`)) loads += `var e${k}=s[sp-${k}];`;
-  return { body: loads + out, gas, need: pulled, grow, delta: vs.length - pulled, mem };
+  return { body: loads + out, gas, need: pulled, grow, delta: vs.length - pulled, mem, exits };
 }
 
 /** Most runs joined into one fused run (each extra one's operations are compiled a second time). */
-const MAX_FUSED = 4;
+const MAX_FUSED = 3;
 /**
  * Most code bytes of the runs a fused run joins after its first: the loop counts its inner jumps for the budget
- * when it starts, so this is how far a budget check can come later than at the inner jump (docs/execution.md).
+ * when it returns, so this is how far past an inner jump its budget check can come (docs/execution.md).
  */
 export const MAX_FUSED_BYTES = 256;
 const NO_COUNTS: readonly number[] = [];
+const NO_EXITS: readonly SegmentExit[] = [];
 
 /**
- * The candidate runs a fused run starting with candidate `i` joins: `i`, then while the last ends in a JUMP to a
- * pushed JUMPDEST d, the candidate starting at d + 1 (none, or one already in the chain, ends it).
+ * The candidate runs a fused run starting with candidate `i` joins: `i`, then while the last ends in a JUMP or
+ * JUMPI to a pushed JUMPDEST d, the candidate starting at d + 1 (none, or one already in the chain, ends it).
+ * A JUMPI is followed where it jumps: Solidity's checks jump when they pass (the swap's JUMPIs: 94 of 126.5 taken).
  */
 function fusedChain(segs: CodeSegments, i: number): number[] {
   const chain = [i];
   let c = i;
   let bytes = 0;
-  while (segs.jumps[c] === ENDS_JUMP && chain.length < MAX_FUSED) {
+  while ((segs.jumps[c] === ENDS_JUMP || segs.jumps[c] === ENDS_JUMPI) && chain.length < MAX_FUSED) {
     const k = startIndex(segs, segs.dests[c]! + 1);
     if (k < 0 || chain.includes(k)) break;
     bytes += segs.ends[k]! - segs.starts[k]! + 1;
@@ -507,23 +543,30 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   if (from >= segs.starts.length) return 0;
   let to = from;
   let ops = 0;
-  while (to < segs.starts.length && (to === from || ops + segs.ops[to]! <= maxOps)) ops += segs.ops[to++]!;
-  const shapes: { gas: number; need: number; grow: number; delta: number; mem: number }[] = [];
+  // a run and its fused run, whose operations (all of its runs') count too
   const chains: number[][] = [];
+  while (to < segs.starts.length) {
+    const chain = fusedChain(segs, to);
+    let n = segs.ops[to]!;
+    if (chain.length > 1) for (const c of chain) n += segs.ops[c]!;
+    if (to > from && ops + n > maxOps) break;
+    chains.push(chain);
+    ops += n;
+    to++;
+  }
+  const shapes: ReturnType<typeof generate>[] = [];
   let src = 'return [';
   for (let i = from; i < to; i++) {
     const g = generate(segs.code, [segs.starts[i]!, segs.ends[i]!], segs.jumps[i]!);
     shapes.push(g);
     src += `function(s,sp,x){${g.body}},`;
-    const chain = fusedChain(segs, i);
-    chains.push(chain);
+    const chain = chains[i - from]!;
     if (chain.length > 1) {
       const ranges = [segs.starts[i]!, segs.ends[i]!];
       for (let c = 1; c < chain.length; c++) ranges.push(segs.starts[chain[c]!]! - 1, segs.ends[chain[c]!]!);
       const f = generate(segs.code, ranges, segs.jumps[chain[chain.length - 1]!]!);
       shapes.push(f);
       src += `function(s,sp,x){${f.body}},`;
-      for (let c = 1; c < chain.length; c++) ops += segs.ops[chain[c]!]!;
     }
   }
   src += '];';
@@ -532,7 +575,7 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
   if (at === null) at = new Uint16Array(segs.code.length + 1);
   for (let i = from, f = 0; i < to; i++) {
     const sh = shapes[f]!;
-    let seg: Segment = { run: fns[f++]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]!, mem: sh.mem, inner: 0, counts: NO_COUNTS, mk: 0, alt: null };
+    let seg: Segment = { run: fns[f++]!, gas: sh.gas, need: sh.need, grow: sh.grow, delta: sh.delta, end: segs.ends[i]!, jump: segs.jumps[i]!, dest: segs.dests[i]!, mem: sh.mem, inner: 0, counts: NO_COUNTS, mk: 0, alt: null, exits: NO_EXITS };
     const chain = chains[i - from]!;
     if (chain.length > 1) {
       const fh = shapes[f]!;
@@ -541,7 +584,12 @@ export function compileSome(segs: CodeSegments, maxOps: number): number {
       const counts = [segs.ends[i]!];
       for (let c = 1; c < chain.length - 1; c++) counts.push(segs.ends[chain[c]!]! - (segs.starts[chain[c]!]! - 1));
       const inner = counts.reduce((a, b) => a + b, 0);
-      seg = { run: fns[f++]!, gas: fh.gas, need: fh.need, grow: fh.grow, delta: fh.delta, end: segs.ends[l]!, jump: segs.jumps[l]!, dest: segs.dests[l]!, mem: fh.mem, inner, counts, mk: segs.starts[l]! - 1, alt: seg };
+      const exits = fh.exits.map((e): SegmentExit => {
+        let sum = 0;
+        for (let c = 0; c <= e.piece; c++) sum += counts[c]!;
+        return { delta: e.delta, end: segs.ends[chain[e.piece]!]!, back: fh.gas - e.gas, inner: sum, n: e.piece + 1 };
+      });
+      seg = { run: fns[f++]!, gas: fh.gas, need: fh.need, grow: fh.grow, delta: fh.delta, end: segs.ends[l]!, jump: segs.jumps[l]!, dest: segs.dests[l]!, mem: fh.mem, inner, counts, mk: segs.starts[l]! - 1, alt: seg, exits };
     }
     segs.list.push(seg);
     at[segs.starts[i]!] = segs.list.length;
