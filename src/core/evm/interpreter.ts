@@ -1244,11 +1244,13 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
       // through the dispatch above; the jump's budget count and JUMPDEST step are the ones the JUMP case makes.
       while (segAt !== null && (q = segAt[pc]!) !== 0) {
         seg = segList[q - 1]!;
-        // a fused run (interpreter_compiled.ts) when it passes the checks below, else its first run alone
-        if (seg.inner !== 0 && (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight || (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32)))) seg = seg.alt!;
-        if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight) break;
-        // its memory operations must be inside memory paid for (no expansion: the static fee is their gas)
-        if (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32)) break;
+        // Its gas, stack and memory (its memory operations inside memory paid for: no expansion, the static fee is
+        // their gas); a fused run (interpreter_compiled.ts) that fails them gives way to its first run alone.
+        if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight || (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32))) {
+          if (seg.alt === null) break;
+          seg = seg.alt;
+          if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight || (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32))) break;
+        }
         gas -= seg.gas;
         taken = seg.run(s, sp, fx);
         if (seg.inner !== 0) {

@@ -679,7 +679,7 @@ export function compileNow(c: Compilable): void {
  * Operations compiled per `compileQueued` call (their cost measured in docs/performance.md, "Compiled code"):
  * inside the block message's finalisation reserve.
  */
-export const COMPILE_OPS_PER_CALL = 2_000;
+export const COMPILE_OPS_PER_CALL = 2_500;
 
 /** Compiles queued code, oldest first, up to about `maxOps` operations; returns the operations compiled. */
 export function compileQueued(maxOps = COMPILE_OPS_PER_CALL): number {
