@@ -353,6 +353,9 @@ describe('compiled runs under the instruction budget', () => {
     const loop = asm(0, label('top'), 1, 'ADD', 'DUP1', 3, 'MUL', 'POP', ref('top'), 'JUMP');
     // endless: a JUMPI loop that calls a subroutine returning through a JUMP to the address on the stack
     const subs = asm(0, label('top'), 1, 'ADD', ref('ret'), ref('sub'), 'JUMP', label('ret'), 'DUP1', ref('top'), 'JUMPI', 'STOP', label('sub'), 'DUP1', 'POP', 'JUMP');
+    // endless: runs of 9 to 40 bytes chained by JUMPs to pushed destinations (fused runs, whose inner jumps
+    // reach budget checks at every position over the iterations: 4 + 3 x 9 + ... bytes a lap)
+    const chain = asm(label('c0'), ...pairs(3), 1, 'POP', ref('c1'), 'JUMP', label('c1'), ...pairs(5), ref('c2'), 'JUMP', label('c2'), ...pairs(19), ref('c3'), 'JUMP', label('c3'), ...pairs(2), ref('c0'), 'JUMP');
     const outcome = async (noCompiledCode: boolean) => {
       clearQueue();
       const host = new SteppingHost(1_000_000n);
@@ -361,12 +364,12 @@ describe('compiled runs under the instruction budget', () => {
       engine.setGenesisBalance(BOB, 100n * ETH);
       engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
       const at = [];
-      for (const [i, code] of [straight, loop, subs].entries()) {
+      for (const [i, code] of [straight, loop, subs, chain].entries()) {
         at.push(included(await engine.runTx(tx({ nonce: BigInt(i), to: undefined, data: deployCode(code), gasLimit: 3_000_000n }))).contractAddress!);
       }
       await engine.commitBlock();
       compileQueued(1 << 30);
-      engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+      engine.beginBlock(env(2n, { gasLimit: 60_000_000n }));
       const calls = segmentCalls;
       const outs = [];
       for (const [i, to] of at.entries()) outs.push(included(await engine.runTx(tx({ from: BOB, nonce: BigInt(i), to, gasLimit: 10_000_000n }))));
@@ -382,6 +385,45 @@ describe('compiled runs under the instruction budget', () => {
       expect(o, `program ${i}`).toEqual(off.outs[i]);
       expect(o.instructions).toBeGreaterThan(200_000_000n);
       expect(o.instructions).toBeLessThan(203_000_000n);
+    }
+  });
+});
+
+describe('fused runs and the budget count', () => {
+  it('runs chained by JUMPs and JUMPIs count the same code bytes at the same jumps: the same counter reads, gas and state', async () => {
+    const pairs = (n: number): Item[] => Array.from({ length: n }, () => [0, Uint8Array.of(0x50)]).flat(); // PUSH0 POP
+    // calldata word 0 laps of runs joined by JUMPs and a JUMPI taken on every other pair of laps (one fused run
+    // from c0 to c3's JUMPI, which ends early at c1's JUMPI when it is not taken; its inner jumps reach one or two
+    // budget checks, 64 code bytes apart, a lap)
+    const chain = asm(
+      0, 'CALLDATALOAD', label('c0'), ...pairs(3), ref('c1'), 'JUMP', label('c1'), ...pairs(37), 'DUP1', 2, 'AND', ref('c2'), 'JUMPI',
+      ...pairs(4), ref('c2'), 'JUMP', label('c2'), ...pairs(29), ref('c3'), 'JUMP', label('c3'), ...pairs(5), 1, 'SWAP1', 'SUB', 'DUP1', ref('c0'), 'JUMPI',
+      0, 'SSTORE', 'STOP',
+    );
+    const outcome = async (noCompiledCode: boolean) => {
+      clearQueue();
+      // every counter read advances the counter by one: `instructions` is the number of reads
+      const host = new SteppingHost(1n);
+      const { engine } = await newEngine(host, { txInstructionBudget: 1n << 40n, noCompiledCode });
+      engine.setGenesisBalance(ALICE, 100n * ETH);
+      engine.setGenesisBalance(BOB, 100n * ETH);
+      engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
+      const to = included(await engine.runTx(tx({ nonce: 0n, to: undefined, data: deployCode(chain), gasLimit: 3_000_000n }))).contractAddress!;
+      await engine.commitBlock();
+      compileQueued(1 << 30);
+      engine.beginBlock(env(2n, { gasLimit: 30_000_000n }));
+      const calls = segmentCalls;
+      const outs = [];
+      for (let n = 1n; n <= 24n; n++) outs.push(included(await engine.runTx(tx({ from: BOB, nonce: n - 1n, to, data: cd(n), gasLimit: 200_000n }))));
+      return { outs, calls: segmentCalls - calls };
+    };
+    const off = await outcome(true);
+    const on = await outcome(false);
+    expect(off.calls).toBe(0);
+    expect(on.calls).toBeGreaterThan(24);
+    for (const [i, o] of on.outs.entries()) {
+      expect(o.status).toBe(1);
+      expect(o, `laps ${i + 1}`).toEqual(off.outs[i]);
     }
   });
 });

@@ -626,7 +626,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var segList = segAt === null ? EMPTY_SEGS : segs!.list;
   var seg: Segment;
   var q = 0;
-  var taken: boolean | bigint | void;
+  var taken: boolean | bigint | number | void;
   var fx = segAt === null ? NO_VALUES : frameValues(rs);
   rs.validJumps = jumps;
   // PUSH handlers (if ever called) then read immediates from code instead of a cached table
@@ -1244,19 +1244,40 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
       // through the dispatch above; the jump's budget count and JUMPDEST step are the ones the JUMP case makes.
       while (segAt !== null && (q = segAt[pc]!) !== 0) {
         seg = segList[q - 1]!;
-        if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight) break;
-        // its memory operations must be inside memory paid for (no expansion: the static fee is their gas)
-        if (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32)) break;
-        gas -= seg.gas;
-        if (seg.jump === NO_JUMP) {
-          seg.run(s, sp, fx);
-          sp += seg.delta;
-          pc = seg.end;
-          break;
+        // Its gas, stack and memory (its memory operations inside memory paid for: no expansion, the static fee is
+        // their gas); a fused run (interpreter_compiled.ts) that fails them gives way to its first run alone.
+        if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight || (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32))) {
+          if (seg.alt === null) break;
+          seg = seg.alt;
+          if (gas < seg.gas || sp < seg.need || sp + seg.grow > maxHeight || (seg.mem > memBytes && seg.mem > (memBytes = Number(rs.memoryWordCount) * 32))) break;
         }
+        gas -= seg.gas;
         taken = seg.run(s, sp, fx);
+        if (seg.inner !== 0) {
+          // A fused run's inner jumps (to where it ended: all, or up to the JUMPI not taken whose exit it returned)
+          // are counted for the budget here, one by one when they reach a check.
+          var ex = typeof taken === 'number' ? seg.exits[taken]! : null;
+          var inn = ex === null ? seg.inner : ex.inner;
+          if ((tick -= inn - mark) <= 0) {
+            tick += inn - mark;
+            for (var ci = 0, cs = seg.counts, cn = ex === null ? cs.length : ex.n; ci < cn; ci++) {
+              if ((tick -= ci === 0 ? cs[0]! - mark : cs[ci]!) <= 0) {
+                tick = interval;
+                budget.require(0n);
+              }
+            }
+          }
+          if (ex !== null) {
+            sp += ex.delta;
+            gas += ex.back;
+            pc = mark = ex.end;
+            continue;
+          }
+          mark = seg.mk;
+        }
         sp += seg.delta;
         pc = seg.end;
+        if (seg.jump === NO_JUMP) break;
         if ((tick -= pc - mark) <= 0) {
           tick = interval;
           budget.require(0n);
