@@ -170,4 +170,56 @@ describe('differential: stepped SLOAD/SSTORE, KECCAK256 and LOG vs stock Ethereu
     expect([13n, 14n].map((k) => slot(par, k))).toEqual([107n, 2107n]); // warm 100 and cold 2,100 (slot 20 cold again after the revert), plus GAS and PUSHes
     expect([33n, 34n, 36n, 37n].map((k) => slot(par2, k))).toEqual([9n, 1n, 107n, 107n]); // the child's 30, success, 32 warm, 40 warm
   });
+
+  it('prices memory operations at small and huge offsets and lengths as stock EthereumJS, to the last unit of gas', async () => {
+    // Each program first expands memory to three words (a highest cost already paid), then runs one memory
+    // operation at (offset = calldata[0], length = calldata[1]) as its last step: the gas a successful call uses
+    // is exactly what that step needed, so the same call given one unit less runs out of gas at that step.
+    const pre = [0, 64, 'MSTORE', 32, 'CALLDATALOAD', 0, 'CALLDATALOAD'] as const;
+    const programs = [
+      asm(...pre, 'KECCAK256'),
+      asm(...pre, 'RETURN'),
+      asm(...pre, 'REVERT'),
+      asm(0, 64, 'MSTORE', 32, 'CALLDATALOAD', 0, 'CALLDATALOAD', 'LOG0'),
+      asm(0, 64, 'MSTORE', 7, 9, 32, 'CALLDATALOAD', 0, 'CALLDATALOAD', 'LOG2'),
+      asm(0, 64, 'MSTORE', 32, 'CALLDATALOAD', 5, 0, 'CALLDATALOAD', 'CALLDATACOPY'),
+      asm(0, 64, 'MSTORE', 32, 'CALLDATALOAD', 5, 0, 'CALLDATALOAD', 'CODECOPY'),
+    ];
+    const B = 0x3fffffffn; // the largest offset and length priced in Numbers
+    const args: [bigint, bigint][] = [
+      [0n, 0n], [100n, 64n], [31n, 33n], [0n, 96n], [64n, 1n], [5000n, 1000n], [B, 0n], [B + 1n, 0n], [MAX, 0n],
+      [B, 1n], [B + 1n, 1n], [0n, B], [0n, B + 1n], [MAX, 1n], [1n, MAX], [1n << 20n, 1n << 20n],
+    ];
+    const deploys: Case[] = programs.map((code) => ({ to: undefined, data: deployCode(code), gasLimit: 1_000_000n }));
+    const at = programs.map((_, i) => contract(BigInt(i)));
+    const calls: Case[] = at.flatMap((to) => args.map(([o, l]) => ({ to, data: concat(word(o), word(l)), gasLimit: 3_000_000n })));
+    const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: 0n, accessList: [] });
+    const e = env(1n, { gasLimit: 500_000_000n });
+    const run = async (cases: Case[]): Promise<{ engine: Awaited<ReturnType<typeof newEngine>>['engine']; outs: IncludedOutcome[] }> => {
+      const { engine } = await newEngine();
+      engine.setGenesisBalance(ALICE, 100n * 10n ** 18n);
+      engine.beginBlock(e);
+      const outs: IncludedOutcome[] = [];
+      for (let i = 0; i < cases.length; i++) outs.push(included(await engine.runTx(toExec(cases[i]!, BigInt(i)))));
+      await engine.commitBlock();
+      return { engine, outs };
+    };
+    // first the calls with plenty of gas, then each call that succeeded again with exactly its gas and one less
+    // (those whose execution costs more than EIP-7623's calldata floor, so that one less still pays the floor)
+    const first = await run([...deploys, ...calls]);
+    const floor = (data: Uint8Array): bigint => 21000n + 10n * BigInt(data.reduce((n, b) => n + (b === 0 ? 1 : 4), 0));
+    const ok = calls.filter((c, i) => first.outs[deploys.length + i]!.status === 1 && first.outs[deploys.length + i]!.gasUsed > floor(c.data));
+    const exact = ok.flatMap((c) => {
+      const used = first.outs[deploys.length + calls.indexOf(c)]!.gasUsed;
+      return [{ ...c, gasLimit: used }, { ...c, gasLimit: used - 1n }];
+    });
+    const txs = [...deploys, ...calls, ...exact];
+    const { outs } = await run(txs);
+    await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), outs);
+    // Sanity: both sides of each bound are reached (successes, reverts and out of gas at the step).
+    const tail = outs.slice(deploys.length + calls.length);
+    expect(tail.length).toBeGreaterThan(30);
+    expect(tail.filter((_, i) => i % 2 === 0).every((o) => o.status === 1)).toBe(true);
+    expect(tail.filter((_, i) => i % 2 === 1).every((o) => o.status === 0)).toBe(true);
+  });
 });

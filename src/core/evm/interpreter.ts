@@ -135,6 +135,11 @@ interface FastConfig {
   readonly storageGas: StorageGas | undefined;
   /** Whether compiled runs of pure operations (interpreter_compiled.ts) charge this EVM's fees. */
   readonly segments: boolean;
+  /** The dynamic gas of the memory operations priced in Numbers (memNumbers); memWordFee -1 for every other. */
+  readonly memWordFee: number[];
+  readonly memByteFee: number[];
+  readonly memExtra: number[];
+  readonly memLenAt: number[];
 }
 
 /** Per code array: JUMPDEST bitmap, PUSH immediates decoded on first use, longest straight-line span. */
@@ -413,6 +418,42 @@ function makeSyncGas(common: CommonLike): { fns: (SyncGas | undefined)[]; peeks:
   return { fns, peeks };
 }
 
+/** Offsets and lengths up to this are priced in Numbers: (2 * 2^30 + 31) / 32 words squared stays below 2^53. */
+const MEM_NUMBERS_MAX = 0x3fffffffn;
+
+/**
+ * The dynamic gas of KECCAK256, RETURN, REVERT, LOG0..LOG4, CALLDATACOPY and CODECOPY as Numbers: memory expansion
+ * at (stack top, stack item `memLenAt`) plus per word of the length, per byte of it and a constant. The step loop
+ * prices these in Numbers when offset and length are at most MEM_NUMBERS_MAX and the gas left covers the charge,
+ * and otherwise takes makeSyncGas's bigint handler (the same arithmetic), which also raises the errors.
+ */
+function memNumbers(common: CommonLike): { memWordFee: number[]; memByteFee: number[]; memExtra: number[]; memLenAt: number[] } {
+  const memWordFee: number[] = [];
+  const memByteFee: number[] = [];
+  const memExtra: number[] = [];
+  const memLenAt: number[] = [];
+  for (let op = 0; op < 256; op++) {
+    memWordFee[op] = -1;
+    memByteFee[op] = memExtra[op] = 0;
+    memLenAt[op] = 1;
+  }
+  const set = (op: number, wordFee: bigint, byteFee: bigint, extra: bigint, lenAt: number): void => {
+    // small fees only, so that every sum stays an exact Number (at most 2^30 bytes or words of each)
+    if ([wordFee, byteFee, extra].some((f) => f < 0n || f > 0xffffn)) return;
+    memWordFee[op] = Number(wordFee);
+    memByteFee[op] = Number(byteFee);
+    memExtra[op] = Number(extra);
+    memLenAt[op] = lenAt;
+  };
+  set(0x20, common.param('keccak256WordGas'), 0n, 0n, 1);
+  set(0xf3, 0n, 0n, 0n, 1);
+  set(0xfd, 0n, 0n, 0n, 1);
+  for (let op = 0xa0; op <= 0xa4; op++) set(op, 0n, common.param('logDataGas'), common.param('logTopicGas') * BigInt(op - 0xa0), 1);
+  set(0x37, common.param('copyGas'), 0n, 0n, 2);
+  set(0x39, common.param('copyGas'), 0n, 0n, 2);
+  return { memWordFee, memByteFee, memExtra, memLenAt };
+}
+
 /**
  * Registers `evm` for the fast loop (after its opcodes were instrumented with `budget`). Returns false,
  * leaving the stock loop in place, when an EIP it does not handle is active.
@@ -441,6 +482,7 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
     syncGas: fns,
     gasPeeks: peeks,
     storageGas,
+    ...memNumbers(common),
     ...classified,
     segments:
       compiled &&
@@ -714,7 +756,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var info = analyse(code, (rs.env as { isCreate?: boolean }).isCreate !== true);
   // Budget counts happen at jumps (below): code with a longer straight run takes the stock loop, which counts every step.
   if (info.longestRun > MAX_UNCOUNTED_RUN_BYTES) return stockRun!.call(it, code, opts);
-  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak, wordMemo } = cfg;
+  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak, wordMemo, memWordFee, memByteFee, memExtra, memLenAt } = cfg;
   var store: FrameStorage | null | undefined;
   var jumps = info.jumps;
   var pushes = info.pushes;
@@ -943,17 +985,53 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 cost = 0;
               }
             } else {
-              if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
-              const total = syncGas[op]!(rs, feeBig[op]!);
-              cost = Number(total);
-              if (cost <= 0x7fffffff) cost |= 0;
-              if (reserve !== 0n && cost > gas) {
-                if ((gas = takeGas(gas, reserve, total)) < 0) {
-                  gas = 0;
-                  throw evmError(ERR.OUT_OF_GAS);
+              // Memory operations in Numbers (memNumbers), when offset and length are small and the gas left
+              // covers the charge: the same arithmetic as the bigint handler below, whose bookkeeping (memory
+              // words, highest cost) is written only once the charge is sure. LOG's static check and stack check
+              // come first in EthereumJS, so a LOG in a static frame or on a short stack takes the handler.
+              var wf = memWordFee[op]!;
+              var numbered = false;
+              if (wf >= 0 && sp > memLenAt[op]! && (op < 0xa0 || op > 0xa4 || !it.isStatic())) {
+                var lenW = s[sp - 1 - memLenAt[op]!]!;
+                var offW = s[sp - 1]!;
+                if (lenW <= MEM_NUMBERS_MAX && (lenW === 0n || offW <= MEM_NUMBERS_MAX)) {
+                  var ln = Number(lenW) | 0;
+                  var fee = cost + memExtra[op]! + wf * ((ln + 31) >>> 5) + memByteFee[op]! * ln;
+                  var words = 0;
+                  var newCost = 0;
+                  var highest = 0;
+                  if (ln !== 0) {
+                    words = (Number(offW) + ln + 31) >>> 5;
+                    if (words * 32 > memBytes && words > (memBytes = Number(rs.memoryWordCount) * 32) / 32) {
+                      newCost = memFee * words + Math.floor((words * words) / memQuad);
+                      highest = Number(rs.highestMemCost);
+                      fee += newCost > highest ? newCost - highest : newCost;
+                    } else words = 0;
+                  }
+                  if (fee <= gas) {
+                    if (words !== 0) {
+                      if (newCost > highest) rs.highestMemCost = BigInt(newCost);
+                      rs.memoryWordCount = BigInt(words);
+                      memBytes = words * 32;
+                    }
+                    cost = small(fee);
+                    numbered = true;
+                  }
                 }
-                reserve = splitReserve;
-                cost = 0;
+              }
+              if (!numbered) {
+                if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
+                const total = syncGas[op]!(rs, feeBig[op]!);
+                cost = Number(total);
+                if (cost <= 0x7fffffff) cost |= 0;
+                if (reserve !== 0n && cost > gas) {
+                  if ((gas = takeGas(gas, reserve, total)) < 0) {
+                    gas = 0;
+                    throw evmError(ERR.OUT_OF_GAS);
+                  }
+                  reserve = splitReserve;
+                  cost = 0;
+                }
               }
             }
           }
