@@ -28,13 +28,13 @@
 // an access witness (`chargeCodeAccesses` alone only matters with EIP-6800/7864, which are excluded). tests/unit/evm_differential*.test.ts check it against stock EthereumJS.
 
 import { EVMError } from '@ethereumjs/evm';
-import { bytesToHex } from '@ethereumjs/util';
+import { type Address, bytesToHex } from '@ethereumjs/util';
 import { bytesToBigint } from '../codec/bytes.js';
 import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager, type StorageRef } from './state.js';
 import { KeccakWordMemo, MEMO_MAX_INPUT } from './keccak_memo.js';
-import { addressAccessGas, addressKeyOf } from './account_ops.js';
+import { addressAccessGas, addressHexOf } from './account_ops.js';
 import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
@@ -536,9 +536,8 @@ function frameStorage(it: InterpreterLike): FrameStorage | null {
   const sm = it._stateManager;
   const journal = it.journal;
   if (!(sm instanceof FlatStateManager) || !(journal?.journal instanceof Map) || !(journal.alwaysWarmJournal instanceof Map)) return null;
-  const address = it._env.address.bytes;
-  // the journal key from the address's word: toHex's loop over 20 bytes cost about 60 K instructions a frame
-  return { sm, journal, address, addrHex: addressKeyOf(bytesToBigint(address)), slots: [], next: 0 };
+  const a = it._env.address;
+  return { sm, journal, address: a.bytes, addrHex: addressHexOf(a as Address), slots: [], next: 0 };
 }
 
 /**
