@@ -30,7 +30,6 @@
 import { EVMError } from '@ethereumjs/evm';
 import { type Address, bytesToHex } from '@ethereumjs/util';
 import { bytesToBigint } from '../codec/bytes.js';
-import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager, type StorageRef } from './state.js';
 import { KeccakWordMemo, MEMO_MAX_INPUT } from './keccak_memo.js';
