@@ -3,7 +3,8 @@
 // Mapping-slot hashes repeated within and across transactions (the word memo), slot keys with their high bits
 // set (a cold slot's key bytes from its word), KECCAK256 of memory beyond its size and of 65 bytes, logs with
 // wide and narrow topics, LOG and SSTORE in a static context, SSTORE refunds across a DELEGATECALL frame that
-// returns or reverts, and a slot warmed by a reverted frame cold again.
+// returns or reverts, and a slot warmed by a reverted frame cold again; slots a frame keeps (their journal key,
+// warmth and words) changed or warmed by a DELEGATECALL that returns or reverts, and more slots than it keeps.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bigIntToBytes, generateAddress } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +66,27 @@ const parent = (child: Uint8Array): Uint8Array =>
     label('setup'), 1, 10, 'SSTORE', 2, 11, 'SSTORE',
   );
 
+/** Delegate target: slot 30 = calldata[0], reads slot 32 (cold), then returns or reverts (calldata[1]). */
+const CHILD2 = asm(0, 'CALLDATALOAD', 30, 'SSTORE', 32, 'SLOAD', 'POP', 32, 'CALLDATALOAD', ref('rev'), 'JUMPI', 'STOP', label('rev'), 0, 0, 'REVERT');
+
+/**
+ * Reads slot 30, DELEGATECALLs CHILD2 with its calldata (slot 34 = success), then slot 33 = slot 30 as the child
+ * left it, 35 = the gas of SSTORE 30 = 5, 36 = the gas of SLOAD 32 (warm only when the child returned); then
+ * writes slots 40 to 49 (more than a frame keeps), 37 = the gas of SLOAD 40, 38 = the gas of clearing slot 40.
+ */
+const parent2 = (child: Uint8Array): Uint8Array =>
+  asm(
+    30, 'SLOAD', 'POP',
+    0, 'CALLDATALOAD', 0, 'MSTORE', 32, 'CALLDATALOAD', 32, 'MSTORE',
+    0, 0, 64, 0, push20(child), 'GAS', 'DELEGATECALL', 34, 'SSTORE',
+    30, 'SLOAD', 33, 'SSTORE',
+    'GAS', 5, 30, 'SSTORE', 'GAS', 'SWAP1', 'SUB', 35, 'SSTORE',
+    'GAS', 32, 'SLOAD', 'POP', 'GAS', 'SWAP1', 'SUB', 36, 'SSTORE',
+    ...Array.from({ length: 10 }, (_, i) => [i + 1, 40 + i, 'SSTORE'] as const).flat(),
+    'GAS', 40, 'SLOAD', 'POP', 'GAS', 'SWAP1', 'SUB', 37, 'SSTORE',
+    'GAS', 0, 40, 'SSTORE', 'GAS', 'SWAP1', 'SUB', 38, 'SSTORE',
+  );
+
 const LOGGER = asm(0, 0, 'LOG0', 5, 0, 'SSTORE');
 /** STATICCALLs `target` with its own calldata; slot 9 = success. */
 const statically = (target: Uint8Array): Uint8Array =>
@@ -89,6 +111,8 @@ describe('differential: stepped SLOAD/SSTORE, KECCAK256 and LOG vs stock Ethereu
     const kec = dep(KEC);
     const child = dep(CHILD);
     const par = dep(parent(child));
+    const child2 = dep(CHILD2);
+    const par2 = dep(parent2(child2));
     const logger = dep(LOGGER);
     const stLog = dep(statically(logger));
     const stKec = dep(statically(kec));
@@ -110,9 +134,13 @@ describe('differential: stepped SLOAD/SSTORE, KECCAK256 and LOG vs stock Ethereu
       call(stLog, new Uint8Array(0)), // LOG in a static frame: the call fails
       call(stKec, kecData(5n, 6n, 7n)), // SSTORE in a static frame: the call fails
       call(logger, new Uint8Array(0)),
+      call(par2, concat(word(7n), word(0n))), // the child writes 30 and returns
+      call(par2, concat(word(8n), word(1n))), // the child's write reverted
+      call(par2, concat(word(0n), word(0n))), // the child clears 30
+      call(par2, concat(word(9n), word(0n))),
     ];
     const watch = Array.from({ length: Number(n) }, (_, i) => contract(BigInt(i)));
-    const slots = [...Array.from({ length: 21 }, (_, i) => BigInt(i)), ...pairs.map(([a, b]) => slotOf(a, b)), slotOf(5n, 6n)];
+    const slots = [...Array.from({ length: 50 }, (_, i) => BigInt(i)), ...pairs.map(([a, b]) => slotOf(a, b)), slotOf(5n, 6n)];
     const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: 0n, accessList: [] });
     const e = env(1n, { gasLimit: 500_000_000n });
 
@@ -140,5 +168,58 @@ describe('differential: stepped SLOAD/SSTORE, KECCAK256 and LOG vs stock Ethereu
     expect(slot(stKec, 9n)).toBe(0n);
     expect(slot(par, 12n)).toBe(0n); // the last call's child reverted
     expect([13n, 14n].map((k) => slot(par, k))).toEqual([107n, 2107n]); // warm 100 and cold 2,100 (slot 20 cold again after the revert), plus GAS and PUSHes
+    expect([33n, 34n, 36n, 37n].map((k) => slot(par2, k))).toEqual([9n, 1n, 107n, 107n]); // the child's 30, success, 32 warm, 40 warm
+  });
+
+  it('prices memory operations at small and huge offsets and lengths as stock EthereumJS, to the last unit of gas', async () => {
+    // Each program first expands memory to three words (a highest cost already paid), then runs one memory
+    // operation at (offset = calldata[0], length = calldata[1]) as its last step: the gas a successful call uses
+    // is exactly what that step needed, so the same call given one unit less runs out of gas at that step.
+    const pre = [0, 64, 'MSTORE', 32, 'CALLDATALOAD', 0, 'CALLDATALOAD'] as const;
+    const programs = [
+      asm(...pre, 'KECCAK256'),
+      asm(...pre, 'RETURN'),
+      asm(...pre, 'REVERT'),
+      asm(0, 64, 'MSTORE', 32, 'CALLDATALOAD', 0, 'CALLDATALOAD', 'LOG0'),
+      asm(0, 64, 'MSTORE', 7, 9, 32, 'CALLDATALOAD', 0, 'CALLDATALOAD', 'LOG2'),
+      asm(0, 64, 'MSTORE', 32, 'CALLDATALOAD', 5, 0, 'CALLDATALOAD', 'CALLDATACOPY'),
+      asm(0, 64, 'MSTORE', 32, 'CALLDATALOAD', 5, 0, 'CALLDATALOAD', 'CODECOPY'),
+    ];
+    const B = 0x3fffffffn; // the largest offset and length priced in Numbers
+    const args: [bigint, bigint][] = [
+      [0n, 0n], [100n, 64n], [31n, 33n], [0n, 96n], [64n, 1n], [5000n, 1000n], [B, 0n], [B + 1n, 0n], [MAX, 0n],
+      [B, 1n], [B + 1n, 1n], [0n, B], [0n, B + 1n], [MAX, 1n], [1n, MAX], [1n << 20n, 1n << 20n],
+    ];
+    const deploys: Case[] = programs.map((code) => ({ to: undefined, data: deployCode(code), gasLimit: 1_000_000n }));
+    const at = programs.map((_, i) => contract(BigInt(i)));
+    const calls: Case[] = at.flatMap((to) => args.map(([o, l]) => ({ to, data: concat(word(o), word(l)), gasLimit: 3_000_000n })));
+    const toExec = (c: Case, nonce: bigint): ExecTx => tx({ nonce, to: c.to, data: c.data, gasLimit: c.gasLimit ?? 1_000_000n, value: 0n, accessList: [] });
+    const e = env(1n, { gasLimit: 500_000_000n });
+    const run = async (cases: Case[]): Promise<{ engine: Awaited<ReturnType<typeof newEngine>>['engine']; outs: IncludedOutcome[] }> => {
+      const { engine } = await newEngine();
+      engine.setGenesisBalance(ALICE, 100n * 10n ** 18n);
+      engine.beginBlock(e);
+      const outs: IncludedOutcome[] = [];
+      for (let i = 0; i < cases.length; i++) outs.push(included(await engine.runTx(toExec(cases[i]!, BigInt(i)))));
+      await engine.commitBlock();
+      return { engine, outs };
+    };
+    // first the calls with plenty of gas, then each call that succeeded again with exactly its gas and one less
+    // (those whose execution costs more than EIP-7623's calldata floor, so that one less still pays the floor)
+    const first = await run([...deploys, ...calls]);
+    const floor = (data: Uint8Array): bigint => 21000n + 10n * BigInt(data.reduce((n, b) => n + (b === 0 ? 1 : 4), 0));
+    const ok = calls.filter((c, i) => first.outs[deploys.length + i]!.status === 1 && first.outs[deploys.length + i]!.gasUsed > floor(c.data));
+    const exact = ok.flatMap((c) => {
+      const used = first.outs[deploys.length + calls.indexOf(c)]!.gasUsed;
+      return [{ ...c, gasLimit: used }, { ...c, gasLimit: used - 1n }];
+    });
+    const txs = [...deploys, ...calls, ...exact];
+    const { outs } = await run(txs);
+    await expectStockAgrees(e, txs.map((c, i) => toExec(c, BigInt(i))), outs);
+    // Sanity: both sides of each bound are reached (successes, reverts and out of gas at the step).
+    const tail = outs.slice(deploys.length + calls.length);
+    expect(tail.length).toBeGreaterThan(30);
+    expect(tail.filter((_, i) => i % 2 === 0).every((o) => o.status === 1)).toBe(true);
+    expect(tail.filter((_, i) => i % 2 === 1).every((o) => o.status === 0)).toBe(true);
   });
 });

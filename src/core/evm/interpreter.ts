@@ -28,13 +28,12 @@
 // an access witness (`chargeCodeAccesses` alone only matters with EIP-6800/7864, which are excluded). tests/unit/evm_differential*.test.ts check it against stock EthereumJS.
 
 import { EVMError } from '@ethereumjs/evm';
-import { bytesToHex } from '@ethereumjs/util';
+import { type Address, bytesToHex } from '@ethereumjs/util';
 import { bytesToBigint } from '../codec/bytes.js';
-import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
-import { FlatStateManager } from './state.js';
+import { FlatStateManager, type StorageRef } from './state.js';
 import { KeccakWordMemo, MEMO_MAX_INPUT } from './keccak_memo.js';
-import { addressAccessGas } from './account_ops.js';
+import { addressAccessGas, addressHexOf } from './account_ops.js';
 import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
@@ -57,20 +56,52 @@ const PURE_OPS = [0x56, 0x57, 0x30, 0x33, 0x34, 0x35, 0x36, 0x01, 0x02, 0x03, 0x
 
 type SyncGas = (rs: RunState, gas: bigint) => bigint;
 
-/** SLOAD/SSTORE gas parameters (EIP-2200 as amended by EIP-2929 and EIP-3529), read once per EVM. */
+/**
+ * SLOAD/SSTORE gas parameters (EIP-2200 as amended by EIP-2929 and EIP-3529), read once per EVM. Charges are
+ * Numbers (each below 2^31 in every hard fork's table, checked in makeStorageGas), refunds stay bigints
+ * (EthereumJS's gasRefund).
+ */
 interface StorageGas {
-  readonly warmRead: bigint;
-  readonly coldSload: bigint;
+  /** SLOAD's whole charge (static fee included) on a warm and on a cold slot. */
+  readonly loadWarm: number;
+  readonly loadCold: number;
+  readonly warmRead: number;
+  readonly coldSload: number;
   readonly sentry: number;
-  readonly noop: bigint;
-  readonly init: bigint;
-  readonly clean: bigint;
-  readonly dirty: bigint;
-  readonly reset: bigint;
+  readonly noop: number;
+  readonly init: number;
+  readonly clean: number;
+  readonly dirty: number;
   readonly clearRefund: bigint;
   readonly initRefund: bigint;
   readonly cleanRefund: bigint;
+  /** The refunds of a slot set back to its original value while warm: init - warmRead, reset - coldSload - warmRead. */
+  readonly initBackRefund: bigint;
+  readonly resetBackRefund: bigint;
 }
+
+/**
+ * A slot a frame's SLOAD or SSTORE used, kept for the rest of the frame: its journal key, its state reference,
+ * whether it is warm, and the words of the last two value arrays read from it. A slot the frame found or made
+ * warm stays warm while the frame runs: only reverting a checkpoint taken before the warming cools it, and the
+ * frame's own checkpoint is reverted after it ends (inner frames' reverts stop at their own checkpoints). The
+ * reference stays the slot's while its account keeps its generation (checked on use). Stored value arrays are
+ * never written (state.ts replaces them), so an array's word is known again by identity.
+ */
+interface SlotEntry {
+  readonly key: bigint;
+  readonly hex: string;
+  ref: StorageRef;
+  gen: number;
+  warm: boolean;
+  curArr: Uint8Array | undefined;
+  curWord: bigint;
+  origArr: Uint8Array | undefined;
+  origWord: bigint;
+}
+
+/** Slots a frame keeps (SlotEntry): looked up by a scan, so only a few; the oldest is replaced past this. */
+const FRAME_SLOTS = 8;
 
 /** What a frame's synchronous SLOAD/SSTORE needs; null when its state manager or journal is not ours. */
 interface FrameStorage {
@@ -78,6 +109,9 @@ interface FrameStorage {
   readonly journal: JournalLike;
   readonly address: Uint8Array;
   readonly addrHex: string;
+  readonly slots: SlotEntry[];
+  /** Where the next entry goes once `slots` is full. */
+  next: number;
 }
 
 interface FastConfig {
@@ -100,6 +134,11 @@ interface FastConfig {
   readonly storageGas: StorageGas | undefined;
   /** Whether compiled runs of pure operations (interpreter_compiled.ts) charge this EVM's fees. */
   readonly segments: boolean;
+  /** The dynamic gas of the memory operations priced in Numbers (memNumbers); memWordFee -1 for every other. */
+  readonly memWordFee: number[];
+  readonly memByteFee: number[];
+  readonly memExtra: number[];
+  readonly memLenAt: number[];
 }
 
 /** Per code array: JUMPDEST bitmap, PUSH immediates decoded on first use, longest straight-line span. */
@@ -378,6 +417,42 @@ function makeSyncGas(common: CommonLike): { fns: (SyncGas | undefined)[]; peeks:
   return { fns, peeks };
 }
 
+/** Offsets and lengths up to this are priced in Numbers: (2 * 2^30 + 31) / 32 words squared stays below 2^53. */
+const MEM_NUMBERS_MAX = 0x3fffffffn;
+
+/**
+ * The dynamic gas of KECCAK256, RETURN, REVERT, LOG0..LOG4, CALLDATACOPY and CODECOPY as Numbers: memory expansion
+ * at (stack top, stack item `memLenAt`) plus per word of the length, per byte of it and a constant. The step loop
+ * prices these in Numbers when offset and length are at most MEM_NUMBERS_MAX and the gas left covers the charge,
+ * and otherwise takes makeSyncGas's bigint handler (the same arithmetic), which also raises the errors.
+ */
+function memNumbers(common: CommonLike): { memWordFee: number[]; memByteFee: number[]; memExtra: number[]; memLenAt: number[] } {
+  const memWordFee: number[] = [];
+  const memByteFee: number[] = [];
+  const memExtra: number[] = [];
+  const memLenAt: number[] = [];
+  for (let op = 0; op < 256; op++) {
+    memWordFee[op] = -1;
+    memByteFee[op] = memExtra[op] = 0;
+    memLenAt[op] = 1;
+  }
+  const set = (op: number, wordFee: bigint, byteFee: bigint, extra: bigint, lenAt: number): void => {
+    // small fees only, so that every sum stays an exact Number (at most 2^30 bytes or words of each)
+    if ([wordFee, byteFee, extra].some((f) => f < 0n || f > 0xffffn)) return;
+    memWordFee[op] = Number(wordFee);
+    memByteFee[op] = Number(byteFee);
+    memExtra[op] = Number(extra);
+    memLenAt[op] = lenAt;
+  };
+  set(0x20, common.param('keccak256WordGas'), 0n, 0n, 1);
+  set(0xf3, 0n, 0n, 0n, 1);
+  set(0xfd, 0n, 0n, 0n, 1);
+  for (let op = 0xa0; op <= 0xa4; op++) set(op, 0n, common.param('logDataGas'), common.param('logTopicGas') * BigInt(op - 0xa0), 1);
+  set(0x37, common.param('copyGas'), 0n, 0n, 2);
+  set(0x39, common.param('copyGas'), 0n, 0n, 2);
+  return { memWordFee, memByteFee, memExtra, memLenAt };
+}
+
 /**
  * Registers `evm` for the fast loop (after its opcodes were instrumented with `budget`). Returns false,
  * leaving the stock loop in place, when an EIP it does not handle is active.
@@ -406,6 +481,7 @@ export async function installFastInterpreter(evmObj: unknown, budget: Instructio
     syncGas: fns,
     gasPeeks: peeks,
     storageGas,
+    ...memNumbers(common),
     ...classified,
     segments:
       compiled &&
@@ -429,18 +505,29 @@ function makeStorageGas(evm: EvmLike): StorageGas | undefined {
     if (e === undefined || e.opcodeInfo.code !== op || e.opcodeInfo.isInvalid || !e.opcodeInfo.dynamicGas) return undefined;
   }
   const p = (name: string): bigint => common.param(name);
+  const warmRead = p('warmstoragereadGas');
+  const coldSload = p('coldsloadGas');
+  const load = evm._opcodeMap[0x54]!.opcodeInfo.feeBigInt;
+  const store = evm._opcodeMap[0x55]!.opcodeInfo.feeBigInt;
+  const charges = [load + warmRead, load + coldSload, warmRead, coldSload, p('sstoreSentryEIP2200Gas'), p('sstoreNoopEIP2200Gas'), p('sstoreInitEIP2200Gas'), p('sstoreCleanEIP2200Gas'), p('sstoreDirtyEIP2200Gas')];
+  // every SSTORE charge is a sum of the static fee, one of these and coldSload: all small, so Numbers are exact
+  if (charges.some((c) => c < 0n || store + c + coldSload > 0x3fffffffn)) return undefined;
+  const [loadWarm, loadCold, , , sentry, noop, init, clean, dirty] = charges.map((c) => small(Number(c)));
   return {
-    warmRead: p('warmstoragereadGas'),
-    coldSload: p('coldsloadGas'),
-    sentry: small(Number(p('sstoreSentryEIP2200Gas'))),
-    noop: p('sstoreNoopEIP2200Gas'),
-    init: p('sstoreInitEIP2200Gas'),
-    clean: p('sstoreCleanEIP2200Gas'),
-    dirty: p('sstoreDirtyEIP2200Gas'),
-    reset: p('sstoreResetGas'),
+    loadWarm: loadWarm!,
+    loadCold: loadCold!,
+    warmRead: small(Number(warmRead)),
+    coldSload: small(Number(coldSload)),
+    sentry: sentry!,
+    noop: noop!,
+    init: init!,
+    clean: clean!,
+    dirty: dirty!,
     clearRefund: p('sstoreClearRefundEIP2200Gas'),
     initRefund: p('sstoreInitRefundEIP2200Gas'),
     cleanRefund: p('sstoreCleanRefundEIP2200Gas'),
+    initBackRefund: p('sstoreInitEIP2200Gas') - warmRead,
+    resetBackRefund: p('sstoreResetGas') - coldSload - warmRead,
   };
 }
 
@@ -448,8 +535,59 @@ function frameStorage(it: InterpreterLike): FrameStorage | null {
   const sm = it._stateManager;
   const journal = it.journal;
   if (!(sm instanceof FlatStateManager) || !(journal?.journal instanceof Map) || !(journal.alwaysWarmJournal instanceof Map)) return null;
-  const address = it._env.address.bytes;
-  return { sm, journal, address, addrHex: toHex(address) };
+  const a = it._env.address;
+  return { sm, journal, address: a.bytes, addrHex: addressHexOf(a as Address), slots: [], next: 0 };
+}
+
+/**
+ * The frame's entry for `slot` (SlotEntry), made on first use; undefined when the account does not exist (the
+ * callers then do what they did before entries were kept).
+ */
+function slotEntry(fs: FrameStorage, slot: bigint): SlotEntry | undefined {
+  const slots = fs.slots;
+  for (let i = 0; i < slots.length; i++) {
+    const e = slots[i]!;
+    if (e.key === slot) {
+      // the account's generation is the one the reference was made for (a new one means other slots)
+      const rec = e.ref.a.rec;
+      if (rec !== null && rec.exists && rec.gen === e.gen) return e;
+      const ref = fs.sm.storageRefSync(fs.address, fs.addrHex, e.hex, slot);
+      if (ref === undefined) return undefined;
+      e.ref = ref;
+      e.gen = ref.a.rec!.gen;
+      e.curArr = e.origArr = undefined;
+      return e;
+    }
+  }
+  const hex = slotHexOf(slot);
+  const ref = fs.sm.storageRefSync(fs.address, fs.addrHex, hex, slot);
+  if (ref === undefined) return undefined;
+  const e: SlotEntry = { key: slot, hex, ref, gen: ref.a.rec!.gen, warm: false, curArr: undefined, curWord: 0n, origArr: undefined, origWord: 0n };
+  if (slots.length < FRAME_SLOTS) slots.push(e);
+  else {
+    slots[fs.next] = e;
+    fs.next = (fs.next + 1) % FRAME_SLOTS;
+  }
+  return e;
+}
+
+/** The word of `arr`, the entry's current or original value array, remembered by identity. */
+function curWordOf(e: SlotEntry, arr: Uint8Array): bigint {
+  if (arr === e.curArr) return e.curWord;
+  if (arr === e.origArr) return e.origWord;
+  const w = wordOf(arr);
+  e.curArr = arr;
+  e.curWord = w;
+  return w;
+}
+
+function origWordOf(e: SlotEntry, arr: Uint8Array): bigint {
+  if (arr === e.curArr) return e.curWord;
+  if (arr === e.origArr) return e.origWord;
+  const w = wordOf(arr);
+  e.origArr = arr;
+  e.origWord = w;
+  return w;
 }
 
 // Journal.isWarmedStorage / addWarmedStorage on precomputed hex keys (the journal's own key format).
@@ -616,7 +754,7 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
   var info = analyse(code, (rs.env as { isCreate?: boolean }).isCreate !== true);
   // Budget counts happen at jumps (below): code with a longer straight run takes the stock loop, which counts every step.
   if (info.longestRun > MAX_UNCOUNTED_RUN_BYTES) return stockRun!.call(it, code, opts);
-  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak, wordMemo } = cfg;
+  var { budget, syncGas, gasPeeks, kind, fees, feeBig, storageGas, inlineFee, memFee, memQuad, keccak, wordMemo, memWordFee, memByteFee, memExtra, memLenAt } = cfg;
   var store: FrameStorage | null | undefined;
   var jumps = info.jumps;
   var pushes = info.pushes;
@@ -725,18 +863,26 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
             // Same order as EthereumJS: static check, stack peek, gas (warming the slot), out-of-gas, pc, budget tick, operation.
             if (store !== null) {
               const g = storageGas!;
-              const { sm, journal, address, addrHex } = store;
               if (op === 0x54) {
                 if (sp < 1) throw evmError(ERR.STACK_UNDERFLOW);
                 const slot = s[sp - 1]!;
-                const slotHex = slotHexOf(slot);
-                let c = feeBig[op]!;
-                if (isWarmSlot(journal, addrHex, slotHex)) c += g.warmRead;
-                else {
-                  warmSlot(journal, address, addrHex, slotHex);
-                  c += g.coldSload;
+                const e = slotEntry(store, slot);
+                if (e === undefined) {
+                  // no account: the slot is warmed and charged as any other and reads as zero
+                  const slotHex = slotHexOf(slot);
+                  if (isWarmSlot(store.journal, store.addrHex, slotHex)) cost = g.loadWarm;
+                  else {
+                    warmSlot(store.journal, store.address, store.addrHex, slotHex);
+                    cost = g.loadCold;
+                  }
+                } else if (e.warm || isWarmSlot(store.journal, store.addrHex, e.hex)) {
+                  e.warm = true;
+                  cost = g.loadWarm;
+                } else {
+                  warmSlot(store.journal, store.address, store.addrHex, e.hex);
+                  e.warm = true;
+                  cost = g.loadCold;
                 }
-                cost = small(Number(c));
                 if (cost > gas) {
                   if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
                     gas = 0;
@@ -748,24 +894,23 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 gas -= cost;
                 pc++;
                 budget.tick();
-                const ref = sm.storageRefSync(address, addrHex, slotHex, slot);
-                s[sp - 1] = ref === undefined ? 0n : wordOf(sm.currentStorageOf(ref));
+                s[sp - 1] = e === undefined ? 0n : curWordOf(e, e.ref.s.value);
                 break look;
               }
               if (it.isStatic()) throw evmError(ERR.STATIC_STATE_CHANGE);
               if (sp < 2) throw evmError(ERR.STACK_UNDERFLOW);
-              const slot = s[sp - 1]!;
-              const slotHex = slotHexOf(slot);
               // A missing account makes EthereumJS's putStorage throw: leave that to the stock path.
-              const ref = sm.storageRefSync(address, addrHex, slotHex, slot);
-              if (ref !== undefined) {
+              const e = slotEntry(store, s[sp - 1]!);
+              if (e !== undefined) {
+                const { sm, journal, address, addrHex } = store;
+                const ref = e.ref;
                 const val = s[sp - 2]!;
-                const cur = wordOf(sm.currentStorageOf(ref));
-                const orig = wordOf(sm.originalStorageOf(ref));
+                const cur = curWordOf(e, ref.s.value);
+                const orig = origWordOf(e, sm.originalStorageOf(ref));
                 // EIP-2200 sentry: gas left before this operation's charge
                 if (gas <= g.sentry && (reserve === 0n || BigInt(gas) + reserve <= BigInt(g.sentry))) throw evmError(ERR.OUT_OF_GAS);
-                const warm = isWarmSlot(journal, addrHex, slotHex);
-                let c: bigint;
+                const warm = e.warm || isWarmSlot(journal, addrHex, e.hex);
+                let c: number;
                 if (cur === val) c = warm ? g.warmRead : g.noop;
                 else if (orig === cur) {
                   if (orig !== 0n && val === 0n) rs.gasRefund += g.clearRefund;
@@ -781,18 +926,19 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                     } else if (val === 0n) rs.gasRefund += g.clearRefund;
                   }
                   if (orig === val) {
-                    if (orig === 0n) rs.gasRefund += warm ? g.init - g.warmRead : g.initRefund;
-                    else rs.gasRefund += warm ? g.reset - g.coldSload - g.warmRead : g.cleanRefund;
+                    if (orig === 0n) rs.gasRefund += warm ? g.initBackRefund : g.initRefund;
+                    else rs.gasRefund += warm ? g.resetBackRefund : g.cleanRefund;
                   }
                   c = g.dirty;
                 }
                 if (!warm) {
-                  warmSlot(journal, address, addrHex, slotHex);
+                  warmSlot(journal, address, addrHex, e.hex);
                   c += g.coldSload;
                 }
-                cost = small(Number(feeBig[op]! + c));
+                e.warm = true;
+                cost = fees[op]! + c;
                 if (cost > gas) {
-                  if (reserve === 0n || (gas = takeGas(gas, reserve, feeBig[op]! + c)) < 0) {
+                  if (reserve === 0n || (gas = takeGas(gas, reserve, BigInt(cost))) < 0) {
                     gas = 0;
                     throw evmError(ERR.OUT_OF_GAS);
                   }
@@ -805,7 +951,10 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 sp -= 2;
                 // as Interpreter.storageStore, the frame's contract account is re-read after the write, when the write
                 // changed its record (storage presence); otherwise the re-read gives the same nonce, balance and code.
-                if (sm.putStorageSync(ref, storedBytesOf(val))) it._env.contract = sm.getAccountSync(address)!;
+                const bytes = storedBytesOf(val);
+                if (sm.putStorageSync(ref, bytes, true)) it._env.contract = sm.getAccountSync(address)!;
+                e.curArr = ref.s.value;
+                e.curWord = val;
                 break look;
               }
             }
@@ -834,17 +983,53 @@ async function fastRun(it: InterpreterLike, cfg: FastConfig, code: Uint8Array, o
                 cost = 0;
               }
             } else {
-              if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
-              const total = syncGas[op]!(rs, feeBig[op]!);
-              cost = Number(total);
-              if (cost <= 0x7fffffff) cost |= 0;
-              if (reserve !== 0n && cost > gas) {
-                if ((gas = takeGas(gas, reserve, total)) < 0) {
-                  gas = 0;
-                  throw evmError(ERR.OUT_OF_GAS);
+              // Memory operations in Numbers (memNumbers), when offset and length are small and the gas left
+              // covers the charge: the same arithmetic as the bigint handler below, whose bookkeeping (memory
+              // words, highest cost) is written only once the charge is sure. LOG's static check and stack check
+              // come first in EthereumJS, so a LOG in a static frame or on a short stack takes the handler.
+              var wf = memWordFee[op]!;
+              var numbered = false;
+              if (wf >= 0 && sp > memLenAt[op]! && (op < 0xa0 || op > 0xa4 || !it.isStatic())) {
+                var lenW = s[sp - 1 - memLenAt[op]!]!;
+                var offW = s[sp - 1]!;
+                if (lenW <= MEM_NUMBERS_MAX && (lenW === 0n || offW <= MEM_NUMBERS_MAX)) {
+                  var ln = Number(lenW) | 0;
+                  var fee = cost + memExtra[op]! + wf * ((ln + 31) >>> 5) + memByteFee[op]! * ln;
+                  var words = 0;
+                  var newCost = 0;
+                  var highest = 0;
+                  if (ln !== 0) {
+                    words = (Number(offW) + ln + 31) >>> 5;
+                    if (words * 32 > memBytes && words > (memBytes = Number(rs.memoryWordCount) * 32) / 32) {
+                      newCost = memFee * words + Math.floor((words * words) / memQuad);
+                      highest = Number(rs.highestMemCost);
+                      fee += newCost > highest ? newCost - highest : newCost;
+                    } else words = 0;
+                  }
+                  if (fee <= gas) {
+                    if (words !== 0) {
+                      if (newCost > highest) rs.highestMemCost = BigInt(newCost);
+                      rs.memoryWordCount = BigInt(words);
+                      memBytes = words * 32;
+                    }
+                    cost = small(fee);
+                    numbered = true;
+                  }
                 }
-                reserve = splitReserve;
-                cost = 0;
+              }
+              if (!numbered) {
+                if (sp < gasPeeks[op]!) throw evmError(ERR.STACK_UNDERFLOW);
+                const total = syncGas[op]!(rs, feeBig[op]!);
+                cost = Number(total);
+                if (cost <= 0x7fffffff) cost |= 0;
+                if (reserve !== 0n && cost > gas) {
+                  if ((gas = takeGas(gas, reserve, total)) < 0) {
+                    gas = 0;
+                    throw evmError(ERR.OUT_OF_GAS);
+                  }
+                  reserve = splitReserve;
+                  cost = 0;
+                }
               }
             }
           }

@@ -51,7 +51,11 @@ interface AccountSlot {
   dirty: boolean;
 }
 
-/** A storage slot resolved by storageRefSync (opaque outside this module). */
+/**
+ * A storage slot resolved by storageRefSync. Outside this module only read: the interpreter's SLOAD/SSTORE read
+ * `a.rec` (is the account's generation still the one the slot belongs to) and `s.value` (the current value,
+ * an array this module never writes into: a write or an undo replaces it).
+ */
 export interface StorageRef {
   readonly a: AccountSlot;
   readonly s: StorageSlot;
@@ -397,7 +401,7 @@ export class FlatStateManager {
    * putStorage for a ref from storageRefSync; valid only until the next state change. True when the account's
    * record changed too (its storage presence): only then does a re-read of the account differ.
    */
-  putStorageSync(ref: StorageRef, value: Uint8Array): boolean {
+  putStorageSync(ref: StorageRef, value: Uint8Array, owned = false): boolean {
     const rec = ref.a.rec;
     if (rec === null || !rec.exists) throw new Error('putStorage() called on a non-existing account');
     const w = this.storeWatch;
@@ -406,17 +410,18 @@ export class FlatStateManager {
       const cur = unpad(ref.s.value);
       w.lastIsFirstChange = bytesEqual(unpad(this.originalStorageOf(ref)), cur) && !bytesEqual(cur, unpad(value));
     }
-    return this.writeStorage(ref.a, rec, ref.s, value);
+    return this.writeStorage(ref.a, rec, ref.s, value, owned);
   }
 
-  private writeStorage(a: AccountSlot, rec: AccountRecord, s: StorageSlot, value: Uint8Array): boolean {
+  /** `owned`: `value` is a fresh array without leading zeros that nothing else keeps (kept as it is, not copied). */
+  private writeStorage(a: AccountSlot, rec: AccountRecord, s: StorageSlot, value: Uint8Array, owned = false): boolean {
     if (s.origTx !== this.txSeq) {
       s.orig = s.value;
       s.origTx = this.txSeq;
     }
-    const v = unpad(value);
+    const v = owned ? value : unpad(value);
     this.journal.push({ s, value: s.value, dirty: s.dirty });
-    s.value = v.length === 0 ? EMPTY : v.slice();
+    s.value = v.length === 0 ? EMPTY : owned ? v : v.slice();
     s.dirty = true;
     if (v.length === 0 || rec.hasStorage) return false;
     this.writeAccount(a, { ...rec, hasStorage: true });
