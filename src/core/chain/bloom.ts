@@ -1,6 +1,8 @@
 // Ethereum's 2048-bit logs bloom: for the address and each topic, three bits chosen by the low 11 bits
-// of the first three byte pairs of its keccak. Hashes are memoised per block because the same contract
-// address and event signature repeat across logs (an ERC-20 Transfer burst hashes each once).
+// of the first three byte pairs of its keccak. Hashes are memoised because the same contract address and
+// event signature repeat across logs (an ERC-20 Transfer burst hashes each once); the producer keeps one
+// hasher across blocks, so what recurs from block to block (token and pair addresses, Transfer's signature,
+// active accounts as topics) is not hashed again in each block (one keccak block each, keccak.block.instructions).
 
 import { keccak256 } from '../crypto.js';
 import type { ExecLog } from '../engine.js';
@@ -8,14 +10,19 @@ import { latin1Key } from '../codec/bytes.js';
 
 export const BLOOM_BYTES = 256;
 
+/** Items a hasher remembers before it forgets them all (a memo of a pure function: about 150 bytes an entry). */
+const MEMO_ENTRIES = 2048;
+
 export class BloomHasher {
   private readonly memo = new Map<string, Uint8Array>();
 
+  /** The first six bytes of the item's keccak (all the bloom reads). */
   private hash(item: Uint8Array): Uint8Array {
     const k = latin1Key(item);
     let h = this.memo.get(k);
     if (h === undefined) {
-      h = keccak256(item);
+      h = keccak256(item).slice(0, 6);
+      if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
       this.memo.set(k, h);
     }
     return h;
