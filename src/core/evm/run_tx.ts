@@ -328,8 +328,6 @@ function begin(
   if (to !== undefined) addWarm(journal, warm, p, to.toString().slice(2));
   if (p.warmCoinbase) addWarm(journal, warm, p, block.header.coinbase.toString().slice(2));
 
-  const fromRec = sm.getAccountRecord(caller.bytes);
-  let balance = fromRec?.balance ?? 0n;
   let inclusionFeePerGas: bigint;
   let gasPrice: bigint;
   if (tx.type === 2) {
@@ -340,20 +338,23 @@ function begin(
     gasPrice = tx.maxFeePerGas;
     inclusionFeePerGas = gasPrice - baseFee;
   }
-  if (isCall) {
+  const txCost = tx.gasLimit * gasPrice;
+  // runTx writes the account after each of these steps; nothing reads it in between, so one write leaves the
+  // same state, journal entry and touched set (Journal.putAccount: touch, then write)
+  journal.touchAccount(callerHex);
+  if (!isCall) sm.addToAccountSync(caller.bytes, 1n, -txCost);
+  else {
+    const fromRec = sm.getAccountRecord(caller.bytes);
+    let balance = fromRec?.balance ?? 0n;
     // skipBalance: runTx tops the balance up to the upfront cost (types 0 and 1), then to the max cost
     const upFrontCost = tx.gasLimit * gasPrice + tx.value;
     if (balance < upFrontCost && tx.type !== 2) balance = upFrontCost;
     const maxCost = tx.value + (tx.type === 2 ? tx.gasLimit * tx.maxFeePerGas : 0n);
     if (balance < maxCost) balance = maxCost;
+    balance -= txCost;
+    if (balance < 0n) balance = 0n;
+    sm.putAccountSync(caller.bytes, (fromRec?.nonce ?? 0n) + 1n, balance, fromRec?.codeHash ?? KECCAK256_NULL);
   }
-  const txCost = tx.gasLimit * gasPrice;
-  balance -= txCost;
-  if (isCall && balance < 0n) balance = 0n;
-  // runTx writes the account after each of these steps; nothing reads it in between, so one write leaves the
-  // same state, journal entry and touched set (Journal.putAccount: touch, then write)
-  journal.touchAccount(callerHex);
-  sm.putAccountSync(caller.bytes, (fromRec?.nonce ?? 0n) + 1n, balance, fromRec?.codeHash ?? KECCAK256_NULL);
 
   journalCheckpointSync(journal, sm);
   return { gasPrice, inclusionFeePerGas, txCost, callerHex };
@@ -400,22 +401,16 @@ function finish(
   // only that state, never the outcome, so a call stops here.
   if (isCall) return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
   const coinbase = block.header.coinbase;
-  const from = sm.getAccountRecord(caller.bytes);
   journal.touchAccount(callerHex);
-  const fromNonce = from?.nonce ?? 0n;
-  const fromBalance = (from?.balance ?? 0n) + txCost - totalGasSpent * gasPrice;
-  sm.putAccountSync(caller.bytes, fromNonce, fromBalance, from?.codeHash ?? KECCAK256_NULL);
-  const miner = sm.getAccountRecord(coinbase.bytes);
+  const from = sm.addToAccountSync(caller.bytes, 0n, txCost - totalGasSpent * gasPrice);
   const coinbaseHex = coinbase.toString().slice(2);
   journal.touchAccount(coinbaseHex);
-  const minerNonce = miner?.nonce ?? 0n;
-  const minerBalance = (miner?.balance ?? 0n) + totalGasSpent * inclusionFeePerGas;
-  sm.putAccountSync(coinbase.bytes, minerNonce, minerBalance, miner?.codeHash ?? KECCAK256_NULL);
+  const miner = sm.addToAccountSync(coinbase.bytes, 0n, totalGasSpent * inclusionFeePerGas);
   // The two accounts just written, when what was written is not empty (Account.isEmpty: nonce 0, balance 0, no
   // code; a record's codeHash is undefined for no code), need not be read by the clean-up: it would delete
   // neither. The coinbase's write is the later one should the two be one account. Not after a deletion below.
-  let nonEmptyA = fromNonce !== 0n || fromBalance !== 0n || hasCode(from?.codeHash) ? callerHex : undefined;
-  let nonEmptyB = minerNonce !== 0n || minerBalance !== 0n || hasCode(miner?.codeHash) ? coinbaseHex : undefined;
+  let nonEmptyA = from.nonce !== 0n || from.balance !== 0n || hasCode(from.codeHash) ? callerHex : undefined;
+  let nonEmptyB = miner.nonce !== 0n || miner.balance !== 0n || hasCode(miner.codeHash) ? coinbaseHex : undefined;
   if (coinbaseHex === callerHex) nonEmptyA = nonEmptyB;
 
   if (ex.selfdestruct !== undefined && ex.selfdestruct.size !== 0) {
