@@ -128,7 +128,7 @@ const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 export function finalizeCost(logs: readonly ExecLog[], v: CommitmentVersion): bigint {
   if (logs.length === 0) return FINALIZE_INSTRUCTIONS_PER_TX;
   let bytes = 0;
-  for (const l of logs) bytes += l.data.length + 32 * l.topics.length;
+  for (let i = 0; i < logs.length; i++) bytes += logs[i]!.data.length + 32 * logs[i]!.topics.length;
   return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + finalizeInstructionsPerLogByte(v) * BigInt(bytes);
 }
 

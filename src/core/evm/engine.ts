@@ -214,7 +214,8 @@ function instrumentTopLevel(vm: VM, budget: InstructionBudget): TopLevelCall {
     if (logs.length > MAX_LOGS_PER_TX) throw new TooManyLogs(logs.length);
     let hashes = 0;
     let bytes = 0;
-    for (const l of logs) {
+    for (let i = 0; i < logs.length; i++) {
+      const l = logs[i]!;
       hashes += 1 + l[1].length;
       bytes += l[2].length + 32 * l[1].length;
     }

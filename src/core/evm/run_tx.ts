@@ -185,9 +185,12 @@ export async function leanRunTx(
   if (tx.nonce >= MAX_UINT64 || tx.gasLimit > MAX_UINT64 || tx.value > MAX_UINT256 || tx.maxFeePerGas > MAX_UINT256) return undefined;
   if (tx.maxPriorityFeePerGas > tx.maxFeePerGas || tx.gasLimit * tx.maxFeePerGas > MAX_UINT256) return undefined;
   if (tx.to === undefined && tx.data.length > p.maxInitCodeSize) return undefined;
-  for (const [a, keys] of tx.accessList) {
-    if (a.length !== 20) return undefined;
-    for (const k of keys) if (k.length !== 32) return undefined;
+  const al = tx.accessList;
+  // index loops, no array patterns (each runs the iterator protocol in QuickJS)
+  for (let i = 0; i < al.length; i++) {
+    if (al[i]![0].length !== 20) return undefined;
+    const keys = al[i]![1];
+    for (let j = 0; j < keys.length; j++) if (keys[j]!.length !== 32) return undefined;
   }
   const { gas: intrinsicGas, floor } = intrinsic(p, tx);
   if (tx.gasLimit < intrinsicGas || tx.gasLimit < floor) return undefined;
@@ -217,7 +220,8 @@ export async function leanRunTx(
       journal.alwaysWarmJournal = warm.map;
     }
     journalCheckpointSync(journal, sm);
-    for (const [a, keys] of tx.accessList) {
+    for (let i = 0; i < al.length; i++) {
+      const [a, keys] = al[i]!;
       const h = toHex(a);
       if (warm !== undefined) {
         const cur = warm.map.get(h);
