@@ -17,6 +17,7 @@ const FACTORY = asm('CALLDATASIZE', 0, 0, 'CALLDATACOPY', 1, 'CALLDATASIZE', 0, 
 const CHURN = asm(1, 0, 'SSTORE', 0, 0, 'SSTORE', 1, 1, 'SSTORE', 2, 1, 'SSTORE', 1, 1, 'SSTORE', 7, 5, 'SSTORE', 0, 5, 'SSTORE', 'STOP');
 const CAROL = new Uint8Array(20).fill(0xcc);
 const SELF_DESTRUCT_INIT = asm(1, 0, 'SSTORE', new Uint8Array([0x73, ...CAROL]), 'SELFDESTRUCT');
+const ECRECOVER = new Uint8Array(20).fill(0).map((_, i) => (i === 19 ? 1 : 0));
 const contract = (nonce: bigint): Uint8Array => generateAddress(ALICE, bigIntToBytes(nonce));
 
 function blocks(): Partial<ExecTx>[][] {
@@ -46,6 +47,11 @@ function blocks(): Partial<ExecTx>[][] {
       { to: store, data: pair(7n, 7n), value: 3n },
       { to: contract(4n) },
       { to: contract(4n) }, // the same writes again: originals now non-zero
+      // what an access list warmed (a slot, the sender, a precompile's slot) is cold again in the next
+      // transaction: run_tx.ts keeps one always-warm map per journal and takes a transaction's entries back
+      { to: store, data: pair(8n, 1n), accessList: [[store, [word(8n)]], [ALICE, []], [ECRECOVER, [word(1n)]]] },
+      { to: store, data: pair(8n, 2n) },
+      { to: store, data: pair(8n, 3n), accessList: [[ECRECOVER, []]] },
     ],
   ];
 }

@@ -1,6 +1,8 @@
 // Ethereum's 2048-bit logs bloom: for the address and each topic, three bits chosen by the low 11 bits
-// of the first three byte pairs of its keccak. Hashes are memoised per block because the same contract
-// address and event signature repeat across logs (an ERC-20 Transfer burst hashes each once).
+// of the first three byte pairs of its keccak. Hashes are memoised because the same contract address and
+// event signature repeat across logs (an ERC-20 Transfer burst hashes each once); the producer keeps one
+// hasher across blocks, so what recurs from block to block (token and pair addresses, Transfer's signature,
+// active accounts as topics) is not hashed again in each block (one keccak block each, keccak.block.instructions).
 
 import { keccak256 } from '../crypto.js';
 import type { ExecLog } from '../engine.js';
@@ -8,32 +10,39 @@ import { latin1Key } from '../codec/bytes.js';
 
 export const BLOOM_BYTES = 256;
 
+/** Items a hasher remembers before it forgets them all (a memo of a pure function: about 150 bytes an entry). */
+const MEMO_ENTRIES = 2048;
+
 export class BloomHasher {
   private readonly memo = new Map<string, Uint8Array>();
 
-  private hash(item: Uint8Array): Uint8Array {
+  /** The item's three (byte index, bit mask) pairs (bloomProbe), remembered. */
+  private probe(item: Uint8Array): Uint8Array {
     const k = latin1Key(item);
-    let h = this.memo.get(k);
-    if (h === undefined) {
-      h = keccak256(item);
-      this.memo.set(k, h);
+    let p = this.memo.get(k);
+    if (p === undefined) {
+      p = bloomProbe(item);
+      if (this.memo.size >= MEMO_ENTRIES) this.memo.clear();
+      this.memo.set(k, p);
     }
-    return h;
+    return p;
   }
 
   addItem(bloom: Uint8Array, item: Uint8Array): void {
-    const h = this.hash(item);
-    for (let i = 0; i < 6; i += 2) {
-      const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-      bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
-    }
+    const p = this.probe(item);
+    bloom[p[0]!]! |= p[1]!;
+    bloom[p[2]!]! |= p[3]!;
+    bloom[p[4]!]! |= p[5]!;
   }
 
   logsBloom(logs: readonly ExecLog[]): Uint8Array {
     const bloom = new Uint8Array(BLOOM_BYTES);
-    for (const l of logs) {
+    // index loops: for-of runs the iterator protocol in QuickJS
+    for (let i = 0; i < logs.length; i++) {
+      const l = logs[i]!;
       this.addItem(bloom, l.address);
-      for (const t of l.topics) this.addItem(bloom, t);
+      const topics = l.topics;
+      for (let j = 0; j < topics.length; j++) this.addItem(bloom, topics[j]!);
     }
     return bloom;
   }

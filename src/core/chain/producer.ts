@@ -128,9 +128,12 @@ const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 export function finalizeCost(logs: readonly ExecLog[], v: CommitmentVersion): bigint {
   if (logs.length === 0) return FINALIZE_INSTRUCTIONS_PER_TX;
   let bytes = 0;
-  for (const l of logs) bytes += l.data.length + 32 * l.topics.length;
+  for (let i = 0; i < logs.length; i++) bytes += logs[i]!.data.length + 32 * logs[i]!.topics.length;
   return FINALIZE_INSTRUCTIONS_PER_TX + FINALIZE_INSTRUCTIONS_PER_LOG * BigInt(logs.length) + finalizeInstructionsPerLogByte(v) * BigInt(bytes);
 }
+
+/** One bloom memo for every block (bloom.ts): a pure function's, so sharing it changes no bloom. */
+const bloomHasher = new BloomHasher();
 
 /** Chains (by their Meta store) with a production in flight: overlapping timer callbacks must not interleave. */
 const producing = new WeakSet<MetaStore>();
@@ -220,7 +223,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   let logCount = 0;
   let finalizeReserve = 0n;
   let stop: 'exhausted' | 'max_txs' | 'soft_limit' = 'exhausted';
-  const hasher = new BloomHasher();
+  const hasher = bloomHasher;
   try {
     for (;;) {
       if (included.length >= MAX_TXS_PER_BLOCK) {

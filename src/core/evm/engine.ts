@@ -81,8 +81,9 @@ import { type GasWatch, knownReadsNoGas, noteCode, queueCode, scanQueued, watchG
 import { applyAccountChangeToMaps } from './account_change.js';
 import { encodeStateChanges, type AccountChange } from '../export/state_changes.js';
 import { runPlainTransfer } from './transfer.js';
-import { type LeanRunTxParams, type TopLevelCall, leanRunTx, leanRunTxParams } from './run_tx.js';
+import { type LeanRunTxParams, type TopLevelCall, leanRunTx, leanRunTxParams, warmStateOf } from './run_tx.js';
 import { countZeroBytes } from '../tx/intrinsic.js';
+import { latin1Key } from '../codec/bytes.js';
 
 export interface EvmEngineOptions {
   readonly host: CoreHost;
@@ -213,7 +214,8 @@ function instrumentTopLevel(vm: VM, budget: InstructionBudget): TopLevelCall {
     if (logs.length > MAX_LOGS_PER_TX) throw new TooManyLogs(logs.length);
     let hashes = 0;
     let bytes = 0;
-    for (const l of logs) {
+    for (let i = 0; i < logs.length; i++) {
+      const l = logs[i]!;
       hashes += 1 + l[1].length;
       bytes += l[2].length + 32 * l[1].length;
     }
@@ -262,6 +264,8 @@ export class EvmEngine implements ExecutionEngine {
     this.txCommon = sharedTxCommon(common);
     this.plainTransferGas = opts.stockTransfers === true ? undefined : plainTransferGas(this.txCommon);
     this.lean = opts.stockRunTx === true ? undefined : leanRunTxParams(this.txCommon, blockExec.vm.common, blockExec.vm.evm.precompiles);
+    // each journal's kept always-warm map made now (an update message), not in a query
+    if (this.lean !== undefined) for (const e of [blockExec, callExec]) warmStateOf(e.vm.evm.journal, this.lean);
     this.firstChangeAboveStipend = firstChangeAboveStipend(blockExec.vm.evm.common);
   }
 
@@ -276,12 +280,12 @@ export class EvmEngine implements ExecutionEngine {
     this.block = { env, ethBlock: makeEthBlock(env, this.common), gasUsed: 0n };
   }
 
-  async runTx(tx: ExecTx): Promise<TxOutcome> {
+  // Not async: execute's promise itself (it adds an included transaction's gas to the block), one async
+  // function level fewer a transaction.
+  runTx(tx: ExecTx): Promise<TxOutcome> {
     const blk = this.block;
-    if (blk === undefined) throw new Error('runTx: no open block');
-    const out = await this.execute(this.blockExec, tx, blk, false, this.budget);
-    if (out.kind === 'included') blk.gasUsed += out.gasUsed;
-    return out;
+    if (blk === undefined) return Promise.reject(new Error('runTx: no open block'));
+    return this.execute(this.blockExec, tx, blk, false, this.budget);
   }
 
   async commitBlock(): Promise<{ readonly stateRoot: Bytes32 }> {
@@ -441,7 +445,10 @@ export class EvmEngine implements ExecutionEngine {
       }
       if (!isCall && this.plainTransferGas !== undefined) {
         const plain = runPlainTransfer(ex.sm, tx, env, this.plainTransferGas);
-        if (plain !== undefined) return { ...plain, instructions: this.opts.host.instructionCounter() - start };
+        if (plain !== undefined) {
+          blk.gasUsed += plain.gasUsed;
+          return { ...plain, instructions: this.opts.host.instructionCounter() - start };
+        }
       }
       const mark = ex.sm.mark();
       ex.sm.originalStorageCache.clear();
@@ -456,7 +463,9 @@ export class EvmEngine implements ExecutionEngine {
         const lean =
           this.lean === undefined
             ? undefined
-            : await leanRunTx(ex.vm, this.lean, ex.top, tx, addressOf(tx.from), tx.to === undefined ? undefined : addressOf(tx.to), blk.ethBlock, isCall);
+            : isCall
+              ? await leanRunTx(ex.vm, this.lean, ex.top, tx, addressOf(tx.from), tx.to === undefined ? undefined : addressOf(tx.to), blk.ethBlock, true, sender)
+              : await leanRunTx(ex.vm, this.lean, ex.top, tx, txAddressOf(tx.from), tx.to === undefined ? undefined : txAddressOf(tx.to), blk.ethBlock, false, sender);
         if (lean !== undefined) res = lean as unknown as typeof res;
         else {
           let ethTx: TypedTransaction;
@@ -480,7 +489,9 @@ export class EvmEngine implements ExecutionEngine {
         resetEvm(ex.vm);
         if (e instanceof InstructionBudgetExceeded || e instanceof TooManyLogs || e instanceof TooManyLogBytes || e instanceof PrecompileNotReady) {
           ex.budget.end();
-          return this.settleHalted(ex, tx, env, e.code, e.message, start);
+          const halted = this.settleHalted(ex, tx, env, e.code, e.message, start);
+          if (!isCall) blk.gasUsed += halted.gasUsed;
+          return halted;
         }
         const msg = (e as Error).message ?? String(e);
         if (msg.includes('INTRINSIC_GAS_TOO_LOW')) return rejected(ErrorCode.SubmitIntrinsicGas, msg);
@@ -495,9 +506,14 @@ export class EvmEngine implements ExecutionEngine {
           failure = { code: ErrorCode.ExecHaltPrecompileError, message: err.error };
         } else failure = { code: ErrorCode.ExecHalt, message: err.error };
       }
-      const logs: ExecLog[] = (res.execResult.logs ?? []).map(
-        ([address, topics, data]: EthLog) => ({ address, topics, data }),
-      );
+      // An index loop, no destructuring (an array pattern runs the iterator protocol in QuickJS)
+      const ethLogs: EthLog[] = res.execResult.logs ?? [];
+      const logs: ExecLog[] = [];
+      for (let i = 0; i < ethLogs.length; i++) {
+        const l = ethLogs[i]!;
+        logs.push({ address: l[0], topics: l[1], data: l[2] });
+      }
+      if (!isCall) blk.gasUsed += res.totalGasSpent;
       return {
         kind: 'included',
         status,
@@ -694,6 +710,25 @@ class HexAddress extends EthAddress {
 }
 function addressOf(bytes: Uint8Array): EthAddress {
   return new HexAddress(bytes);
+}
+
+/**
+ * A block transaction's sender or recipient Address, kept by its bytes (a latin1 key, one native call) with
+ * its hex: a block's transactions come from a few senders to a few contracts, and each new Address and hex is
+ * a JavaScript loop over 20 bytes (about 30 K instructions). Own copies of the bytes (nothing keeps the stored
+ * record alive); Addresses are immutable. Bounded; not used by eth_call, whose heap changes are discarded.
+ */
+const txAddresses = new Map<string, EthAddress>();
+const TX_ADDRESSES_MAX = 4096;
+function txAddressOf(bytes: Uint8Array): EthAddress {
+  const k = latin1Key(bytes);
+  let a = txAddresses.get(k);
+  if (a === undefined) {
+    if (txAddresses.size >= TX_ADDRESSES_MAX) txAddresses.clear();
+    a = addressOf(bytes.slice());
+    txAddresses.set(k, a);
+  }
+  return a;
 }
 
 /**

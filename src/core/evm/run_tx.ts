@@ -14,6 +14,7 @@ import type { Common } from '@ethereumjs/common';
 import { Address, KECCAK256_NULL, hexToBytes, stripHexPrefix } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { ExecTx } from '../engine.js';
+import { bytesEqual } from '../codec/bytes.js';
 import { countZeroBytes } from '../tx/intrinsic.js';
 import { toHex } from './encoding.js';
 import { cleanJournalSync, journalCheckpointSync, journalCleanupSync, journalCommitSync, type TxJournal } from './internals.js';
@@ -46,6 +47,41 @@ export interface LeanRunTxParams {
   /** The always-warm entries of the precompiles, each the one empty set below (copied into every transaction's journal). */
   readonly precompileWarm: ReadonlyMap<string, Set<string>>;
   readonly precompileWarmSet: ReadonlySet<string>;
+  /**
+   * The intrinsic gas parameters as Numbers (a bigint operation costs an allocation in the canister), or undefined
+   * when one is too large for the sums below to stay exact (never on this chain's forks: intrinsic() takes bigints then).
+   */
+  readonly small: SmallIntrinsic | undefined;
+}
+
+interface SmallIntrinsic {
+  readonly txGas: number;
+  readonly dataZero: number;
+  readonly dataNonZero: number;
+  readonly creation: number;
+  readonly initWord: number | undefined;
+  readonly alAddress: number;
+  readonly alKey: number;
+  readonly floorPerToken: number | undefined;
+}
+
+/**
+ * The parameters as Numbers when each is below 2^20: a transaction's byte and access-list counts are far below
+ * 2^32 (its size is bounded at submit), so every product and sum of intrinsic() stays below 2^53, exact.
+ */
+function smallIntrinsic(p: Omit<LeanRunTxParams, 'small'>): SmallIntrinsic | undefined {
+  const all = [p.txGas, p.dataZero, p.dataNonZero, p.creation, p.initWord ?? 0n, p.alAddress, p.alKey, p.floorPerToken ?? 0n];
+  if (all.some((v) => v < 0n || v >= 1n << 20n)) return undefined;
+  return {
+    txGas: Number(p.txGas),
+    dataZero: Number(p.dataZero),
+    dataNonZero: Number(p.dataNonZero),
+    creation: Number(p.creation),
+    initWord: p.initWord === undefined ? undefined : Number(p.initWord),
+    alAddress: Number(p.alAddress),
+    alKey: Number(p.alKey),
+    floorPerToken: p.floorPerToken === undefined ? undefined : Number(p.floorPerToken),
+  };
 }
 
 /**
@@ -61,7 +97,7 @@ export function leanRunTxParams(common: Common, vmCommon: Common, precompiles: R
   const eip3860 = common.isActivatedEIP(3860);
   const precompileKeys = [...precompiles.keys()].map((k) => stripHexPrefix(k));
   const precompileWarmSet = new Set<string>();
-  return {
+  const p = {
     txGas: common.param('txGas'),
     dataZero: common.param('txDataZeroGas'),
     dataNonZero: common.param('txDataNonZeroGas'),
@@ -77,6 +113,7 @@ export function leanRunTxParams(common: Common, vmCommon: Common, precompiles: R
     precompileWarm: new Map(precompileKeys.map((k) => [k, precompileWarmSet])),
     precompileWarmSet,
   };
+  return { ...p, small: smallIntrinsic(p) };
 }
 
 export interface LeanRunTxResult {
@@ -89,6 +126,18 @@ export interface LeanRunTxResult {
 function intrinsic(p: LeanRunTxParams, tx: ExecTx): { gas: bigint; floor: bigint } {
   const n = tx.data.length;
   const zeros = countZeroBytes(tx.data);
+  const s = p.small;
+  if (s !== undefined) {
+    // the same sums in Numbers (exact: see smallIntrinsic), two bigints made at the end
+    let g = s.txGas + zeros * s.dataZero + (n - zeros) * s.dataNonZero;
+    if (tx.to === undefined) {
+      g += s.creation;
+      if (s.initWord !== undefined) g += s.initWord * Math.ceil(n / 32);
+    }
+    const al = tx.accessList;
+    for (let i = 0; i < al.length; i++) g += s.alAddress + s.alKey * al[i]![1].length;
+    return { gas: BigInt(g), floor: s.floorPerToken === undefined ? 0n : BigInt(s.txGas + s.floorPerToken * (zeros + 4 * (n - zeros))) };
+  }
   let gas = p.txGas + BigInt(zeros) * p.dataZero + BigInt(n - zeros) * p.dataNonZero;
   if (tx.to === undefined) {
     gas += p.creation;
@@ -113,6 +162,7 @@ export interface TopLevelCall {
  * Runs `tx` as runTx would (skipHardForkValidation, skipBlockGasLimitValidation, skipNonce and skipBalance
  * = isCall), after the engine's own checks; undefined, with nothing done, where runTx could throw before
  * execution or the transaction object's constructor could refuse the fields: the caller then runs runTx.
+ * `sender`: the sender's record as the engine read it for its checks, nothing written since.
  *
  * Synchronous but for the frame itself: the journal's checkpoints, commits and clean-ups, the account reads
  * and writes go through their synchronous forms (internals.ts, FlatStateManager), where runTx awaits each
@@ -128,15 +178,19 @@ export async function leanRunTx(
   to: Address | undefined,
   block: Block,
   isCall: boolean,
+  sender: { readonly nonce: bigint; readonly balance: bigint } | undefined,
 ): Promise<LeanRunTxResult | undefined> {
   // The constructors' bounds (sharedConstructor, the fee checks) and runTx's checks before execution.
   if (tx.type !== 0 && tx.type !== 1 && tx.type !== 2) return undefined;
   if (tx.nonce >= MAX_UINT64 || tx.gasLimit > MAX_UINT64 || tx.value > MAX_UINT256 || tx.maxFeePerGas > MAX_UINT256) return undefined;
   if (tx.maxPriorityFeePerGas > tx.maxFeePerGas || tx.gasLimit * tx.maxFeePerGas > MAX_UINT256) return undefined;
   if (tx.to === undefined && tx.data.length > p.maxInitCodeSize) return undefined;
-  for (const [a, keys] of tx.accessList) {
-    if (a.length !== 20) return undefined;
-    for (const k of keys) if (k.length !== 32) return undefined;
+  const al = tx.accessList;
+  // index loops, no array patterns (each runs the iterator protocol in QuickJS)
+  for (let i = 0; i < al.length; i++) {
+    if (al[i]![0].length !== 20) return undefined;
+    const keys = al[i]![1];
+    for (let j = 0; j < keys.length; j++) if (keys[j]!.length !== 32) return undefined;
   }
   const { gas: intrinsicGas, floor } = intrinsic(p, tx);
   if (tx.gasLimit < intrinsicGas || tx.gasLimit < floor) return undefined;
@@ -146,31 +200,42 @@ export async function leanRunTx(
   if (!(sm instanceof FlatStateManager)) return undefined;
   if (!isCall) {
     // the engine checked nonce and gasLimit * maxFee + value; runTx's upfront cost is not above that
-    const before = sm.getAccountRecord(caller.bytes);
+    const before = sender;
     if (before === undefined || before.nonce !== tx.nonce || before.balance < tx.value + tx.gasLimit * tx.maxFeePerGas) return undefined;
   }
 
   const evm = vm.evm;
   const journal = evm.journal as unknown as TxJournal;
   journalCleanupSync(journal, sm, true);
-  // Journal.addAlwaysWarmAddress for every precompile (addToAccessList false): their entries copied from a map
-  // made with the engine, whose one empty slot set they share (nothing adds slots to an always-warm entry but
-  // an access list, below, which gives a precompile it names a set of its own). Another precompile map (never in
-  // this engine) takes the method, after the access list as runTx.
+  // Journal.addAlwaysWarmAddress for every precompile (addToAccessList false): the journal's kept map
+  // (warmStateOf) holding just their entries, which share one empty slot set (nothing adds slots to an
+  // always-warm entry but an access list, below, which gives an address it names a set of its own). Another
+  // precompile map (never in this engine) takes the method, after the access list as runTx.
   const template = p.precompileWarm;
   const shared = template.size === evm.precompiles.size && p.precompileWarmSet.size === 0;
-  if (shared) journal.alwaysWarmJournal = new Map(template);
-  journalCheckpointSync(journal, sm);
+  let warm: WarmState | undefined;
   try {
-    for (const [a, keys] of tx.accessList) {
+    if (shared) {
+      warm = warmStateOf(journal, p);
+      journal.alwaysWarmJournal = warm.map;
+    }
+    journalCheckpointSync(journal, sm);
+    for (let i = 0; i < al.length; i++) {
+      const [a, keys] = al[i]!;
       const h = toHex(a);
-      if (shared && journal.alwaysWarmJournal.get(h) === p.precompileWarmSet) journal.alwaysWarmJournal.set(h, new Set());
+      if (warm !== undefined) {
+        const cur = warm.map.get(h);
+        if (cur === undefined || cur === p.precompileWarmSet) {
+          warm.map.set(h, new Set());
+          warm.added.push(h);
+        }
+      }
       journal.addAlwaysWarmAddress(h, true);
       for (const k of keys) journal.addAlwaysWarmSlot(h, toHex(k), true);
     }
     if (!shared) for (const [address] of evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
     // runTx's body, its one await (the frame) here: an async function fewer a transaction
-    const b = begin(journal, sm, p, tx, caller, to, block, isCall, baseFee);
+    const b = begin(journal, warm, sm, p, tx, caller, to, block, isCall, baseFee);
     let results: { execResult: LeanRunTxResult['execResult'] };
     try {
       results = await top.run({
@@ -196,13 +261,61 @@ export async function leanRunTx(
     throw e;
   } finally {
     cleanJournalSync(journal);
+    if (warm !== undefined) restoreWarm(journal, warm, p);
     sm.originalStorageCache.clear();
+  }
+}
+
+/**
+ * A journal's always-warm map between its transactions: the precompiles' entries only, each the one empty set
+ * (what `new Map(p.precompileWarm)` makes, without copying seventeen entries a transaction), and the keys a
+ * transaction added or replaced, which restoreWarm takes back after it. While a transaction runs it is the
+ * journal's alwaysWarmJournal; Journal.cleanJournal (and cleanJournalSync) give the journal a new map, never clear this one.
+ */
+interface WarmState {
+  readonly map: Map<string, Set<string>>;
+  readonly added: string[];
+}
+const warmStates = new WeakMap<object, WarmState>();
+
+/** The journal's kept map (made with the engine for its two journals: a query's heap changes are discarded). */
+export function warmStateOf(journal: object, p: LeanRunTxParams): WarmState {
+  let w = warmStates.get(journal);
+  if (w === undefined) {
+    w = { map: new Map(p.precompileWarm), added: [] };
+    warmStates.set(journal, w);
+  }
+  return w;
+}
+
+/** The kept map back to the precompiles' entries; the journal no longer holds it. */
+function restoreWarm(journal: TxJournal, w: WarmState, p: LeanRunTxParams): void {
+  const { map, added } = w;
+  for (let i = 0; i < added.length; i++) {
+    const h = added[i]!;
+    if (p.precompileWarm.has(h)) map.set(h, p.precompileWarmSet as Set<string>);
+    else map.delete(h);
+  }
+  added.length = 0;
+  if (journal.alwaysWarmJournal === map) journal.alwaysWarmJournal = new Map();
+}
+
+/**
+ * Journal.addAlwaysWarmAddress(hex) (addToAccessList false): with the kept map, an address not in it gets the
+ * shared empty set (nothing adds slots after the access list) and is noted for restoreWarm.
+ */
+function addWarm(journal: TxJournal, w: WarmState | undefined, p: LeanRunTxParams, hex: string): void {
+  if (w === undefined) journal.addAlwaysWarmAddress(hex);
+  else if (!w.map.has(hex)) {
+    w.map.set(hex, p.precompileWarmSet as Set<string>);
+    w.added.push(hex);
   }
 }
 
 /** What runTx's body does before the frame: the warm entries, the sender's fee and nonce, the frame's checkpoint. */
 function begin(
   journal: TxJournal,
+  warm: WarmState | undefined,
   sm: FlatStateManager,
   p: LeanRunTxParams,
   tx: ExecTx,
@@ -215,12 +328,10 @@ function begin(
   // Address.toString is 0x-prefixed: stripped here, not by a regular expression. The engine's Addresses keep
   // their hex (the coinbase's across messages), which the frame's touches ask for again.
   const callerHex = caller.toString().slice(2);
-  journal.addAlwaysWarmAddress(callerHex);
-  if (to !== undefined) journal.addAlwaysWarmAddress(to.toString().slice(2));
-  if (p.warmCoinbase) journal.addAlwaysWarmAddress(block.header.coinbase.toString().slice(2));
+  addWarm(journal, warm, p, callerHex);
+  if (to !== undefined) addWarm(journal, warm, p, to.toString().slice(2));
+  if (p.warmCoinbase) addWarm(journal, warm, p, block.header.coinbase.toString().slice(2));
 
-  const fromRec = sm.getAccountRecord(caller.bytes);
-  let balance = fromRec?.balance ?? 0n;
   let inclusionFeePerGas: bigint;
   let gasPrice: bigint;
   if (tx.type === 2) {
@@ -231,24 +342,30 @@ function begin(
     gasPrice = tx.maxFeePerGas;
     inclusionFeePerGas = gasPrice - baseFee;
   }
-  if (isCall) {
+  const txCost = tx.gasLimit * gasPrice;
+  // runTx writes the account after each of these steps; nothing reads it in between, so one write leaves the
+  // same state, journal entry and touched set (Journal.putAccount: touch, then write)
+  journal.touchAccount(callerHex);
+  if (!isCall) sm.addToAccountSync(caller.bytes, 1n, -txCost);
+  else {
+    const fromRec = sm.getAccountRecord(caller.bytes);
+    let balance = fromRec?.balance ?? 0n;
     // skipBalance: runTx tops the balance up to the upfront cost (types 0 and 1), then to the max cost
     const upFrontCost = tx.gasLimit * gasPrice + tx.value;
     if (balance < upFrontCost && tx.type !== 2) balance = upFrontCost;
     const maxCost = tx.value + (tx.type === 2 ? tx.gasLimit * tx.maxFeePerGas : 0n);
     if (balance < maxCost) balance = maxCost;
+    balance -= txCost;
+    if (balance < 0n) balance = 0n;
+    sm.putAccountSync(caller.bytes, (fromRec?.nonce ?? 0n) + 1n, balance, fromRec?.codeHash ?? KECCAK256_NULL);
   }
-  const txCost = tx.gasLimit * gasPrice;
-  balance -= txCost;
-  if (isCall && balance < 0n) balance = 0n;
-  // runTx writes the account after each of these steps; nothing reads it in between, so one write leaves the
-  // same state, journal entry and touched set (Journal.putAccount: touch, then write)
-  journal.touchAccount(callerHex);
-  sm.putAccountSync(caller.bytes, (fromRec?.nonce ?? 0n) + 1n, balance, fromRec?.codeHash ?? KECCAK256_NULL);
 
   journalCheckpointSync(journal, sm);
   return { gasPrice, inclusionFeePerGas, txCost, callerHex };
 }
+
+/** Not empty by its code hash, as journalCleanupSync decides (a record's hash is undefined without code). */
+const hasCode = (h: Uint8Array | undefined): boolean => h !== undefined && !bytesEqual(h, KECCAK256_NULL);
 
 interface Fees {
   readonly gasPrice: bigint;
@@ -288,14 +405,20 @@ function finish(
   // only that state, never the outcome, so a call stops here.
   if (isCall) return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
   const coinbase = block.header.coinbase;
-  const from = sm.getAccountRecord(caller.bytes);
   journal.touchAccount(callerHex);
-  sm.putAccountSync(caller.bytes, from?.nonce ?? 0n, (from?.balance ?? 0n) + txCost - totalGasSpent * gasPrice, from?.codeHash ?? KECCAK256_NULL);
-  const miner = sm.getAccountRecord(coinbase.bytes);
-  journal.touchAccount(coinbase.toString().slice(2));
-  sm.putAccountSync(coinbase.bytes, miner?.nonce ?? 0n, (miner?.balance ?? 0n) + totalGasSpent * inclusionFeePerGas, miner?.codeHash ?? KECCAK256_NULL);
+  const from = sm.addToAccountSync(caller.bytes, 0n, txCost - totalGasSpent * gasPrice);
+  const coinbaseHex = coinbase.toString().slice(2);
+  journal.touchAccount(coinbaseHex);
+  const miner = sm.addToAccountSync(coinbase.bytes, 0n, totalGasSpent * inclusionFeePerGas);
+  // The two accounts just written, when what was written is not empty (Account.isEmpty: nonce 0, balance 0, no
+  // code; a record's codeHash is undefined for no code), need not be read by the clean-up: it would delete
+  // neither. The coinbase's write is the later one should the two be one account. Not after a deletion below.
+  let nonEmptyA = from.nonce !== 0n || from.balance !== 0n || hasCode(from.codeHash) ? callerHex : undefined;
+  let nonEmptyB = miner.nonce !== 0n || miner.balance !== 0n || hasCode(miner.codeHash) ? coinbaseHex : undefined;
+  if (coinbaseHex === callerHex) nonEmptyA = nonEmptyB;
 
   if (ex.selfdestruct !== undefined && ex.selfdestruct.size !== 0) {
+    nonEmptyA = nonEmptyB = undefined;
     for (const [hex] of [...ex.selfdestruct.entries()].sort(([a], [b]) => a.localeCompare(b))) {
       const address = new Address(hexToBytes(hex as `0x${string}`));
       if (p.eip6780 && !ex.createdAddresses!.has(address.toString())) continue;
@@ -304,7 +427,7 @@ function finish(
       sm.deleteAccountSync(address.bytes);
     }
   }
-  journalCleanupSync(journal, sm, true);
+  journalCleanupSync(journal, sm, true, nonEmptyA, nonEmptyB);
   sm.originalStorageCache.clear();
   return { execResult: ex, totalGasSpent, gasRefund: reportedRefund };
 }

@@ -233,6 +233,36 @@ export class FlatStateManager {
     });
   }
 
+  /**
+   * putAccountSync(address, nonce + nonceDelta, balance + balanceDelta, its code hash) over the account as
+   * getAccountRecord reads it (absent: nonce 0, balance 0, no code), with one lookup of its slot where the two
+   * calls make two (run_tx.ts: the sender's and the coinbase's fee writes); the record written.
+   */
+  addToAccountSync(address: Uint8Array, nonceDelta: bigint, balanceDelta: bigint): AccountRecord {
+    const slot = this.accountSlot(address);
+    const prev = slot.rec;
+    const live = prev !== null && prev.exists ? prev : undefined;
+    const nonce = (live?.nonce ?? 0n) + nonceDelta;
+    const balance = (live?.balance ?? 0n) + balanceDelta;
+    const h = live?.codeHash;
+    if (h !== undefined && (h.length === 0 || bytesEqual(h, KECCAK256_NULL))) {
+      // a record holding the empty code's hash: putAccountSync's own handling
+      this.putAccountSync(address, nonce, balance, h);
+      return slot.rec!;
+    }
+    const rec: AccountRecord = {
+      exists: true,
+      nonce,
+      balance,
+      codeHash: h,
+      codeSize: h === undefined ? 0 : live!.codeSize,
+      gen: prev?.gen ?? 0,
+      hasStorage: live !== undefined && live.hasStorage,
+    };
+    this.writeAccount(slot, rec);
+    return rec;
+  }
+
   async deleteAccount(address: Address): Promise<void> {
     this.deleteAccountSync(address.bytes);
   }
