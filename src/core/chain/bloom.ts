@@ -8,6 +8,9 @@ import { latin1Key } from '../codec/bytes.js';
 
 export const BLOOM_BYTES = 256;
 
+/** The all-zero bloom of a receipt or block without logs, shared: never mutated (only encoded and hashed). */
+export const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
+
 export class BloomHasher {
   private readonly memo = new Map<string, Uint8Array>();
 

@@ -19,7 +19,7 @@ import { rlpListLength, rlpStringLength } from '../codec/rlp.js';
 import type { PendingEntry, PendingPool } from '../mempool/pool.js';
 import { decodeStoredTx, storedTxFields, type StoredTx } from '../tx/stored.js';
 import { TxOrigin, type TxFields } from '../tx/types.js';
-import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
+import { BLOOM_BYTES, BloomHasher, EMPTY_BLOOM, orInto } from './bloom.js';
 import { receiptsRoot, transactionsRoot, type CommitmentVersion } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
 import { groupTips } from './fee_summary.js';
@@ -121,8 +121,6 @@ interface Included {
   readonly instructions: bigint;
 }
 
-/** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
-const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 
 /** Instructions finalising one included transaction with these logs will take on a chain of this commitment version (ops/limits.ts). */
 export function finalizeCost(logs: readonly ExecLog[], v: CommitmentVersion): bigint {
@@ -320,11 +318,12 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   const { stateRoot } = await engine.commitBlock();
 
   // Header, roots and bloom.
-  const blockBloom = new Uint8Array(BLOOM_BYTES);
+  // A block without logs keeps the shared empty bloom (encodeHeader skips copying it).
+  let blockBloom = EMPTY_BLOOM;
   const logs: StoredLog[] = [];
   let txBytes = 0;
   included.forEach((inc, i) => {
-    if (inc.logs.length > 0) orInto(blockBloom, inc.receipt.logsBloom);
+    if (inc.logs.length > 0) orInto(blockBloom === EMPTY_BLOOM ? (blockBloom = new Uint8Array(BLOOM_BYTES)) : blockBloom, inc.receipt.logsBloom);
     for (const l of inc.logs) logs.push({ address: l.address, topics: l.topics, data: l.data, txIndex: i });
     // Legacy txs embed as RLP lists; typed envelopes and IcSynthetic canonical bytes as byte strings.
     txBytes += inc.origin === TxOrigin.EthSigned && inc.type === 0 ? inc.raw.length : rlpStringLength(inc.raw.length, inc.raw[0]);

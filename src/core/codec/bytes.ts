@@ -57,14 +57,10 @@ export function bigintToMinBytes(n: bigint): Uint8Array {
   if (n === 0n) return EMPTY;
   if (n > 0n && n < 0x1000000000000n) {
     // Below 2^48 the value is an exact Number: no hex string (fees, gas, block numbers, timestamps).
-    let v = Number(n);
-    let len = 0;
-    for (let x = v; x >= 1; x = Math.floor(x / 256)) len++;
+    const v = Number(n);
+    const len = byteLength48(v);
     const out = new Uint8Array(len);
-    for (let i = len - 1; i >= 0; i--) {
-      out[i] = v % 256;
-      v = Math.floor(v / 256);
-    }
+    put48(out, len, v, len);
     return out;
   }
   if (n < 0n) throw new RangeError('negative integer');
@@ -72,24 +68,72 @@ export function bigintToMinBytes(n: bigint): Uint8Array {
   // a hex string and a parseInt per byte.
   const chunks: number[] = [];
   for (let x = n; x > 0n; x >>= 48n) chunks.push(Number(x & 0xffffffffffffn));
-  let top = chunks[chunks.length - 1]!;
-  let topLen = 0;
-  for (let x = top; x >= 1; x = Math.floor(x / 256)) topLen++;
-  const len = topLen + 6 * (chunks.length - 1);
+  const last = chunks.length - 1;
+  const top = chunks[last]!;
+  const topLen = byteLength48(top);
+  const len = topLen + 6 * last;
   const out = new Uint8Array(len);
   let o = len;
-  for (let c = 0; c < chunks.length - 1; c++) {
-    let v = chunks[c]!;
-    for (let k = 0; k < 6; k++) {
-      out[--o] = v % 256;
-      v = Math.floor(v / 256);
-    }
-  }
-  for (let k = 0; k < topLen; k++) {
-    out[--o] = top % 256;
-    top = Math.floor(top / 256);
-  }
+  for (let c = 0; c < last; c++, o -= 6) put48(out, o, chunks[c]!, 6);
+  put48(out, o, top, topLen);
   return out;
+}
+
+/** Bytes of a Number in [1, 2^48): comparisons, not a division loop (Math.floor is a call in QuickJS). */
+export function byteLength48(v: number): number {
+  return v < 0x10000 ? (v < 0x100 ? 1 : 2) : v < 0x100000000 ? (v < 0x1000000 ? 3 : 4) : v < 0x10000000000 ? 5 : 6;
+}
+
+/**
+ * The low `len` (1..6) bytes of v (an integer below 2^48), big-endian, ending before out[end]: two 24-bit
+ * ints, so every byte is an int32 shift (a Uint8Array store keeps the low 8 bits), no division loop.
+ */
+export function put48(out: Uint8Array, end: number, v: number, len: number): void {
+  const lo = v % 0x1000000 | 0;
+  out[end - 1] = lo;
+  if (len === 1) return;
+  out[end - 2] = lo >> 8;
+  if (len === 2) return;
+  out[end - 3] = lo >> 16;
+  if (len === 3) return;
+  const hi = (v - lo) / 0x1000000 | 0;
+  out[end - 4] = hi;
+  if (len === 4) return;
+  out[end - 5] = hi >> 8;
+  if (len === 5) return;
+  out[end - 6] = hi >> 16;
+}
+
+// Direct writers into a record sized first: the bytes ByteWriter's u32, u64 and big write, without its method
+// calls, growth checks and DataView (each of those costs more than the write in the canister).
+
+/** ByteWriter.u32's bytes at out[o..o+3]; returns o + 4. */
+export function putU32(out: Uint8Array, o: number, v: number): number {
+  const x = v >>> 0;
+  out[o] = x >>> 24;
+  out[o + 1] = x >>> 16;
+  out[o + 2] = x >>> 8;
+  out[o + 3] = x;
+  return o + 4;
+}
+
+/** ByteWriter.u64's bytes at out[o..o+7]: below 2^53 with Number arithmetic, otherwise through DataView; returns o + 8. */
+export function putU64(out: Uint8Array, o: number, v: bigint): number {
+  if (v >= 0n && v < 0x20000000000000n) {
+    const x = Number(v);
+    const lo = x % 4294967296;
+    putU32(out, o, (x - lo) / 4294967296);
+    return putU32(out, o + 4, lo);
+  }
+  new DataView(out.buffer, out.byteOffset, out.byteLength).setBigUint64(o, v);
+  return o + 8;
+}
+
+/** ByteWriter.big of a value whose minimal bytes (bigintToMinBytes) the caller made to size the record; returns the end. */
+export function putBig(out: Uint8Array, o: number, minBytes: Uint8Array): number {
+  out[o] = minBytes.length & 0xff;
+  out.set(minBytes, o + 1);
+  return o + 1 + minBytes.length;
 }
 
 /** A string's UTF-8 bytes when it is ASCII (one byte a character, no TextEncoder); undefined otherwise. */
