@@ -66,6 +66,8 @@ interface Candidate {
   readonly tip: bigint;
   /** Its sender's key in the pool's queues (the hex of 20 bytes is a loop in the canister: made once a sender). */
   readonly key: string;
+  /** Its position in that queue, where the sender's next nonce is looked for first. */
+  readonly at: number;
 }
 
 /** Max-heap: higher tip first, then lower arrival sequence. */
@@ -205,7 +207,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     }
     const first = queues.get(k)?.[0];
     if (first !== undefined && first.nonce === n && first.maxFeePerGas >= baseFee) {
-      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee), key: k });
+      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee), key: k, at: 0 });
     }
   }
   if (heap.size === 0 && !allowEmpty) return { kind: 'NoBlock', dropped };
@@ -297,10 +299,17 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
       finalizeReserve += finalizeCost(out.logs, commitment);
       const nn = e.nonce + 1n;
       const q = queues.get(c.key);
-      // The included entry is still at the head of its queue until the pool is updated after commit.
-      const next = q?.find((x) => x.nonce === nn);
+      // The included entries stay in their queue until the pool is updated after commit: the queue is in nonce
+      // order, so the next nonce is right after this entry (a search from the head made a sender's k-th
+      // transaction of a block cost k steps); anything else takes the search.
+      let at = c.at + 1;
+      let next = q?.[c.at] === e ? q[at] : undefined;
+      if (next === undefined || next.nonce !== nn) {
+        at = q === undefined ? -1 : q.findIndex((x) => x.nonce === nn);
+        next = at < 0 ? undefined : q![at];
+      }
       if (next !== undefined && next.maxFeePerGas >= baseFee) {
-        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee), key: c.key });
+        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee), key: c.key, at });
       }
     }
   } catch (e) {
