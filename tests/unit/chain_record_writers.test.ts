@@ -1,14 +1,10 @@
-// Records written directly (block production, issue 28's third pass): the block record, the fee summary, the
-// head, the metrics counters and bigintToMinBytes are the bytes ByteWriter and the division loop wrote before (those encoders,
-// as they were, are the references here), so the stable layout does not change; groupTips' one-tip pass
-// groups as the sort did.
+// Records written directly (block production, issue 28's third pass): the block record, the fee summary and
+// bigintToMinBytes are the bytes ByteWriter and the division loop wrote before (those encoders, as they were,
+// are the references here), so the stable layout does not change; groupTips' one-tip pass groups as the sort
+// did; an account's nonce read alone is decodeAccount's.
 import { describe, expect, it } from 'vitest';
 import { bigintToMinBytes, ByteWriter } from '../../src/core/codec/bytes.js';
 import { decodeFeeSummary, encodeFeeSummary, groupTips, type FeeSummary, type TipGroup } from '../../src/core/chain/fee_summary.js';
-import { MetaStore } from '../../src/core/chain/meta.js';
-import { decodeCounters, encodeCounters, encodeCountersWriter, type LifecycleCounters } from '../../src/core/ops/meter.js';
-import { MemoryKvMap } from '../../src/core/host.js';
-import { metaKey, MetaKey } from '../../src/core/store/meta_keys.js';
 import { EMPTY_BLOOM } from '../../src/core/chain/bloom.js';
 import { decodeAccount, decodeAccountNonce, encodeAccount, type AccountRecord } from '../../src/core/evm/encoding.js';
 import { decodeBlock, encodeBlock, writeBlockFields, type StoredBlock } from '../../src/core/chain/store.js';
@@ -83,42 +79,6 @@ describe('the fee summary written directly', () => {
       [{ tip: 9n, gasUsed: 1n }, { tip: 9n, gasUsed: 2n }, { tip: 1n, gasUsed: 3n }],
     ];
     for (const c of cases) expect(groupTips(c)).toEqual(refGroupTips(c));
-  });
-});
-
-describe('the head written directly', () => {
-  it('is the bytes ByteWriter wrote, and reads back', () => {
-    for (const number of U64_EDGES) {
-      const map = new MemoryKvMap();
-      const hash = Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + Number(number & 255n)) & 255);
-      const timestamp = U64_EDGES[(Number(number % 13n) + 3) % U64_EDGES.length]!;
-      new MetaStore(map).setHead({ number, hash, timestamp });
-      expect(map.get(metaKey(MetaKey.Head))).toEqual(new ByteWriter(48).u64(number).fixed(hash).u64(timestamp).finish());
-      expect(new MetaStore(map).getHead()).toEqual({ number, hash, timestamp });
-    }
-  });
-});
-
-describe('the metrics counters written directly', () => {
-  it('are the bytes ByteWriter wrote, with and without drops', () => {
-    const drops: [string, bigint][][] = [[], [['pool.replaced', 3n]], [['submit.nonce_too_low', 2n ** 40n], ['', 1n], ['pool.expired', 2n ** 64n - 1n]], [['ünïcode', 5n], ['pool.purged', 1n]]];
-    let i = 0;
-    for (const d of drops) {
-      for (const v of U64_EDGES) {
-        const c: LifecycleCounters = {
-          blocksProduced: v,
-          txsProduced: U64_EDGES[(i * 3) % U64_EDGES.length]!,
-          lastBlockNumber: U64_EDGES[(i * 5) % U64_EDGES.length]!,
-          lastBlockInstructions: U64_EDGES[(i * 7) % U64_EDGES.length]!,
-          historyBytes: i % 3 === 0 ? -5n : U64_EDGES[(i * 11) % U64_EDGES.length]!,
-          drops: new Map(d),
-        };
-        i++;
-        const enc = encodeCounters(c);
-        expect(enc).toEqual(encodeCountersWriter(c));
-        expect(decodeCounters(enc)).toEqual({ ...c, historyBytes: c.historyBytes < 0n ? 0n : c.historyBytes });
-      }
-    }
   });
 });
 

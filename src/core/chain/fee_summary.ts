@@ -8,7 +8,7 @@
 //   gives exactly Ethereum's reward percentiles (see rewardPercentiles) and keeps a block of 1024
 //   transactions at the same price to one entry.
 
-import { bigintToMinBytes, ByteReader, putBig, putU32, putU64 } from '../codec/bytes.js';
+import { bigintToMinBytes, ByteReader, putBig, putU32 } from '../codec/bytes.js';
 
 export interface TipGroup {
   readonly tip: bigint;
@@ -51,12 +51,17 @@ export function encodeFeeSummary(s: FeeSummary): Uint8Array {
   let size = 22 + base.length;
   for (let i = 0; i < n; i++) size += 9 + (tips[i] = bigintToMinBytes(s.tips[i]!.tip)).length;
   const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
   out[0] = 1;
   let o = putBig(out, 1, base);
-  o = putU64(out, o, s.gasUsed);
-  o = putU64(out, o, s.gasLimit);
-  o = putU32(out, o, n);
-  for (let i = 0; i < n; i++) o = putU64(out, putBig(out, o, tips[i]!), s.tips[i]!.gasUsed);
+  view.setBigUint64(o, s.gasUsed);
+  view.setBigUint64(o + 8, s.gasLimit);
+  o = putU32(out, o + 16, n);
+  for (let i = 0; i < n; i++) {
+    o = putBig(out, o, tips[i]!);
+    view.setBigUint64(o, s.tips[i]!.gasUsed);
+    o += 8;
+  }
   return out;
 }
 

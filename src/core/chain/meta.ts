@@ -16,7 +16,7 @@ import {
 } from '../constants.js';
 import type { Address, Bytes32 } from '../engine.js';
 import type { KvMap } from '../host.js';
-import { ByteReader, ByteWriter, putU64, readU64be, u64be } from '../codec/bytes.js';
+import { ByteReader, ByteWriter, readU64be, u64be } from '../codec/bytes.js';
 import { MetaKey, metaKey } from '../store/meta_keys.js';
 import { COMMITMENT_VERSION_UNMARKED, storedCommitmentVersion, type CommitmentVersion } from './commitments.js';
 
@@ -108,12 +108,7 @@ export class MetaStore {
   }
 
   setHead(h: Head): void {
-    // written directly: the bytes of ByteWriter's u64, fixed and u64 (one record a block)
-    const b = new Uint8Array(48);
-    putU64(b, 0, h.number);
-    b.set(h.hash, 8);
-    putU64(b, 40, h.timestamp);
-    this.map.insert(K_HEAD, b);
+    this.map.insert(K_HEAD, new ByteWriter(48).u64(h.number).fixed(h.hash).u64(h.timestamp).finish());
     this.head = h;
   }
 

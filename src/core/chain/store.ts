@@ -17,7 +17,7 @@
 
 import type { Address, Bytes32, ExecLog } from '../engine.js';
 import type { KvMap } from '../host.js';
-import { bigintToMinBytes, ByteReader, ByteWriter, putBig, putU32, putU64, readU64be, u64be } from '../codec/bytes.js';
+import { bigintToMinBytes, ByteReader, ByteWriter, putBig, putU32, readU64be, u64be } from '../codec/bytes.js';
 import { BLOOM_BYTES, EMPTY_BLOOM } from './bloom.js';
 import { decodeFeeSummary, encodeFeeSummary, type FeeSummary } from './fee_summary.js';
 
@@ -124,13 +124,14 @@ export function encodeBlock(b: StoredBlock): Uint8Array {
     b.logsBloom.length + b.coinbase.length + b.mixHash.length + 8 + (changes?.length ?? 0);
   for (const t of b.txs) size += t.txId.length + t.ethHash.length;
   const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
   out[0] = 1;
   let o = putFixed(out, 1, b.hash);
   o = putFixed(out, o, b.parentHash);
-  o = putU64(out, o, b.timestamp);
-  o = putU64(out, o, b.gasLimit);
-  o = putU64(out, o, b.gasUsed);
-  o = putBig(out, o, base);
+  view.setBigUint64(o, b.timestamp);
+  view.setBigUint64(o + 8, b.gasLimit);
+  view.setBigUint64(o + 16, b.gasUsed);
+  o = putBig(out, o + 24, base);
   o = putFixed(out, o, b.stateRoot);
   o = putFixed(out, o, b.transactionsRoot);
   o = putFixed(out, o, b.receiptsRoot);
@@ -175,10 +176,11 @@ export function encodeReceipt(r: StoredReceipt): Uint8Array {
   const out = new Uint8Array(
     18 + price.length + (contract === undefined ? 1 : 1 + contract.length) + 8 + (bloom === undefined ? 1 : 1 + bloom.length) + (code === undefined ? 1 : code.length),
   );
+  const view = new DataView(out.buffer);
   out[0] = r.status;
-  let o = putU64(out, 1, r.gasUsed);
-  o = putU64(out, o, r.cumulativeGasUsed);
-  o = putBig(out, o, price);
+  view.setBigUint64(1, r.gasUsed);
+  view.setBigUint64(9, r.cumulativeGasUsed);
+  let o = putBig(out, 17, price);
   if (contract === undefined) out[o++] = 0;
   else {
     out[o] = 1;

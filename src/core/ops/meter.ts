@@ -20,7 +20,7 @@
 // rolls them back with the writes they count.
 
 import type { KvMap } from '../host.js';
-import { asciiBytes, ByteReader, ByteWriter, putU64 } from '../codec/bytes.js';
+import { ByteReader, ByteWriter } from '../codec/bytes.js';
 import { MetaKey, metaKey } from '../store/meta_keys.js';
 
 const KEY = metaKey(MetaKey.Metrics);
@@ -36,40 +36,7 @@ export interface LifecycleCounters {
   readonly drops: Map<string, bigint>;
 }
 
-/**
- * Written directly into one array (every block and every submit flushes it): the bytes encodeCountersWriter
- * (ByteWriter) writes, which stays for a code that is not short ASCII (tests/unit/ops_counters_codec.test.ts).
- */
 export function encodeCounters(c: LifecycleCounters): Uint8Array {
-  let size = 43;
-  const codes: Uint8Array[] = [];
-  for (const code of c.drops.keys()) {
-    const b = asciiBytes(code);
-    if (b === undefined || b.length > 255) return encodeCountersWriter(c);
-    codes.push(b);
-    size += 9 + b.length;
-  }
-  const out = new Uint8Array(size);
-  out[0] = 1;
-  putU64(out, 1, c.blocksProduced);
-  putU64(out, 9, c.txsProduced);
-  putU64(out, 17, c.lastBlockNumber);
-  putU64(out, 25, c.lastBlockInstructions);
-  putU64(out, 33, c.historyBytes < 0n ? 0n : c.historyBytes);
-  out[41] = c.drops.size >> 8;
-  out[42] = c.drops.size & 255;
-  let o = 43;
-  let i = 0;
-  for (const n of c.drops.values()) {
-    const b = codes[i++]!;
-    out[o] = b.length;
-    out.set(b, o + 1);
-    o = putU64(out, o + 1 + b.length, n);
-  }
-  return out;
-}
-
-export function encodeCountersWriter(c: LifecycleCounters): Uint8Array {
   const w = new ByteWriter(64 + c.drops.size * 40)
     .u8(1)
     .u64(c.blocksProduced)
