@@ -52,6 +52,13 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
  */
 export const latin1Key = (b: Uint8Array): string => String.fromCharCode.apply(null, b as unknown as number[]);
 
+const MIN_SCRATCH = new Uint8Array(32);
+const MIN_VIEW = new DataView(MIN_SCRATCH.buffer);
+const U64_LIMIT = 1n << 64n;
+const U128_LIMIT = 1n << 128n;
+const U192_LIMIT = 1n << 192n;
+const WORD_LIMIT = 1n << 256n;
+
 /** Minimal big-endian bytes of a non-negative bigint (0 -> empty), the RLP integer form. */
 export function bigintToMinBytes(n: bigint): Uint8Array {
   if (n === 0n) return EMPTY;
@@ -64,8 +71,22 @@ export function bigintToMinBytes(n: bigint): Uint8Array {
     return out;
   }
   if (n < 0n) throw new RangeError('negative integer');
-  // 48 bits at a time as exact doubles (balances, 256-bit words): two bigint operations a chunk instead of
-  // a hex string and a parseInt per byte.
+  if (n < WORD_LIMIT) {
+    // Up to 256 bits (balances, words): 64-bit pieces through one DataView (setBigUint64 keeps the low 64
+    // bits; one native call each), then the bytes from the first non-zero one.
+    let start = 24;
+    MIN_VIEW.setBigUint64(24, n);
+    if (n >= U64_LIMIT) {
+      MIN_VIEW.setBigUint64((start = 16), n >> 64n);
+      if (n >= U128_LIMIT) {
+        MIN_VIEW.setBigUint64((start = 8), n >> 128n);
+        if (n >= U192_LIMIT) MIN_VIEW.setBigUint64((start = 0), n >> 192n);
+      }
+    }
+    while (MIN_SCRATCH[start] === 0) start++;
+    return MIN_SCRATCH.slice(start);
+  }
+  // Wider: 48 bits at a time as exact doubles, two bigint operations a chunk.
   const chunks: number[] = [];
   for (let x = n; x > 0n; x >>= 48n) chunks.push(Number(x & 0xffffffffffffn));
   const last = chunks.length - 1;
