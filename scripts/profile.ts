@@ -68,6 +68,15 @@ const scenarios: Record<string, Scenario> = {
     about: "a sender's second signed value transfer from the anonymous principal (rpc_eth_send_raw_transaction: recovery)",
     run: submitProfiled({ withKey: false }),
   },
+  'block.fixed': {
+    about: 'a one-transfer block after a block of 40 (what block.fixed.instructions measures, with its transaction)',
+    run: async (chain) => {
+      for (let i = 0; i < 40; i++) await chain.submit(signTx(senders[i % 3]!, { to: sink, value: 1n, gasLimit: 21000n }));
+      await chain.mine();
+      await chain.submit(signTx(senders[0]!, { to: sink, value: 1n, gasLimit: 21000n }));
+      return { profile: await mineProfiled(chain), per: 1, unit: 'block' };
+    },
+  },
   'block.transfer': {
     about: 'a block of 40 value transfers, per transaction',
     run: async (chain) => {

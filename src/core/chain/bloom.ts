@@ -13,6 +13,9 @@ export const BLOOM_BYTES = 256;
 /** Items a hasher remembers before it forgets them all (a memo of a pure function: about 150 bytes an entry). */
 const MEMO_ENTRIES = 2048;
 
+/** The all-zero bloom of a receipt or block without logs, shared: never mutated (only encoded and hashed). */
+export const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
+
 export class BloomHasher {
   private readonly memo = new Map<string, Uint8Array>();
 

@@ -8,7 +8,7 @@
 //   gives exactly Ethereum's reward percentiles (see rewardPercentiles) and keeps a block of 1024
 //   transactions at the same price to one entry.
 
-import { ByteReader, ByteWriter } from '../codec/bytes.js';
+import { bigintToMinBytes, ByteReader, putBig, putU32 } from '../codec/bytes.js';
 
 export interface TipGroup {
   readonly tip: bigint;
@@ -25,6 +25,14 @@ export interface FeeSummary {
 
 /** Groups (tip, gas used) pairs by tip, ascending. */
 export function groupTips(txs: readonly TipGroup[]): TipGroup[] {
+  // Most blocks pay one tip (every sender at the same fees): one pass, no copy, sort or comparator calls.
+  if (txs.length > 0) {
+    const tip = txs[0]!.tip;
+    let gasUsed = 0n;
+    let i = 0;
+    for (; i < txs.length && txs[i]!.tip === tip; i++) gasUsed += txs[i]!.gasUsed;
+    if (i === txs.length) return [{ tip, gasUsed }];
+  }
   const sorted = [...txs].sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
   const out: { tip: bigint; gasUsed: bigint }[] = [];
   for (const t of sorted) {
@@ -35,10 +43,26 @@ export function groupTips(txs: readonly TipGroup[]): TipGroup[] {
   return out;
 }
 
+/** Sized first and written into one array: the bytes ByteWriter wrote (tests/unit/chain_fee_summary.test.ts keeps it as the reference). */
 export function encodeFeeSummary(s: FeeSummary): Uint8Array {
-  const w = new ByteWriter(40 + s.tips.length * 16).u8(1).big(s.baseFeePerGas).u64(s.gasUsed).u64(s.gasLimit).u32(s.tips.length);
-  for (const t of s.tips) w.big(t.tip).u64(t.gasUsed);
-  return w.finish();
+  const base = bigintToMinBytes(s.baseFeePerGas);
+  const n = s.tips.length;
+  const tips: Uint8Array[] = new Array(n);
+  let size = 22 + base.length;
+  for (let i = 0; i < n; i++) size += 9 + (tips[i] = bigintToMinBytes(s.tips[i]!.tip)).length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  out[0] = 1;
+  let o = putBig(out, 1, base);
+  view.setBigUint64(o, s.gasUsed);
+  view.setBigUint64(o + 8, s.gasLimit);
+  o = putU32(out, o + 16, n);
+  for (let i = 0; i < n; i++) {
+    o = putBig(out, o, tips[i]!);
+    view.setBigUint64(o, s.tips[i]!.gasUsed);
+    o += 8;
+  }
+  return out;
 }
 
 export function decodeFeeSummary(b: Uint8Array): FeeSummary {

@@ -19,7 +19,7 @@ import { rlpListLength, rlpStringLength } from '../codec/rlp.js';
 import type { PendingEntry, PendingPool } from '../mempool/pool.js';
 import { decodeStoredTx, storedTxFields, type StoredTx } from '../tx/stored.js';
 import { TxOrigin, type TxFields } from '../tx/types.js';
-import { BLOOM_BYTES, BloomHasher, orInto } from './bloom.js';
+import { BLOOM_BYTES, BloomHasher, EMPTY_BLOOM, orInto } from './bloom.js';
 import { receiptsRoot, transactionsRoot, type CommitmentVersion } from './commitments.js';
 import { computeEffectiveGasPrice, computeNextBaseFee, effectiveTip } from './fees.js';
 import { groupTips } from './fee_summary.js';
@@ -66,6 +66,8 @@ interface Candidate {
   readonly tip: bigint;
   /** Its sender's key in the pool's queues (the hex of 20 bytes is a loop in the canister: made once a sender). */
   readonly key: string;
+  /** Its position in that queue, where the sender's next nonce is looked for first. */
+  readonly at: number;
 }
 
 /** Max-heap: higher tip first, then lower arrival sequence. */
@@ -121,8 +123,6 @@ interface Included {
   readonly instructions: bigint;
 }
 
-/** The bloom of every receipt without logs (never mutated: receipts are only encoded, and encodeReceipt stores no bloom when there are no logs). */
-const EMPTY_BLOOM = new Uint8Array(BLOOM_BYTES);
 
 /** Instructions finalising one included transaction with these logs will take on a chain of this commitment version (ops/limits.ts). */
 export function finalizeCost(logs: readonly ExecLog[], v: CommitmentVersion): bigint {
@@ -210,7 +210,7 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
     }
     const first = queues.get(k)?.[0];
     if (first !== undefined && first.nonce === n && first.maxFeePerGas >= baseFee) {
-      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee), key: k });
+      heap.push({ entry: first, tip: effectiveTip(first.maxFeePerGas, first.maxPriorityFeePerGas, baseFee), key: k, at: 0 });
     }
   }
   if (heap.size === 0 && !allowEmpty) return { kind: 'NoBlock', dropped };
@@ -302,10 +302,17 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
       finalizeReserve += finalizeCost(out.logs, commitment);
       const nn = e.nonce + 1n;
       const q = queues.get(c.key);
-      // The included entry is still at the head of its queue until the pool is updated after commit.
-      const next = q?.find((x) => x.nonce === nn);
+      // The included entries stay in their queue until the pool is updated after commit: the queue is in nonce
+      // order, so the next nonce is right after this entry (a search from the head made a sender's k-th
+      // transaction of a block cost k steps); anything else takes the search.
+      let at = c.at + 1;
+      let next = q?.[c.at] === e ? q[at] : undefined;
+      if (next === undefined || next.nonce !== nn) {
+        at = q === undefined ? -1 : q.findIndex((x) => x.nonce === nn);
+        next = at < 0 ? undefined : q![at];
+      }
       if (next !== undefined && next.maxFeePerGas >= baseFee) {
-        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee), key: c.key });
+        heap.push({ entry: next, tip: effectiveTip(next.maxFeePerGas, next.maxPriorityFeePerGas, baseFee), key: c.key, at });
       }
     }
   } catch (e) {
@@ -323,11 +330,12 @@ async function produce(d: ProducerDeps, allowEmpty: boolean): Promise<ProduceRes
   const { stateRoot } = await engine.commitBlock();
 
   // Header, roots and bloom.
-  const blockBloom = new Uint8Array(BLOOM_BYTES);
+  // A block without logs keeps the shared empty bloom (encodeHeader skips copying it).
+  let blockBloom = EMPTY_BLOOM;
   const logs: StoredLog[] = [];
   let txBytes = 0;
   included.forEach((inc, i) => {
-    if (inc.logs.length > 0) orInto(blockBloom, inc.receipt.logsBloom);
+    if (inc.logs.length > 0) orInto(blockBloom === EMPTY_BLOOM ? (blockBloom = new Uint8Array(BLOOM_BYTES)) : blockBloom, inc.receipt.logsBloom);
     for (const l of inc.logs) logs.push({ address: l.address, topics: l.topics, data: l.data, txIndex: i });
     // Legacy txs embed as RLP lists; typed envelopes and IcSynthetic canonical bytes as byte strings.
     txBytes += inc.origin === TxOrigin.EthSigned && inc.type === 0 ? inc.raw.length : rlpStringLength(inc.raw.length, inc.raw[0]);

@@ -52,44 +52,98 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
  */
 export const latin1Key = (b: Uint8Array): string => String.fromCharCode.apply(null, b as unknown as number[]);
 
+const MIN_SCRATCH = new Uint8Array(32);
+const MIN_VIEW = new DataView(MIN_SCRATCH.buffer);
+const U64_LIMIT = 1n << 64n;
+const U128_LIMIT = 1n << 128n;
+const U192_LIMIT = 1n << 192n;
+const WORD_LIMIT = 1n << 256n;
+
 /** Minimal big-endian bytes of a non-negative bigint (0 -> empty), the RLP integer form. */
 export function bigintToMinBytes(n: bigint): Uint8Array {
   if (n === 0n) return EMPTY;
   if (n > 0n && n < 0x1000000000000n) {
     // Below 2^48 the value is an exact Number: no hex string (fees, gas, block numbers, timestamps).
-    let v = Number(n);
-    let len = 0;
-    for (let x = v; x >= 1; x = Math.floor(x / 256)) len++;
+    const v = Number(n);
+    const len = byteLength48(v);
     const out = new Uint8Array(len);
-    for (let i = len - 1; i >= 0; i--) {
-      out[i] = v % 256;
-      v = Math.floor(v / 256);
-    }
+    put48(out, len, v, len);
     return out;
   }
   if (n < 0n) throw new RangeError('negative integer');
-  // 48 bits at a time as exact doubles (balances, 256-bit words): two bigint operations a chunk instead of
-  // a hex string and a parseInt per byte.
+  if (n < WORD_LIMIT) {
+    // Up to 256 bits (balances, words): 64-bit pieces through one DataView (setBigUint64 keeps the low 64
+    // bits; one native call each), then the bytes from the first non-zero one.
+    let start = 24;
+    MIN_VIEW.setBigUint64(24, n);
+    if (n >= U64_LIMIT) {
+      MIN_VIEW.setBigUint64((start = 16), n >> 64n);
+      if (n >= U128_LIMIT) {
+        MIN_VIEW.setBigUint64((start = 8), n >> 128n);
+        if (n >= U192_LIMIT) MIN_VIEW.setBigUint64((start = 0), n >> 192n);
+      }
+    }
+    while (MIN_SCRATCH[start] === 0) start++;
+    return MIN_SCRATCH.slice(start);
+  }
+  // Wider: 48 bits at a time as exact doubles, two bigint operations a chunk.
   const chunks: number[] = [];
   for (let x = n; x > 0n; x >>= 48n) chunks.push(Number(x & 0xffffffffffffn));
-  let top = chunks[chunks.length - 1]!;
-  let topLen = 0;
-  for (let x = top; x >= 1; x = Math.floor(x / 256)) topLen++;
-  const len = topLen + 6 * (chunks.length - 1);
+  const last = chunks.length - 1;
+  const top = chunks[last]!;
+  const topLen = byteLength48(top);
+  const len = topLen + 6 * last;
   const out = new Uint8Array(len);
   let o = len;
-  for (let c = 0; c < chunks.length - 1; c++) {
-    let v = chunks[c]!;
-    for (let k = 0; k < 6; k++) {
-      out[--o] = v % 256;
-      v = Math.floor(v / 256);
-    }
-  }
-  for (let k = 0; k < topLen; k++) {
-    out[--o] = top % 256;
-    top = Math.floor(top / 256);
-  }
+  for (let c = 0; c < last; c++, o -= 6) put48(out, o, chunks[c]!, 6);
+  put48(out, o, top, topLen);
   return out;
+}
+
+/** Bytes of a Number in [1, 2^48): comparisons, not a division loop (Math.floor is a call in QuickJS). */
+export function byteLength48(v: number): number {
+  return v < 0x10000 ? (v < 0x100 ? 1 : 2) : v < 0x100000000 ? (v < 0x1000000 ? 3 : 4) : v < 0x10000000000 ? 5 : 6;
+}
+
+/**
+ * The low `len` (1..6) bytes of v (an integer below 2^48), big-endian, ending before out[end]: two 24-bit
+ * ints, so every byte is an int32 shift (a Uint8Array store keeps the low 8 bits), no division loop.
+ */
+export function put48(out: Uint8Array, end: number, v: number, len: number): void {
+  const lo = v % 0x1000000 | 0;
+  out[end - 1] = lo;
+  if (len === 1) return;
+  out[end - 2] = lo >> 8;
+  if (len === 2) return;
+  out[end - 3] = lo >> 16;
+  if (len === 3) return;
+  const hi = (v - lo) / 0x1000000 | 0;
+  out[end - 4] = hi;
+  if (len === 4) return;
+  out[end - 5] = hi >> 8;
+  if (len === 5) return;
+  out[end - 6] = hi >> 16;
+}
+
+// Direct writers into a record sized first: the bytes ByteWriter's u32 and big write, without its method calls
+// and growth checks. (A u64 goes through one DataView of the record: setBigUint64 is one native call, cheaper in
+// the canister than splitting the value into two Numbers and eight byte stores.)
+
+/** ByteWriter.u32's bytes at out[o..o+3]; returns o + 4. */
+export function putU32(out: Uint8Array, o: number, v: number): number {
+  const x = v >>> 0;
+  out[o] = x >>> 24;
+  out[o + 1] = x >>> 16;
+  out[o + 2] = x >>> 8;
+  out[o + 3] = x;
+  return o + 4;
+}
+
+/** ByteWriter.big of a value whose minimal bytes (bigintToMinBytes) the caller made to size the record; returns the end. */
+export function putBig(out: Uint8Array, o: number, minBytes: Uint8Array): number {
+  out[o] = minBytes.length & 0xff;
+  out.set(minBytes, o + 1);
+  return o + 1 + minBytes.length;
 }
 
 /** A string's UTF-8 bytes when it is ASCII (one byte a character, no TextEncoder); undefined otherwise. */

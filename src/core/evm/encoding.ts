@@ -76,6 +76,14 @@ export function encodeAccount(rec: AccountRecord): Uint8Array {
   return out;
 }
 
+/** decodeAccount(b).nonce of an existing account, 0 otherwise: the pool scan reads only this (no balance, no record object). */
+export function decodeAccountNonce(b: Uint8Array): bigint {
+  if ((b[0]! & ACCOUNT_FLAG_EXISTS) === 0) return 0n;
+  const hi = readU32(b, 5);
+  const lo = BigInt(readU32(b, 9));
+  return hi === 0 ? lo : (BigInt(hi) << 32n) | lo;
+}
+
 export function decodeAccount(b: Uint8Array): AccountRecord {
   const flags = b[0]!;
   const gen = readU32(b, 1);

@@ -75,7 +75,7 @@ import { analyseCode, installFastInterpreter, interpreterPrototype } from './int
 import { compileQueued } from './interpreter_compiled.js';
 import { installCallFrames, installCallGas } from './call_frame.js';
 import { installAccountOps } from './account_ops.js';
-import { toHex } from './encoding.js';
+import { decodeAccountNonce, toHex } from './encoding.js';
 import { FlatStateManager, chainStateChanges, readHeadAccount } from './state.js';
 import { type GasWatch, knownReadsNoGas, noteCode, queueCode, scanQueued, watchGasReaders } from './gas_left.js';
 import { applyAccountChangeToMaps } from './account_change.js';
@@ -344,7 +344,8 @@ export class EvmEngine implements ExecutionEngine {
     return readHeadAccount(this.blockExec.sm.maps.accounts, address)?.balance ?? 0n;
   }
   getNonce(address: Address): bigint {
-    return readHeadAccount(this.blockExec.sm.maps.accounts, address)?.nonce ?? 0n;
+    const raw = this.blockExec.sm.maps.accounts.get(address);
+    return raw === undefined ? 0n : decodeAccountNonce(raw);
   }
   getCode(address: Address): Uint8Array {
     const rec = readHeadAccount(this.blockExec.sm.maps.accounts, address);
