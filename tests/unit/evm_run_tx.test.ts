@@ -123,3 +123,41 @@ describe('run_tx.ts: runTx without the transaction object', () => {
     expect(o[19]!.gasRefund).toBeGreaterThan(0n);
   });
 });
+
+// EIP-7702: a transaction to an account whose code is a delegation designator runs the target's code, and
+// EVM._loadCode makes that target warm for the rest of the transaction (depth 0 only). Type-4 transactions are
+// refused here, so the designator comes from genesis code. Own frames, EthereumJS's frames, the stock runTx and
+// stock EthereumJS must charge alike: the target warm within its transaction (BALANCE 100), and cold again in
+// the next one (run_tx.ts's kept always-warm map takes back whatever was added to it).
+describe('run_tx.ts: a delegation target warmed by the frame', () => {
+  const target = new Uint8Array(20).fill(0x77);
+  const delegated = new Uint8Array(20).fill(0xdd);
+  const reader = new Uint8Array(20).fill(0x55);
+  const balanceOfTarget = asm(new Uint8Array([0x73, ...target]), 'BALANCE', 'POP', 'STOP');
+
+  async function gasUsed(opts: { stockFrames?: boolean; stockRunTx?: boolean }): Promise<unknown[]> {
+    const { engine } = await newEngine(undefined, opts);
+    engine.setGenesisBalance(ALICE, 100n * ETH);
+    engine.setGenesisCode(target, balanceOfTarget);
+    engine.setGenesisCode(delegated, new Uint8Array([0xef, 0x01, 0x00, ...target]));
+    engine.setGenesisCode(reader, balanceOfTarget);
+    engine.beginBlock(env(1n, { gasLimit: 30_000_000n }));
+    const out: unknown[] = [];
+    let nonce = 0n;
+    for (const to of [delegated, reader, delegated, reader]) {
+      const o = await engine.runTx(tx({ nonce, to }));
+      if (o.kind === 'included') nonce++;
+      out.push(o.kind === 'included' ? o.gasUsed : o.code);
+    }
+    await engine.commitBlock();
+    return out;
+  }
+
+  it('charges as EthereumJS does, within the transaction and after it', async () => {
+    const own = await gasUsed({});
+    expect(own).toEqual([21105n, 23605n, 21105n, 23605n]);
+    expect(await gasUsed({ stockFrames: true })).toEqual(own);
+    expect(await gasUsed({ stockRunTx: true })).toEqual(own);
+    expect(await gasUsed({ stockFrames: true, stockRunTx: true })).toEqual(own);
+  });
+});

@@ -268,7 +268,11 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     } else code = sm.getCodeSync(codeAddress.bytes);
     if (eip7702 && code.length >= 3 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00) {
       // the designator's 20 bytes (a shorter designator reads as EthereumJS's Address constructor decides)
-      code = sm.getCodeSync(new Address(code.slice(3, 24)).bytes);
+      const target = new Address(code.slice(3, 24));
+      code = sm.getCodeSync(target.bytes);
+      // as EVM._loadCode: a transaction's own delegation target is warm for the rest of it (run_tx.ts takes
+      // the journal's kept always-warm map back after the transaction, whatever was added to it)
+      if (message.depth === 0) evm.journal.addAlwaysWarmAddress(target.toString());
     }
     message.code = code;
     message.isCompiled = false;

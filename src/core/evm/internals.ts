@@ -581,6 +581,8 @@ interface JournalFrameInternals {
   /** Set while runTx reports preimages (touchAccount records each touched address's); absent otherwise. */
   preimages?: Map<string, Uint8Array>;
   touchAccount(addressHex: string): void;
+  /** Replaced per instance by fastAlwaysWarmAddress, which checks it first. */
+  addAlwaysWarmAddress(addressStr: string): void;
   checkpoint(): Promise<void>;
   commit(): Promise<void>;
   revert(): Promise<void>;

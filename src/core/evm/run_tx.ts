@@ -273,7 +273,7 @@ export async function leanRunTx(
  * journal's alwaysWarmJournal; Journal.cleanJournal (and cleanJournalSync) give the journal a new map, never clear this one.
  */
 interface WarmState {
-  readonly map: Map<string, Set<string>>;
+  map: Map<string, Set<string>>;
   readonly added: string[];
 }
 const warmStates = new WeakMap<object, WarmState>();
@@ -297,6 +297,9 @@ function restoreWarm(journal: TxJournal, w: WarmState, p: LeanRunTxParams): void
     else map.delete(h);
   }
   added.length = 0;
+  // an entry added to the journal's map by anything but addWarm and the access list (EVM._loadCode warms a
+  // depth-0 delegation target, through whichever frames run): the map is made again, so nothing stays warm
+  if (map.size !== p.precompileWarm.size) w.map = new Map(p.precompileWarm);
   if (journal.alwaysWarmJournal === map) journal.alwaysWarmJournal = new Map();
 }
 
