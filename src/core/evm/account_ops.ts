@@ -9,13 +9,26 @@
 // Only where EIP-2929 is active and EIP-6800/7864/7928/8038 are not (their extra charges and access lists are
 // left out); the fast interpreter's install refuses those EIPs.
 
-import { KECCAK256_NULL } from '@ethereumjs/util';
+import { Address, KECCAK256_NULL } from '@ethereumjs/util';
 import { bytesEqual, bytesToBigint } from '../codec/bytes.js';
 import { keccak256 } from '../crypto.js';
 import { type CommonLike, type JournalLike, type OpEntry, type RunState } from './internals.js';
 import { FlatStateManager } from './state.js';
 
 const MASK_160 = (1n << 160n) - 1n;
+
+/**
+ * A CALL target's Address with its journal key (unprefixed lowercase hex, as toHex of its bytes), made from the
+ * stack word (call_frame.ts callOp); the callee's frame reads the key for its storage (interpreter.ts).
+ */
+export class KeyedAddress extends Address {
+  constructor(
+    bytes: Uint8Array,
+    readonly key: string,
+  ) {
+    super(bytes);
+  }
+}
 
 const ADDRESS_WORD = new Uint8Array(32);
 const ADDRESS_VIEW = new DataView(ADDRESS_WORD.buffer);

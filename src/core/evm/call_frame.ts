@@ -41,7 +41,7 @@ import {
 import { FlatStateManager } from './state.js';
 import type { AccountRecord } from './encoding.js';
 import { makeMemGas } from './interpreter.js';
-import { addressBytes, addressKeyOf, isWarmAddressHex } from './account_ops.js';
+import { addressBytes, addressKeyOf, isWarmAddressHex, KeyedAddress } from './account_ops.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
@@ -57,16 +57,6 @@ const lastTarget: { word: bigint | undefined; bytes: Uint8Array; key: string; co
 const POOL_DEPTHS = 32;
 /** Depths whose Interpreter is made with the engine (see installCallFrames). */
 const PREWARM_DEPTHS = 4;
-
-/** A CALL target's Address with its journal key (unprefixed hex), made from the stack word (callOp). */
-class KeyedAddress extends Address {
-  constructor(
-    bytes: Uint8Array,
-    readonly key: string,
-  ) {
-    super(bytes);
-  }
-}
 
 /** Unprefixed hex of an Address, once per Address object (the journal's key for touched accounts). */
 const hexOf = new WeakMap<Address, string>();
