@@ -30,6 +30,21 @@ export class KeyedAddress extends Address {
   }
 }
 
+/**
+ * Unprefixed hex of an Address, once per Address object (the journal's key: touched accounts, a frame's storage
+ * slots; the transaction's target is keyed by loadCode before its frame reads storage).
+ */
+const hexOf = new WeakMap<Address, string>();
+export function addressHex(a: Address): string {
+  if (a instanceof KeyedAddress) return a.key;
+  let h = hexOf.get(a);
+  if (h === undefined) {
+    h = a.toString().slice(2);
+    hexOf.set(a, h);
+  }
+  return h;
+}
+
 const ADDRESS_WORD = new Uint8Array(32);
 const ADDRESS_VIEW = new DataView(ADDRESS_WORD.buffer);
 

@@ -30,11 +30,10 @@
 import { EVMError } from '@ethereumjs/evm';
 import { bytesToHex } from '@ethereumjs/util';
 import { bytesToBigint } from '../codec/bytes.js';
-import { toHex } from './encoding.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager } from './state.js';
 import { KeccakWordMemo, MEMO_MAX_INPUT } from './keccak_memo.js';
-import { addressAccessGas, KeyedAddress } from './account_ops.js';
+import { addressAccessGas, addressHex } from './account_ops.js';
 import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
@@ -478,8 +477,9 @@ function frameStorage(it: InterpreterLike): FrameStorage | null {
   const journal = it.journal;
   if (!(sm instanceof FlatStateManager) || !(journal?.journal instanceof Map) || !(journal.alwaysWarmJournal instanceof Map)) return null;
   const a = it._env.address;
-  // a CALL's target carries its key (made natively from the stack word): no 20-step hex loop for its frame
-  return { sm, journal, address: a.bytes, addrHex: a instanceof KeyedAddress ? a.key : toHex(a.bytes) };
+  // a CALL's target carries its key (made natively from the stack word), the transaction's has it cached
+  // (loadCode keyed it): no 20-step hex loop a frame
+  return { sm, journal, address: a.bytes, addrHex: addressHex(a) };
 }
 
 // Journal.isWarmedStorage / addWarmedStorage on precomputed hex keys (the journal's own key format).
