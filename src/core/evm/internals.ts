@@ -515,7 +515,27 @@ export function reuseInterpreter(interpreter: unknown, env: { gasRefund: bigint 
   } else memory = new (memory.constructor as new () => MemoryLike)();
   const stack = old.stack;
   stack._len = 0;
-  it._runState = {
+  if (!('messageGasLimit' in old) && !('lastCallNewAccountStateGas' in old) && !('lastCreateNewAccountStateGas' in old)) {
+    // The used run state holds the constructor's keys only (the fields EthereumJS's gas handlers add to a run
+    // state are absent): its values are set again in place, in the same order, instead of a new object.
+    const rs = old as unknown as Record<string, unknown>;
+    rs.programCounter = 0;
+    rs.opCode = 0xfe;
+    rs.memory = memory;
+    rs.memoryWordCount = 0n;
+    rs.highestMemCost = 0n;
+    rs.code = NO_BYTES;
+    rs.validJumps = NO_BYTES;
+    rs.cachedPushes = {};
+    rs.stateManager = it._stateManager;
+    rs.env = env;
+    rs.shouldDoJumpAnalysis = true;
+    rs.interpreter = interpreter;
+    rs.gasRefund = env.gasRefund;
+    rs.gasLeft = gasLeft;
+    rs.stateGasSpilled = 0n;
+    rs.returnBytes = NO_BYTES;
+  } else it._runState = {
     programCounter: 0,
     opCode: 0xfe,
     memory,
@@ -578,6 +598,10 @@ function checkInterpreterFields(evm: CallFrameInternals, ctor: InterpreterCtor, 
   (rs as unknown as RunState).memoryWordCount = 2n; // paid for as a frame's gas would
   reuseInterpreter(made, env, 5n);
   if (keys(made._runState) !== RUN_STATE_KEYS || made._runState.memory._store[0] !== 0 || made._runState.memory._store[40] !== 0 || made._runState.memoryWordCount !== 0n || made._runState.stack._len !== 0) fail('reuseInterpreter no longer resets what the constructor sets');
+  // a run state a CALL's gas handler added to is replaced, not reset in place
+  (made._runState as unknown as Record<string, unknown>).messageGasLimit = 1n;
+  reuseInterpreter(made, env, 5n);
+  if (keys(made._runState) !== RUN_STATE_KEYS) fail('reuseInterpreter keeps a field the constructor does not set');
 }
 
 
