@@ -17,6 +17,38 @@ import { FlatStateManager } from './state.js';
 
 const MASK_160 = (1n << 160n) - 1n;
 
+/**
+ * A CALL target's Address with its journal key (unprefixed lowercase hex, as toHex of its bytes), made from the
+ * stack word (call_frame.ts callOp); the callee's frame reads the key for its storage (interpreter.ts).
+ */
+export class KeyedAddress extends Address {
+  constructor(
+    bytes: Uint8Array,
+    readonly key: string,
+  ) {
+    super(bytes);
+  }
+}
+
+/**
+ * Unprefixed hex of an Address, once per Address object (the journal's key: touched accounts, a frame's storage
+ * slots; the transaction's target is keyed by loadCode before its frame reads storage). A KeyedAddress carries
+ * it; another is converted from its 20 bytes four at a time (five native conversions instead of Address.toString's
+ * twenty string appends, about 50 K instructions in the canister).
+ */
+const hexOf = new WeakMap<Address, string>();
+export function addressHex(a: Address): string {
+  if (a instanceof KeyedAddress) return a.key;
+  let h = hexOf.get(a);
+  if (h === undefined) {
+    const b = a.bytes;
+    h = '';
+    for (let i = 0; i < 20; i += 4) h += (((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0).toString(16).padStart(8, '0');
+    hexOf.set(a, h);
+  }
+  return h;
+}
+
 const ADDRESS_WORD = new Uint8Array(32);
 const ADDRESS_VIEW = new DataView(ADDRESS_WORD.buffer);
 
@@ -34,32 +66,6 @@ export function addressBytes(v: bigint): Uint8Array {
 
 /** The journal's key of the address in a stack word (unprefixed hex), by one native call. */
 export const addressKeyOf = (word: bigint): string => (word & MASK_160).toString(16).padStart(40, '0');
-
-/**
- * A CALL target's Address with its journal key (unprefixed hex), made from the stack word (call_frame.ts callOp);
- * the frame's SLOAD and SSTORE take the key from it (addressHexOf).
- */
-export class KeyedAddress extends Address {
-  constructor(
-    bytes: Uint8Array,
-    readonly key: string,
-  ) {
-    super(bytes);
-  }
-}
-
-/**
- * The journal key of a frame's address: a KeyedAddress carries it; otherwise from the 20 bytes four at a time
- * (five native conversions instead of twenty string appends, or a bigint built from the bytes, each about 50 K
- * instructions in the canister).
- */
-export function addressHexOf(a: Address): string {
-  if (a instanceof KeyedAddress) return a.key;
-  const b = a.bytes;
-  let s = '';
-  for (let i = 0; i < 20; i += 4) s += (((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0).toString(16).padStart(8, '0');
-  return s;
-}
 
 /** Journal.isWarmedAddress for an address already in its journal key form (unprefixed hex). */
 export function isWarmAddressHex(j: { journal: Map<string, unknown>; alwaysWarmJournal: Map<string, unknown> }, addrHex: string): boolean {

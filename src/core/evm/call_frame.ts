@@ -41,7 +41,7 @@ import {
 import { FlatStateManager } from './state.js';
 import type { AccountRecord } from './encoding.js';
 import { makeMemGas } from './interpreter.js';
-import { addressBytes, addressKeyOf, isWarmAddressHex, KeyedAddress } from './account_ops.js';
+import { addressBytes, addressHex, addressKeyOf, isWarmAddressHex, KeyedAddress } from './account_ops.js';
 
 const ERR = EVMError.errorMessages;
 const EMPTY = new Uint8Array(0);
@@ -58,17 +58,6 @@ const POOL_DEPTHS = 32;
 /** Depths whose Interpreter is made with the engine (see installCallFrames). */
 const PREWARM_DEPTHS = 4;
 
-/** Unprefixed hex of an Address, once per Address object (the journal's key for touched accounts). */
-const hexOf = new WeakMap<Address, string>();
-function addressHex(a: Address): string {
-  if (a instanceof KeyedAddress) return a.key;
-  let h = hexOf.get(a);
-  if (h === undefined) {
-    h = a.toString().slice(2);
-    hexOf.set(a, h);
-  }
-  return h;
-}
 
 /**
  * Routes `evm`'s inner call messages through the own frame set-up. `interpreterProto` is EthereumJS's

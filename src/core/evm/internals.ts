@@ -482,6 +482,7 @@ const RUN_STATE_KEYS =
 const RESULT_KEYS = 'logs,returnValue,selfdestruct';
 /** Memory's initial (and growth) size, CONTAINER_SIZE in memory.js. */
 const MEMORY_CONTAINER = 8192;
+const MEMORY_WORDS = BigInt(MEMORY_CONTAINER / 32);
 const NO_BYTES = new Uint8Array(0);
 
 /** An Interpreter as reuseInterpreter resets it (the constructor's fields). */
@@ -506,11 +507,35 @@ export function reuseInterpreter(interpreter: unknown, env: { gasRefund: bigint 
   const old = it._runState;
   let memory = old.memory;
   const store = memory._store;
-  if (store.length === MEMORY_CONTAINER) store.fill(0);
-  else memory = new (memory.constructor as new () => MemoryLike)();
+  if (store.length === MEMORY_CONTAINER) {
+    // Only the part the last frame paid for can hold bytes: every write (EthereumJS's and the fast loop's, compiled
+    // runs' too) lies inside memory its gas expanded first, and memoryWordCount only grows within a frame.
+    const used = old.memoryWordCount;
+    if (used !== 0n) store.fill(0, 0, used < MEMORY_WORDS ? Number(used) * 32 : MEMORY_CONTAINER);
+  } else memory = new (memory.constructor as new () => MemoryLike)();
   const stack = old.stack;
   stack._len = 0;
-  it._runState = {
+  if (!('messageGasLimit' in old) && !('lastCallNewAccountStateGas' in old) && !('lastCreateNewAccountStateGas' in old)) {
+    // The used run state holds the constructor's keys only (the fields EthereumJS's gas handlers add to a run
+    // state are absent): its values are set again in place, in the same order, instead of a new object.
+    const rs = old as unknown as Record<string, unknown>;
+    rs.programCounter = 0;
+    rs.opCode = 0xfe;
+    rs.memory = memory;
+    rs.memoryWordCount = 0n;
+    rs.highestMemCost = 0n;
+    rs.code = NO_BYTES;
+    rs.validJumps = NO_BYTES;
+    rs.cachedPushes = {};
+    rs.stateManager = it._stateManager;
+    rs.env = env;
+    rs.shouldDoJumpAnalysis = true;
+    rs.interpreter = interpreter;
+    rs.gasRefund = env.gasRefund;
+    rs.gasLeft = gasLeft;
+    rs.stateGasSpilled = 0n;
+    rs.returnBytes = NO_BYTES;
+  } else it._runState = {
     programCounter: 0,
     opCode: 0xfe,
     memory,
@@ -569,8 +594,14 @@ function checkInterpreterFields(evm: CallFrameInternals, ctor: InterpreterCtor, 
   // A used one, reset, against the new one: the same keys in the same order.
   st.push(1n);
   mem.write(0, 1, Uint8Array.of(1));
+  mem.write(40, 1, Uint8Array.of(1));
+  (rs as unknown as RunState).memoryWordCount = 2n; // paid for as a frame's gas would
   reuseInterpreter(made, env, 5n);
-  if (keys(made._runState) !== RUN_STATE_KEYS || made._runState.memory._store[0] !== 0 || made._runState.stack._len !== 0) fail('reuseInterpreter no longer resets what the constructor sets');
+  if (keys(made._runState) !== RUN_STATE_KEYS || made._runState.memory._store[0] !== 0 || made._runState.memory._store[40] !== 0 || made._runState.memoryWordCount !== 0n || made._runState.stack._len !== 0) fail('reuseInterpreter no longer resets what the constructor sets');
+  // a run state a CALL's gas handler added to is replaced, not reset in place
+  (made._runState as unknown as Record<string, unknown>).messageGasLimit = 1n;
+  reuseInterpreter(made, env, 5n);
+  if (keys(made._runState) !== RUN_STATE_KEYS) fail('reuseInterpreter keeps a field the constructor does not set');
 }
 
 

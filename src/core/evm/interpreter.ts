@@ -33,7 +33,7 @@ import { bytesToBigint } from '../codec/bytes.js';
 import { CODE_BYTES_PER_BUDGET_STEP, type InstructionBudget, keccakReserve, MAX_UNCOUNTED_RUN_BYTES } from './budget.js';
 import { FlatStateManager, type StorageRef } from './state.js';
 import { KeccakWordMemo, MEMO_MAX_INPUT } from './keccak_memo.js';
-import { addressAccessGas, addressHexOf } from './account_ops.js';
+import { addressAccessGas, addressHex } from './account_ops.js';
 import { type CodeSegments, compileNow, ENDS_JUMP_ANY, enqueue, type FrameValues, NO_JUMP, pureFeesMatch, type Segment } from './interpreter_compiled.js';
 import { checkRunStateShapes, type CommonLike, type EvmLike, type InterpreterLike, type JournalLike, type MemGasState, type OpEntry, type RunResult, type RunState } from './internals.js';
 
@@ -285,28 +285,57 @@ const EMPTY_SEGS: Segment[] = [];
  * return data reaches), so a write extends the store first when it must.
  */
 function frameValues(rs: RunState): FrameValues {
-  const env = rs.env;
-  const data = env.callData;
-  const dataLen = BigInt(data.length);
-  const mem = rs.memory;
-  let caller: bigint | undefined;
-  let address: bigint | undefined;
-  return {
-    A: () => (address === undefined ? (address = bytesToBigint(env.address.bytes)) : address),
-    C: () => (caller === undefined ? (caller = bytesToBigint(env.caller.bytes)) : caller),
-    v: env.callValue,
-    z: dataLen,
-    l: (pos) => (pos >= dataLen ? 0n : readWord(data, Number(pos) | 0, 32)),
-    m: (at) => readWord(mem._store, at, 32),
-    w: (at, v) => {
-      if (at + 32 > mem._store.length) mem.extend(at, 32);
-      writeWord(mem._store, at, v);
-    },
-    b: (at, v) => {
-      if (at >= mem._store.length) mem.extend(at, 1);
-      mem._store[at] = Number(v & 0xffn);
-    },
-  };
+  return new FrameVals(rs.env, rs.memory);
+}
+
+// One object of fields a frame, its reads as prototype methods (runs call them as `x.A()`): a frame's start then
+// makes no closures (five closures and their captured variables cost more than the fields).
+class FrameVals implements FrameValues {
+  readonly v: bigint;
+  readonly z: bigint;
+  private readonly env: RunState['env'];
+  private readonly data: Uint8Array;
+  private readonly mem: RunState['memory'];
+  private address: bigint | undefined = undefined;
+  private caller: bigint | undefined = undefined;
+
+  constructor(env: RunState['env'], mem: RunState['memory']) {
+    this.env = env;
+    this.data = env.callData;
+    this.mem = mem;
+    this.v = env.callValue;
+    this.z = BigInt(env.callData.length);
+  }
+
+  A(): bigint {
+    const a = this.address;
+    return a === undefined ? (this.address = bytesToBigint(this.env.address.bytes)) : a;
+  }
+
+  C(): bigint {
+    const c = this.caller;
+    return c === undefined ? (this.caller = bytesToBigint(this.env.caller.bytes)) : c;
+  }
+
+  l(pos: bigint): bigint {
+    return pos >= this.z ? 0n : readWord(this.data, Number(pos) | 0, 32);
+  }
+
+  m(at: number): bigint {
+    return readWord(this.mem._store, at, 32);
+  }
+
+  w(at: number, v: bigint): void {
+    const mem = this.mem;
+    if (at + 32 > mem._store.length) mem.extend(at, 32);
+    writeWord(mem._store, at, v);
+  }
+
+  b(at: number, v: bigint): void {
+    const mem = this.mem;
+    if (at >= mem._store.length) mem.extend(at, 1);
+    mem._store[at] = Number(v & 0xffn);
+  }
 }
 const NO_VALUES = {} as FrameValues;
 
@@ -536,7 +565,7 @@ function frameStorage(it: InterpreterLike): FrameStorage | null {
   const journal = it.journal;
   if (!(sm instanceof FlatStateManager) || !(journal?.journal instanceof Map) || !(journal.alwaysWarmJournal instanceof Map)) return null;
   const a = it._env.address;
-  return { sm, journal, address: a.bytes, addrHex: addressHexOf(a as Address), slots: [], next: 0 };
+  return { sm, journal, address: a.bytes, addrHex: addressHex(a as Address), slots: [], next: 0 };
 }
 
 /**
