@@ -27,14 +27,29 @@ export function foundryBin(tool: 'anvil' | 'cast' | 'forge'): string {
 const toolPath = (tool: string): string =>
   tool === 'anvil' || tool === 'cast' || tool === 'forge' ? foundryBin(tool) : isAbsolute(tool) ? tool : join(BIN, tool);
 
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
+/**
+ * A free TCP port on 127.0.0.1 (bound, checked, released), picked at random below Linux's ephemeral range
+ * (32768 and up): a port the kernel hands out for `listen(0)` is also where it puts the local end of outgoing
+ * connections, so between its release here and the child's bind another process's connection could take it
+ * (a devnet once failed to start in CI with "127.0.0.1:<port> is in use"). Port 0 when no pick binds.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 20000 + Math.floor(Math.random() * 12768);
+    if ((await bindable(port)) !== undefined) return port;
+  }
+  const any = await bindable(0);
+  if (any === undefined) throw new Error('no free port on 127.0.0.1');
+  return any;
+}
+
+function bindable(port: number): Promise<number | undefined> {
+  return new Promise((res) => {
     const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
+    s.once('error', () => res(undefined));
+    s.listen(port, '127.0.0.1', () => {
       const a = s.address();
-      s.close(() => (typeof a === 'object' && a !== null ? res(a.port) : rej(new Error('no port'))));
+      s.close(() => res(typeof a === 'object' && a !== null ? a.port : undefined));
     });
   });
 }
@@ -207,15 +222,25 @@ export interface DevnetProcess {
  * runs, through npm and scripts/run.mjs. Bounded wait for the first answer (install + warm-up: ~20 s here).
  */
 export async function startDevnetProcess(o: { dataDir: string; port?: number; timeoutMs?: number; args?: string[]; env?: Record<string, string> }): Promise<DevnetProcess> {
-  const port = o.port ?? (await freePort());
-  const icPort = await freePort();
-  const explorerPort = await freePort();
-  const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, '--ic-port', String(icPort), ...(o.args ?? [])], {
-    env: { ...o.env, RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1', EXPLORER_PORT: String(explorerPort), EXPLORER_HOST: '127.0.0.1' },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
-  return { proc, url, port, icUrl: `http://127.0.0.1:${icPort}`, explorerUrl: `http://127.0.0.1:${explorerPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
+  // A port taken between freePort's check and the devnet's bind (another test file's process) ends the start
+  // with the devnet's "is in use" message: up to two more starts on new ports (the data directory keeps what the
+  // first start installed, as a restart would).
+  for (let attempt = 1; ; attempt++) {
+    const port = o.port ?? (await freePort());
+    const icPort = await freePort();
+    const explorerPort = await freePort();
+    const proc = new Proc('npm', ['start', '--silent', '--', '--data-dir', o.dataDir, '--ic-port', String(icPort), ...(o.args ?? [])], {
+      env: { ...o.env, RPC_GATEWAY_PORT: String(port), RPC_GATEWAY_HOST: '127.0.0.1', EXPLORER_PORT: String(explorerPort), EXPLORER_HOST: '127.0.0.1' },
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitForRpc(url, proc, o.timeoutMs ?? 180_000);
+    } catch (e) {
+      if (attempt < 3 && !proc.running && / is in use/.test(proc.output)) continue;
+      throw e;
+    }
+    return { proc, url, port, icUrl: `http://127.0.0.1:${icPort}`, explorerUrl: `http://127.0.0.1:${explorerPort}`, dataDir: o.dataDir, stop: () => proc.stop('SIGINT') };
+  }
 }
 
 export interface Anvil {
