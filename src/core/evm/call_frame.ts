@@ -102,7 +102,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     const sm = evm.stateManager;
     const nobody = new Address(new Uint8Array(20));
     for (let d = 0; d < PREWARM_DEPTHS; d++) {
-      const m = messageOf(nobody, 0n, nobody, nobody, 0n, EMPTY, false, false, d, undefined, undefined);
+      const m = setMessage({} as MessageLike, nobody, 0n, nobody, nobody, 0n, EMPTY, false, false, d, undefined, undefined);
       const env = new FrameEnv(sm, m, EMPTY, 0n, nobody, undefined);
       pool[d] = new Interpreter(evm, sm, evm.blockchain, env, 0n, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
     }
@@ -118,7 +118,7 @@ export function installCallFrames(evmObj: unknown, interpreterProto: object, fra
     evm._block = opts.block;
     evm._tx = { gasPrice: opts.gasPrice ?? 0n, origin: opts.caller };
     if (!own(undefined)) return undefined;
-    const message = messageOf(opts.caller!, opts.gasLimit ?? 0xffffffn, opts.to!, opts.to!, opts.value ?? 0n, opts.data ?? EMPTY, false, false, 0, opts.blobVersionedHashes, undefined);
+    const message = setMessage({} as MessageLike, opts.caller!, opts.gasLimit ?? 0xffffffn, opts.to!, opts.to!, opts.value ?? 0n, opts.data ?? EMPTY, false, false, 0, opts.blobVersionedHashes, undefined);
     message.selfdestruct = new Map();
     message.createdAddresses = new Set();
     return frame(message, evm.stateManager as FlatStateManager);
@@ -415,9 +415,11 @@ function ownAccountHasCode(env: unknown): boolean {
 
 /**
  * A message as EthereumJS's Message constructor makes it from the CALL family's and runCall's options, as a
- * plain object of one shape (the frames read its fields; nothing here needs the class or its codeAddress getter).
+ * plain object of one shape (the frames read its fields; nothing here needs the class or its codeAddress getter):
+ * every field written, in one order, into `m` (a new object, or one kept per depth: callMessageAt).
  */
-function messageOf(
+function setMessage(
+  m: MessageLike,
   caller: Address,
   gasLimit: bigint,
   to: Address,
@@ -430,26 +432,25 @@ function messageOf(
   blobVersionedHashes: Uint8Array[] | undefined,
   accessWitness: unknown,
 ): MessageLike {
-  return {
-    to,
-    value,
-    caller,
-    gasLimit,
-    data,
-    depth,
-    code: undefined,
-    codeAddress,
-    isStatic,
-    isCompiled: false,
-    isCreate: undefined,
-    selfdestruct: undefined,
-    createdAddresses: undefined,
-    delegatecall,
-    gasRefund: 0n,
-    blobVersionedHashes,
-    accessWitness,
-    chargeCodeAccesses: undefined,
-  };
+  m.to = to;
+  m.value = value;
+  m.caller = caller;
+  m.gasLimit = gasLimit;
+  m.data = data;
+  m.depth = depth;
+  m.code = undefined;
+  m.codeAddress = codeAddress;
+  m.isStatic = isStatic;
+  m.isCompiled = false;
+  m.isCreate = undefined;
+  m.selfdestruct = undefined;
+  m.createdAddresses = undefined;
+  m.delegatecall = delegatecall;
+  m.gasRefund = 0n;
+  m.blobVersionedHashes = blobVersionedHashes;
+  m.accessWitness = accessWitness;
+  m.chargeCodeAccesses = undefined;
+  return m;
 }
 
 function interpreterResult(interpreter: InstanceType<InterpreterCtor>, res: RunResult, gasLimit: bigint): ExecResult {
@@ -548,45 +549,11 @@ function installCallOps(
   // (executeCall, newInterpreter copies it into the environment, frameEnd) and nothing keeps it; the next CALL
   // at that depth comes from the caller's frame after this one's callOp has read it for the last time.
   const keptMessages: MessageLike[] = [];
-  function callMessage(
-    kept: boolean,
-    caller: Address,
-    gasLimit: bigint,
-    to: Address,
-    codeAddress: Address,
-    value: bigint,
-    data: Uint8Array,
-    isStatic: boolean,
-    delegatecall: boolean,
-    depth: number,
-    blobVersionedHashes: Uint8Array[] | undefined,
-    accessWitness: unknown,
-  ): MessageLike {
-    const m = kept ? keptMessages[depth] : undefined;
-    if (m === undefined) {
-      const made = messageOf(caller, gasLimit, to, codeAddress, value, data, isStatic, delegatecall, depth, blobVersionedHashes, accessWitness);
-      if (kept) keptMessages[depth] = made;
-      return made;
-    }
-    // messageOf's fields and values
-    m.to = to;
-    m.value = value;
-    m.caller = caller;
-    m.gasLimit = gasLimit;
-    m.data = data;
-    m.depth = depth;
-    m.code = undefined;
-    m.codeAddress = codeAddress;
-    m.isStatic = isStatic;
-    m.isCompiled = false;
-    m.isCreate = undefined;
-    m.selfdestruct = undefined;
-    m.createdAddresses = undefined;
-    m.delegatecall = delegatecall;
-    m.gasRefund = 0n;
-    m.blobVersionedHashes = blobVersionedHashes;
-    m.accessWitness = accessWitness;
-    m.chargeCodeAccesses = undefined;
+  /** The object setMessage fills for a callee at `depth`: the depth's kept one below POOL_DEPTHS, else a new one. */
+  function callMessageAt(depth: number): MessageLike {
+    if (depth >= POOL_DEPTHS) return {} as MessageLike;
+    let m = keptMessages[depth];
+    if (m === undefined) keptMessages[depth] = m = {} as MessageLike;
     return m;
   }
 
@@ -626,8 +593,8 @@ function installCallOps(
     const kept = depth < POOL_DEPTHS;
     const msg =
       kind === 'delegate'
-        ? callMessage(kept, env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, depth, env.blobVersionedHashes, env.accessWitness)
-        : callMessage(kept, env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, depth, env.blobVersionedHashes, env.accessWitness);
+        ? setMessage(callMessageAt(depth), env.caller, gasLimit, env.address, toAddress, value, data, env.isStatic, true, depth, env.blobVersionedHashes, env.accessWitness)
+        : setMessage(callMessageAt(depth), env.address, gasLimit, toAddress, toAddress, value, data, kind === 'static' ? true : env.isStatic, false, depth, env.blobVersionedHashes, env.accessWitness);
     // _baseCall
     // copies of the frame's sets (empty ones, the usual case, not iterated)
     // (empty ones: the callee depth's kept pair, emptied; see spareSets)
