@@ -14,7 +14,7 @@
 // generation instead: the old slots become unreachable garbage. A deleted account that had storage
 // leaves a tombstone holding its next generation so a later re-creation cannot see the old slots.
 
-import { bigintToMinBytes, bytesToBigint } from '../codec/bytes.js';
+import { bigintToMinBytes, bytesToBigint, putU32 } from '../codec/bytes.js';
 
 // One hex codec for the core (src/core/codec/bytes.ts).
 export { fromHex, toHex } from '../codec/bytes.js';
@@ -55,23 +55,23 @@ export function encodeAccount(rec: AccountRecord): Uint8Array {
   if (!rec.exists) {
     const t = new Uint8Array(5);
     t[0] = 0;
-    writeU32(t, 1, rec.gen);
+    putU32(t, 1, rec.gen);
     return t;
   }
   const bal = bigintToMinimalBytes(rec.balance);
   const hasCode = rec.codeHash !== undefined;
   const out = new Uint8Array(14 + bal.length + (hasCode ? 36 : 0));
   out[0] = ACCOUNT_FLAG_EXISTS | (rec.hasStorage ? ACCOUNT_FLAG_HAS_STORAGE : 0) | (hasCode ? ACCOUNT_FLAG_HAS_CODE : 0);
-  writeU32(out, 1, rec.gen);
+  putU32(out, 1, rec.gen);
   const nonceHi = Number(rec.nonce >> 32n);
   const nonceLo = Number(rec.nonce & 0xffff_ffffn);
-  writeU32(out, 5, nonceHi);
-  writeU32(out, 9, nonceLo);
+  putU32(out, 5, nonceHi);
+  putU32(out, 9, nonceLo);
   out[13] = bal.length;
   out.set(bal, 14);
   if (hasCode) {
     out.set(rec.codeHash!, 14 + bal.length);
-    writeU32(out, 14 + bal.length + 32, rec.codeSize);
+    putU32(out, 14 + bal.length + 32, rec.codeSize);
   }
   return out;
 }
@@ -105,16 +105,9 @@ export function decodeAccount(b: Uint8Array): AccountRecord {
 export function storageKey(address: Uint8Array, gen: number, slot: Uint8Array): Uint8Array {
   const k = new Uint8Array(56);
   k.set(address, 0);
-  writeU32(k, 20, gen);
+  putU32(k, 20, gen);
   k.set(slot, 24);
   return k;
-}
-
-function writeU32(b: Uint8Array, at: number, v: number): void {
-  b[at] = (v >>> 24) & 0xff;
-  b[at + 1] = (v >>> 16) & 0xff;
-  b[at + 2] = (v >>> 8) & 0xff;
-  b[at + 3] = v & 0xff;
 }
 
 function readU32(b: Uint8Array, at: number): number {
