@@ -49,7 +49,7 @@ export interface LeanRunTxParams {
   readonly precompileWarmSet: ReadonlySet<string>;
   /**
    * The intrinsic gas parameters as Numbers (a bigint operation costs an allocation in the canister), or undefined
-   * when one is too large for the sums below to stay exact (never on this chain's forks: intrinsic() takes bigints then).
+   * when one is too large for the sums below to stay exact (never on this chain's forks: the caller then runs runTx).
    */
   readonly small: SmallIntrinsic | undefined;
 }
@@ -122,30 +122,18 @@ export interface LeanRunTxResult {
   readonly gasRefund: bigint;
 }
 
-/** Intrinsic gas and EIP-7623 floor of `tx`, as getIntrinsicGas and getCalldataFloorGas compute them. */
-function intrinsic(p: LeanRunTxParams, tx: ExecTx): { gas: bigint; floor: bigint } {
+/** Intrinsic gas and EIP-7623 floor of `tx`, as getIntrinsicGas and getCalldataFloorGas compute them: the same sums in Numbers (exact: see smallIntrinsic), two bigints made at the end. */
+function intrinsic(s: SmallIntrinsic, tx: ExecTx): { gas: bigint; floor: bigint } {
   const n = tx.data.length;
   const zeros = countZeroBytes(tx.data);
-  const s = p.small;
-  if (s !== undefined) {
-    // the same sums in Numbers (exact: see smallIntrinsic), two bigints made at the end
-    let g = s.txGas + zeros * s.dataZero + (n - zeros) * s.dataNonZero;
-    if (tx.to === undefined) {
-      g += s.creation;
-      if (s.initWord !== undefined) g += s.initWord * Math.ceil(n / 32);
-    }
-    const al = tx.accessList;
-    for (let i = 0; i < al.length; i++) g += s.alAddress + s.alKey * al[i]![1].length;
-    return { gas: BigInt(g), floor: s.floorPerToken === undefined ? 0n : BigInt(s.txGas + s.floorPerToken * (zeros + 4 * (n - zeros))) };
-  }
-  let gas = p.txGas + BigInt(zeros) * p.dataZero + BigInt(n - zeros) * p.dataNonZero;
+  let g = s.txGas + zeros * s.dataZero + (n - zeros) * s.dataNonZero;
   if (tx.to === undefined) {
-    gas += p.creation;
-    if (p.initWord !== undefined) gas += p.initWord * BigInt(Math.ceil(n / 32));
+    g += s.creation;
+    if (s.initWord !== undefined) g += s.initWord * Math.ceil(n / 32);
   }
-  for (const [, keys] of tx.accessList) gas += p.alAddress + p.alKey * BigInt(keys.length);
-  const floor = p.floorPerToken === undefined ? 0n : p.txGas + p.floorPerToken * (BigInt(zeros) + 4n * BigInt(n - zeros));
-  return { gas, floor };
+  const al = tx.accessList;
+  for (let i = 0; i < al.length; i++) g += s.alAddress + s.alKey * al[i]![1].length;
+  return { gas: BigInt(g), floor: s.floorPerToken === undefined ? 0n : BigInt(s.txGas + s.floorPerToken * (zeros + 4 * (n - zeros))) };
 }
 
 /**
@@ -182,6 +170,7 @@ export async function leanRunTx(
 ): Promise<LeanRunTxResult | undefined> {
   // The constructors' bounds (sharedConstructor, the fee checks) and runTx's checks before execution.
   if (tx.type !== 0 && tx.type !== 1 && tx.type !== 2) return undefined;
+  if (p.small === undefined) return undefined;
   if (tx.nonce >= MAX_UINT64 || tx.gasLimit > MAX_UINT64 || tx.value > MAX_UINT256 || tx.maxFeePerGas > MAX_UINT256) return undefined;
   if (tx.maxPriorityFeePerGas > tx.maxFeePerGas || tx.gasLimit * tx.maxFeePerGas > MAX_UINT256) return undefined;
   if (tx.to === undefined && tx.data.length > p.maxInitCodeSize) return undefined;
@@ -192,7 +181,7 @@ export async function leanRunTx(
     const keys = al[i]![1];
     for (let j = 0; j < keys.length; j++) if (keys[j]!.length !== 32) return undefined;
   }
-  const { gas: intrinsicGas, floor } = intrinsic(p, tx);
+  const { gas: intrinsicGas, floor } = intrinsic(p.small, tx);
   if (tx.gasLimit < intrinsicGas || tx.gasLimit < floor) return undefined;
   const baseFee = block.header.baseFeePerGas!;
   if (tx.maxFeePerGas < baseFee) return undefined;
